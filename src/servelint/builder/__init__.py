@@ -1,0 +1,3 @@
+"""Profile builder: reads a released wheel's sources and metadata (never imports them)."""
+
+BUILDER_VERSION = "1"

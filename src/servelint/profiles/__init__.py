@@ -1,0 +1,179 @@
+"""Engine release profiles: load lazily, look facts up. Format: docs/profile-format.md."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+DATA_DIR = Path(str(resources.files("servelint") / "profiles" / "data"))
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One parser action (an option with all its spellings)."""
+
+    raw: dict[str, Any]
+
+    @property
+    def dest(self) -> str:
+        return self.raw["dest"]
+
+    @property
+    def kind(self) -> str:
+        return self.raw.get("kind", "store")
+
+    @property
+    def option_strings(self) -> list[str]:
+        return self.raw.get("option_strings", [])
+
+    @property
+    def accepted(self) -> list[str]:
+        return self.raw.get("accepted") or self.option_strings
+
+    @property
+    def takes_value(self) -> bool:
+        return self.kind not in {"store_true", "store_false", "store_const", "boolean_optional",
+                                 "count", "help", "version"} or self.raw.get("nargs") not in (0, None)
+
+    @property
+    def nargs(self) -> Any:
+        return self.raw.get("nargs")
+
+    @property
+    def choices(self) -> list[str] | None:
+        return self.raw.get("choices")
+
+    @property
+    def json_dataclass(self) -> str | None:
+        return self.raw.get("json_dataclass")
+
+    @property
+    def deprecated(self) -> bool:
+        return bool(self.raw.get("deprecated"))
+
+    @property
+    def primary(self) -> str:
+        opts = self.option_strings
+        longs = [o for o in opts if o.startswith("--")]
+        return (longs or opts or [self.dest])[0]
+
+
+class Profile:
+    """Facts of one engine release."""
+
+    def __init__(self, data: dict[str, Any]):
+        self.data = data
+        self.engine: str = data["engine"]
+        self.version: str = data["version"]
+        parser = data.get("parser", {})
+        self.actions = [Action(a) for a in parser.get("actions", [])]
+        self.rules: dict[str, Any] = parser.get("rules", {})
+        self.allow_abbrev: bool = parser.get("allow_abbrev", True)
+        self.option_index: dict[str, Action] = {}
+        self.negative: set[str] = set()
+        for act in self.actions:
+            for opt in act.accepted:
+                self.option_index.setdefault(opt, act)
+            self.negative.update(act.raw.get("negative", []))
+        self.by_dest: dict[str, Action] = {}
+        for act in self.actions:
+            self.by_dest.setdefault(act.dest, act)
+        self.configs: dict[str, Any] = data.get("configs", {})
+        self.late_values: dict[str, Any] = data.get("late_values", {})
+        self._late_by_target: dict[str, tuple[str, dict[str, Any]]] = {}
+        for name, entry in self.late_values.items():
+            for target in entry.get("targets", []):
+                self._late_by_target.setdefault(target, (name, entry))
+        env = data.get("env", {})
+        self.env_registry: dict[str, Any] = env.get("registry", {})
+        self.env_read_unregistered: set[str] = set(env.get("read_unregistered", []))
+        self.env_unknown_warning: bool = bool(env.get("unknown_warning", False))
+        self.env_removed_hints: dict[str, str] = env.get("removed_hints", {})
+        self.gates: list[dict[str, Any]] = data.get("gates", [])
+        self.image: dict[str, Any] = data.get("image", {})
+        self.backends: dict[str, Any] = data.get("backends", {})
+
+    @property
+    def label(self) -> str:
+        return f"{self.engine} {self.version}"
+
+    def late_for(self, target: str) -> tuple[str, dict[str, Any]] | None:
+        """The late-checked value set governing an option dest or config path."""
+        return self._late_by_target.get(target)
+
+    def image_packages(self) -> dict[str, Any]:
+        return self.image.get("packages", {})
+
+
+def _version_key(text: str) -> Version:
+    return Version(text)
+
+
+@cache
+def available(engine: str) -> tuple[str, ...]:
+    """Releases with a committed profile, oldest first."""
+    folder = DATA_DIR / engine
+    if not folder.is_dir():
+        return ()
+    versions = []
+    for path in folder.glob("*.json.gz"):
+        name = path.name[: -len(".json.gz")]
+        try:
+            Version(name)
+        except InvalidVersion:
+            continue
+        versions.append(name)
+    return tuple(sorted(versions, key=_version_key))
+
+
+def engines() -> tuple[str, ...]:
+    return tuple(sorted(p.name for p in DATA_DIR.iterdir() if p.is_dir() and available(p.name)))
+
+
+@cache
+def load(engine: str, version: str) -> Profile | None:
+    """The profile of one release, or None when servelint has none."""
+    path = DATA_DIR / engine / f"{version}.json.gz"
+    if not path.is_file():
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return Profile(json.load(fh))
+
+
+def newest(engine: str) -> str | None:
+    vs = available(engine)
+    return vs[-1] if vs else None
+
+
+def best_at_or_below(engine: str, version: str) -> str | None:
+    """The newest release with a profile that is <= version (for floors like 0.11.1)."""
+    try:
+        target = Version(version)
+    except InvalidVersion:
+        return None
+    best = None
+    for v in available(engine):
+        if Version(v) <= target:
+            best = v
+    return best
+
+
+def write(data: dict[str, Any], engine: str, version: str, root: Path | None = None) -> Path:
+    folder = (root or DATA_DIR) / engine
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{version}.json.gz"
+    payload = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:
+        fh.write(payload)
+    tmp.replace(path)
+    available.cache_clear()
+    load.cache_clear()
+    return path
