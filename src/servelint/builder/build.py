@@ -39,9 +39,18 @@ def build_from_wheel(engine: str, wheel: Path) -> dict[str, Any]:
         "wheel": {"filename": Path(wheel).name, "sha256": src.sha256},
         "builder_version": BUILDER_VERSION,
     }
+    missing = []
     for name in EXTRACTORS[engine]:
-        module = importlib.import_module(name)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            missing.append(name.rsplit(".", 1)[-1])
+            continue
         profile.update(module.extract(src, profile))
+    if missing:
+        profile["missing_extractors"] = missing
     return profile
 
 

@@ -1,0 +1,60 @@
+"""Command line entry point: ``servelint <command> ...``.
+
+Each command lives in ``servelint.commands.<name>`` and exposes
+``register(subparsers)``, which adds its parser and sets ``func(args) -> int``.
+Exit codes: 0 no error, 1 errors found, 2 usage or internal failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from servelint import __version__
+
+COMMANDS = ["check", "render", "profile", "explain"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="servelint",
+        description="Check LLM-serving launch configurations against the engine release they pin.",
+    )
+    parser.add_argument("--version", action="version", version=f"servelint {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"servelint.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"servelint.commands.{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # an internal failure is exit 2 with a short message
+        print(f"servelint: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        if "--debug" in (argv or sys.argv):
+            raise
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
