@@ -1,0 +1,157 @@
+"""``servelint profile build|list|show|diff|index``: engine release profiles."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from servelint import profiles
+from servelint.engine import history
+from servelint.engine.diff import diff_profiles, format_diff
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("profile", help="build, list, show and diff engine release profiles")
+    psub = p.add_subparsers(dest="profile_command", metavar="ACTION")
+
+    b = psub.add_parser("build", help="build profiles from released wheels (needs pip download)")
+    b.add_argument("engine", choices=["vllm", "sglang"])
+    b.add_argument("versions", nargs="*", help="releases to build (X.Y.Z)")
+    b.add_argument("--range", metavar="LOW:HIGH",
+                   help="every release on the package index with LOW <= version <= HIGH")
+    b.add_argument("--wheel-dir", type=Path, help="where wheels are cached/downloaded")
+    b.add_argument("--out", type=Path, help="profile data root (default: the package's data)")
+    b.set_defaults(func=run_build)
+
+    ls = psub.add_parser("list", help="list the releases servelint has profiles for")
+    ls.add_argument("engine", nargs="?")
+    ls.set_defaults(func=run_list)
+
+    s = psub.add_parser("show", help="show one release profile")
+    s.add_argument("engine")
+    s.add_argument("version")
+    s.add_argument("--format", choices=["text", "json"], default="text")
+    s.set_defaults(func=run_show)
+
+    d = psub.add_parser("diff", help="what changed between two releases")
+    d.add_argument("engine")
+    d.add_argument("old")
+    d.add_argument("new")
+    d.add_argument("--format", choices=["text", "json"], default="text")
+    d.set_defaults(func=run_diff)
+
+    i = psub.add_parser("index", help="rebuild the cross-release history index")
+    i.add_argument("engine")
+    i.set_defaults(func=run_index)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def index_versions(engine: str) -> list[str]:
+    out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", engine],
+                         capture_output=True, text=True, check=True).stdout
+    m = re.search(r"Available versions:\s*(.+)", out)
+    return [v.strip() for v in m.group(1).split(",")] if m else []
+
+
+def run_build(args: argparse.Namespace) -> int:
+    from servelint.builder.build import build
+
+    versions = list(args.versions)
+    if args.range:
+        low, _, high = args.range.partition(":")
+        for v in index_versions(args.engine):
+            try:
+                pv = Version(v)
+            except InvalidVersion:
+                continue
+            if Version(low) <= pv <= Version(high) and not pv.is_prerelease:
+                versions.append(v)
+    if not versions:
+        print("servelint: name releases or --range LOW:HIGH", file=sys.stderr)
+        return 2
+    failed = 0
+    for v in sorted(set(versions), key=Version):
+        try:
+            path, secs = build(args.engine, v, wheel_dir=args.wheel_dir, out_root=args.out)
+        except Exception as exc:  # report and go on with the other releases
+            print(f"{args.engine} {v}: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        print(f"{args.engine} {v}: {path} ({secs:.1f} s)")
+    if args.out is None:
+        history.write_index(args.engine)
+    return 1 if failed else 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    for engine in [args.engine] if args.engine else profiles.engines():
+        vs = profiles.available(engine)
+        print(f"{engine}: {len(vs)} releases: {', '.join(vs)}")
+    return 0
+
+
+def _load_or_fail(engine: str, version: str) -> profiles.Profile | None:
+    prof = profiles.load(engine, version)
+    if prof is None:
+        have = ", ".join(profiles.available(engine)) or "none"
+        print(f"servelint: no profile for {engine} {version} (have: {have})", file=sys.stderr)
+    return prof
+
+
+def run_show(args: argparse.Namespace) -> int:
+    prof = _load_or_fail(args.engine, args.version)
+    if prof is None:
+        return 2
+    if args.format == "json":
+        json.dump(prof.data, sys.stdout, indent=1, sort_keys=True)
+        print()
+        return 0
+    d = prof.data
+    print(f"{prof.label}  (wheel {d['wheel']['filename']}, sha256 {d['wheel']['sha256'][:16]}…, "
+          f"builder {d['builder_version']})")
+    print(f"options: {len(prof.actions)} actions, {len(prof.option_index)} option strings")
+    print(f"argv rules: {json.dumps(prof.rules, sort_keys=True)}")
+    print(f"config classes: {len(prof.configs)}")
+    for name, entry in sorted(prof.late_values.items()):
+        vals = entry.get("values", [])
+        print(f"values {name} ({entry.get('stage', '?')}): {', '.join(vals[:40])}"
+              + (" …" if len(vals) > 40 else ""))
+    print(f"env vars: {len(prof.env_registry)} registered; unknown-var warning: "
+          f"{prof.env_unknown_warning}")
+    for g in prof.gates:
+        trig = g.get("trigger")
+        if trig:
+            what = trig.get("name") or trig.get("path")
+            val = f"={trig['value']}" if trig.get("value") else ""
+            print(f"gate {trig.get('kind')} {what}{val} -> {g['package']}{g.get('specifier') or ''}"
+                  f"  ({g.get('source', '')})")
+    pk = prof.image_packages()
+    print(f"image {prof.image.get('repository', '?')}: {len(pk)} packages")
+    for name, b in sorted(prof.backends.items()):
+        print(f"backend {name}: {json.dumps(b, sort_keys=True)}")
+    return 0
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    old = _load_or_fail(args.engine, args.old)
+    new = _load_or_fail(args.engine, args.new)
+    if old is None or new is None:
+        return 2
+    d = diff_profiles(old, new)
+    if args.format == "json":
+        json.dump(d, sys.stdout, indent=1)
+        print()
+    else:
+        print(format_diff(d))
+    return 0
+
+
+def run_index(args: argparse.Namespace) -> int:
+    print(history.write_index(args.engine))
+    return 0

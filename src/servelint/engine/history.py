@@ -1,0 +1,130 @@
+"""Facts across releases: in which releases each flag, env var and value exists.
+
+Built from the committed profiles by ``servelint profile index`` into
+``profiles/data/<engine>/history.json.gz`` so a check never loads every profile.
+Presence is stored as sorted lists of release indices into ``releases``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from packaging.version import Version
+
+from servelint import profiles
+
+
+def _collect(profile: profiles.Profile) -> dict[str, set[str]]:
+    keys: dict[str, set[str]] = {"option": set(), "env": set(), "late": set(), "choice": set(),
+                                 "config_key": set()}
+    for act in profile.actions:
+        keys["option"].update(act.accepted)
+        for choice in act.choices or []:
+            keys["choice"].add(f"{act.dest}={choice}")
+    for name in profile.env_registry:
+        keys["env"].add(name)
+    for name, entry in profile.late_values.items():
+        for value in entry.get("values", []):
+            keys["late"].add(f"{name}={value}")
+    for cname, cfg in profile.configs.items():
+        for field in cfg.get("fields", {}):
+            keys["config_key"].add(f"{cname}.{field}")
+    return keys
+
+
+def build_index(engine: str) -> dict[str, Any]:
+    releases = list(profiles.available(engine))
+    table: dict[str, dict[str, list[int]]] = {}
+    deprecated: dict[str, dict[str, str]] = {}
+    for i, version in enumerate(releases):
+        prof = profiles.load(engine, version)
+        assert prof is not None
+        for kind, keys in _collect(prof).items():
+            bucket = table.setdefault(kind, {})
+            for key in keys:
+                bucket.setdefault(key, []).append(i)
+        for act in prof.actions:
+            if act.deprecated:
+                for opt in act.accepted:
+                    deprecated.setdefault(opt, {})[version] = act.raw.get("deprecated_message", "")
+    return {"engine": engine, "releases": releases, "presence": table, "deprecated": deprecated}
+
+
+def write_index(engine: str) -> str:
+    data = build_index(engine)
+    path = profiles.DATA_DIR / engine / "history.json.gz"
+    payload = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:
+        fh.write(payload)
+    load.cache_clear()
+    return str(path)
+
+
+@dataclass(frozen=True)
+class Presence:
+    releases: tuple[str, ...]  # releases (of all known) in which the key exists
+
+    @property
+    def first(self) -> str | None:
+        return self.releases[0] if self.releases else None
+
+    @property
+    def last(self) -> str | None:
+        return self.releases[-1] if self.releases else None
+
+
+class History:
+    def __init__(self, data: dict[str, Any]):
+        self.engine = data["engine"]
+        self.releases: list[str] = data["releases"]
+        self.presence: dict[str, dict[str, list[int]]] = data["presence"]
+        self.deprecated: dict[str, dict[str, str]] = data.get("deprecated", {})
+
+    def of(self, kind: str, key: str) -> Presence:
+        idx = self.presence.get(kind, {}).get(key, [])
+        return Presence(tuple(self.releases[i] for i in idx))
+
+    def removed_after(self, kind: str, key: str, release: str) -> str | None:
+        """The first release after the last one <= ``release`` that lacks the key (it was removed)."""
+        pres = self.of(kind, key).releases
+        if not pres:
+            return None
+        target = Version(release)
+        before = [r for r in pres if Version(r) <= target]
+        if not before:
+            return None
+        last = before[-1]
+        later = [r for r in self.releases if Version(r) > Version(last)]
+        for r in later:
+            if r not in pres:
+                return r
+        return None
+
+    def first_after(self, kind: str, key: str, release: str) -> str | None:
+        target = Version(release)
+        for r in self.of(kind, key).releases:
+            if Version(r) > target:
+                return r
+        return None
+
+    def next_release_without(self, kind: str, key: str, release: str) -> str | None:
+        """First release after ``release`` where the key is absent (the key exists in ``release``)."""
+        pres = set(self.of(kind, key).releases)
+        target = Version(release)
+        for r in self.releases:
+            if Version(r) > target and r not in pres:
+                return r
+        return None
+
+
+@cache
+def load(engine: str) -> History | None:
+    path = profiles.DATA_DIR / engine / "history.json.gz"
+    if not path.is_file():
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return History(json.load(fh))
