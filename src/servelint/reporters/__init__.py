@@ -1,0 +1,87 @@
+"""Reporters: render findings as text, JSON, SARIF or GitHub annotations.
+
+``render(findings, fmt, stream=..., files_checked=..., profiles_used=...)`` is the one
+entry point; ``default_format(env)`` picks ``github`` inside GitHub Actions.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TextIO
+
+from servelint.model import Finding
+from servelint.rules.base import RuleMeta
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def default_format(env: Mapping[str, str] | None = None) -> str:
+    """``github`` when running in GitHub Actions, else ``text``."""
+    env = os.environ if env is None else env
+    return "github" if env.get("GITHUB_ACTIONS") == "true" else "text"
+
+
+def read_file(path: str) -> str | None:
+    """The text of ``path``, or None when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def profile_label(profile: str | tuple[str, str]) -> str:
+    """``"vllm 0.27.1"`` from ``("vllm", "0.27.1")``, ``"vllm==0.27.1"`` or itself."""
+    if isinstance(profile, tuple):
+        return " ".join(profile)
+    return profile.replace("==", " ")
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (*f.span.sort_key(), f.code, f.message))
+
+
+def render(
+    findings: Iterable[Finding],
+    fmt: str,
+    *,
+    stream: TextIO,
+    files_checked: int = 0,
+    profiles_used: Iterable[str | tuple[str, str]] = (),
+    extra: Mapping[str, Any] | None = None,
+    rules: Sequence[RuleMeta] | None = None,
+    read_source: Callable[[str], str | None] = read_file,
+    color: bool | None = None,
+) -> None:
+    """Write ``findings`` to ``stream`` in format ``fmt`` (one of ``FORMATS``).
+
+    ``extra`` adds top-level keys to JSON output (e.g. ``launches``); ``rules`` is
+    the SARIF rule catalog (default: every registered rule); ``color=None`` decides
+    from the stream and NO_COLOR/FORCE_COLOR.
+    """
+    ordered = sort_findings(findings)
+    labels = list(dict.fromkeys(profile_label(p) for p in profiles_used))
+    if fmt == "text":
+        from servelint.reporters.text import render_text, use_color
+
+        render_text(ordered, stream, files_checked=files_checked, profiles_used=labels,
+                    read_source=read_source,
+                    color=use_color(stream) if color is None else color)
+    elif fmt == "json":
+        from servelint.reporters.json_out import render_json
+
+        render_json(ordered, stream, files_checked=files_checked, profiles_used=labels,
+                    extra=extra)
+    elif fmt == "sarif":
+        from servelint.reporters.catalog import rule_metas
+        from servelint.reporters.sarif import render_sarif
+
+        render_sarif(ordered, stream, metas=rule_metas() if rules is None else rules,
+                     files_checked=files_checked, profiles_used=labels)
+    elif fmt == "github":
+        from servelint.reporters.github import render_github
+
+        render_github(ordered, stream, files_checked=files_checked, profiles_used=labels)
+    else:
+        raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")

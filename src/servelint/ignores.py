@@ -1,0 +1,226 @@
+"""Inline suppression: ``# servelint: ignore[rule-id, ...] reason``.
+
+A comment names rules by kebab name or code. A comment that ends a line of code
+applies to that line; a comment alone on its line applies to the next line that is
+not itself an ignore comment, plus the lines a trailing backslash continues. A
+finding is ignored when any line of its span is one of those lines. Markdown uses
+``<!-- servelint: ignore[rule-id] reason -->``.
+
+Ignores are applied before the config (``Config.apply``), so an ignore for a rule
+the config disables still counts as used only if the rule produced a finding.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from servelint.model import Finding, Severity, Span
+from servelint.rules.base import RuleMeta
+
+UNUSED_IGNORE = RuleMeta(
+    code="SL901",
+    name="unused-ignore",
+    severity=Severity.WARNING,
+    summary="Ignore comment that suppresses nothing.",
+    doc="""Ignore comment that suppresses nothing.
+
+An inline `servelint: ignore[rule-id]` comment applies to findings of the named
+rules on its own line or, when the comment stands alone on its line, on the next
+line (and the lines a trailing backslash continues). A rule id there that matches
+no finding is reported, so stale suppressions cannot hide a future problem.
+
+Example (`flag-unknown` does not fire because the flag is valid):
+
+```bash
+# servelint: ignore[flag-unknown] flag added in our fork
+vllm serve Qwen/Qwen3-8B --max-model-len 8192
+```
+
+Fix: delete the comment, or the rule id that no longer matches.""",
+    fix_safe=False,
+)
+
+UNKNOWN_RULE_IN_IGNORE = RuleMeta(
+    code="SL902",
+    name="unknown-rule-in-ignore",
+    severity=Severity.WARNING,
+    summary="Ignore comment names a rule that does not exist.",
+    doc="""Ignore comment names a rule that does not exist.
+
+Each id inside `servelint: ignore[...]` must be a rule name (`flag-unknown`) or code
+(`SL101`); `servelint explain` lists them. A misspelt id suppresses nothing. A
+comment without brackets (`# servelint: ignore`) is reported too: servelint has no
+blanket ignore.
+
+```yaml
+# servelint: ignore[flag-unkown] typo in the rule name
+```
+
+Fix: spell the rule id as listed by `servelint explain`.""",
+    fix_safe=False,
+)
+
+BUILTIN_RULES: tuple[RuleMeta, ...] = (UNUSED_IGNORE, UNKNOWN_RULE_IN_IGNORE)
+
+_HASH_IGNORE = re.compile(r"(?:^|(?<=\s))#\s*servelint:\s*ignore\b(?P<rest>.*)$")
+_HTML_IGNORE = re.compile(r"<!--\s*servelint:\s*ignore\b(?P<rest>.*?)-->")
+_IDS = re.compile(r"\[(?P<ids>[^\]]*)\](?P<reason>.*)$")
+_CODE = re.compile(r"[A-Za-z]+[0-9]+")
+
+
+@dataclass(slots=True)
+class RuleRef:
+    """One rule id written inside an ignore comment."""
+
+    text: str
+    span: Span
+    used: bool = False
+
+
+@dataclass(slots=True)
+class IgnoreComment:
+    path: str
+    span: Span  # the whole comment
+    targets: frozenset[int]  # lines it applies to
+    ids: list[RuleRef]
+    reason: str
+    bracketed: bool  # False for "servelint: ignore" without [ids]
+
+
+def normalize_id(text: str) -> str:
+    text = text.strip()
+    return text.upper() if _CODE.fullmatch(text) else text
+
+
+def parse_ignores(path: str, text: str) -> list[IgnoreComment]:
+    """Every ignore comment in ``text``, with the lines each one applies to."""
+    lines = text.splitlines()
+    found: list[tuple[int, re.Match[str], bool]] = []  # (line index, match, standalone)
+    for index, line in enumerate(lines):
+        match = _HTML_IGNORE.search(line) or _HASH_IGNORE.search(line)
+        if match:
+            found.append((index, match, not line[: match.start()].strip()))
+    standalone_lines = {index for index, _, alone in found if alone}
+    comments = []
+    for index, match, alone in found:
+        comments.append(_comment(path, lines, index, match, alone, standalone_lines))
+    return comments
+
+
+def _comment(path: str, lines: list[str], index: int, match: re.Match[str], alone: bool,
+             standalone_lines: set[int]) -> IgnoreComment:
+    lineno = index + 1
+    targets = {lineno}
+    if alone:
+        nxt = index + 1
+        while nxt in standalone_lines:
+            nxt += 1
+        while nxt < len(lines):
+            targets.add(nxt + 1)
+            if not lines[nxt].rstrip().endswith("\\"):
+                break
+            nxt += 1
+    span = Span(path, lineno, match.start() + 1, lineno, match.end() + 1)
+    rest_start = match.start("rest")
+    ids_match = _IDS.match(match.group("rest").lstrip())
+    if not ids_match:
+        return IgnoreComment(path, span, frozenset(targets), [], "", bracketed=False)
+    offset = rest_start + (len(match.group("rest")) - len(match.group("rest").lstrip()))
+    ids_start = offset + ids_match.start("ids")
+    refs = []
+    for part in re.finditer(r"[^,]+", ids_match.group("ids")):
+        raw = part.group()
+        if not raw.strip():
+            continue
+        lead = len(raw) - len(raw.lstrip())
+        col = ids_start + part.start() + lead + 1
+        refs.append(RuleRef(normalize_id(raw), Span(path, lineno, col, lineno,
+                                                    col + len(raw.strip()))))
+    reason = ids_match.group("reason").strip()
+    return IgnoreComment(path, span, frozenset(targets), refs, reason, bracketed=True)
+
+
+def _matches(ref: RuleRef, finding: Finding) -> bool:
+    return ref.text == finding.rule or ref.text == finding.code.upper()
+
+
+def _covers(comment: IgnoreComment, finding: Finding) -> bool:
+    span = finding.span
+    if span.path != comment.path:
+        return False
+    last = span.end_line if span.end_line and span.end_line >= span.line else span.line
+    return any(line in comment.targets for line in range(span.line, last + 1))
+
+
+def apply_ignores(
+    findings: Iterable[Finding],
+    read_source: Callable[[str], str | None],
+    known_rules: set[str],
+    *,
+    enabled: bool = True,
+    checked_paths: Iterable[str] = (),
+) -> tuple[list[Finding], list[Finding], list[Finding]]:
+    """Split ``findings`` into (kept, ignored, extra_findings).
+
+    ``extra_findings`` are SL901 (an id that matches nothing) and SL902 (an unknown
+    id, or no ids) warnings on the comments. Files named by ``checked_paths`` are
+    scanned too, so an ignore in a file without findings is still reported unused.
+    ``enabled=False`` (``--no-ignores``) keeps every finding and reports nothing.
+    """
+    findings = list(findings)
+    if not enabled:
+        return findings, [], []
+    known = {normalize_id(rule) for rule in known_rules}
+    comments_by_path: dict[str, list[IgnoreComment]] = {}
+    for path in dict.fromkeys([*(f.span.path for f in findings), *checked_paths]):
+        text = read_source(path)
+        if text is not None:
+            comments_by_path[path] = parse_ignores(path, text)
+
+    kept, ignored = [], []
+    for finding in findings:
+        suppressed = False
+        for comment in comments_by_path.get(finding.span.path, []):
+            if not _covers(comment, finding):
+                continue
+            for ref in comment.ids:
+                if ref.text in known and _matches(ref, finding):
+                    ref.used = True
+                    suppressed = True
+        (ignored if suppressed else kept).append(finding)
+
+    extra = []
+    for comments in comments_by_path.values():
+        for comment in comments:
+            extra.extend(_comment_problems(comment, known))
+    return kept, ignored, extra
+
+
+def _comment_problems(comment: IgnoreComment, known: set[str]) -> list[Finding]:
+    if not comment.bracketed or not comment.ids:
+        return [_problem(UNKNOWN_RULE_IN_IGNORE, comment.span,
+                         "ignore comment names no rule; servelint has no blanket ignore",
+                         'name the rules to ignore: "servelint: ignore[rule-id] reason"')]
+    problems = []
+    for ref in comment.ids:
+        if ref.text not in known:
+            close = difflib.get_close_matches(ref.text, sorted(known), n=1, cutoff=0.75)
+            hint = f'; did you mean "{close[0]}"?' if close else ""
+            problems.append(_problem(UNKNOWN_RULE_IN_IGNORE, ref.span,
+                                     f'unknown rule "{ref.text}" in ignore comment{hint}',
+                                     "use a rule name or code listed by `servelint explain`"))
+        elif not ref.used:
+            lines = sorted(comment.targets)
+            where = f"line {lines[0]}" if len(lines) == 1 else f"lines {lines[0]}-{lines[-1]}"
+            problems.append(_problem(UNUSED_IGNORE, ref.span,
+                                     f'unused ignore: no "{ref.text}" finding on {where}',
+                                     f'remove "{ref.text}" from the ignore comment'))
+    return problems
+
+
+def _problem(meta: RuleMeta, span: Span, message: str, fix: str) -> Finding:
+    return Finding(rule=meta.name, code=meta.code, severity=meta.severity, message=message,
+                   span=span, fix=fix)

@@ -1,0 +1,45 @@
+"""GitHub Actions workflow-command annotations (``::error file=...::message``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TextIO
+
+from servelint.model import Finding, Severity
+
+COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def escape_data(text: str) -> str:
+    """Escape a command's message (workflow-commands spec)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Escape a command property value: data escapes plus ':' and ','."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(finding: Finding) -> str:
+    span = finding.span
+    props = [f"file={escape_property(span.path)}", f"line={span.line}", f"col={span.column}"]
+    end_line = span.end_line if span.end_line is not None else span.line
+    props.append(f"endLine={end_line}")
+    if span.end_column is not None and end_line == span.line:
+        props.append(f"endColumn={span.end_column}")
+    props.append(f"title={escape_property(f'{finding.code} {finding.rule}')}")
+    message = finding.message
+    if finding.release:
+        message += f" (judged against {finding.engine} {finding.release})"
+    if finding.fix:
+        message += f"\nfix: {finding.fix}"
+    return f"::{COMMANDS[finding.severity]} {','.join(props)}::{escape_data(message)}"
+
+
+def render_github(findings: Sequence[Finding], stream: TextIO, *, files_checked: int,
+                  profiles_used: Sequence[str]) -> None:
+    for finding in findings:
+        stream.write(annotation(finding) + "\n")
+    against = f" (judged against {', '.join(profiles_used)})" if profiles_used else ""
+    stream.write(f"servelint: {len(findings)} finding{'s' if len(findings) != 1 else ''} "
+                 f"in {files_checked} files checked{against}\n")

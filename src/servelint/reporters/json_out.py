@@ -1,0 +1,69 @@
+"""Versioned JSON output (``"version": 1``). Positions are 1-based; end_column is exclusive."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO
+
+from servelint import __version__
+from servelint.model import Finding, Severity, Span
+from servelint.rules.base import DOCS_URL
+
+JSON_VERSION = 1
+RESERVED_KEYS = {"version", "tool", "findings", "summary"}
+
+
+def span_dict(span: Span) -> dict[str, Any]:
+    return {"path": span.path, "line": span.line, "column": span.column,
+            "end_line": span.end_line, "end_column": span.end_column}
+
+
+def finding_dict(finding: Finding) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "rule": finding.rule,
+        "code": finding.code,
+        "severity": finding.severity.label,
+        **span_dict(finding.span),
+        "message": finding.message,
+        "engine": finding.engine,
+        "release": finding.release,
+        "renderings": list(finding.renderings),
+        "fix": finding.fix,
+        "evidence": finding.evidence,
+        "related": [span_dict(span) for span in finding.related],
+        "url": DOCS_URL.format(name=finding.rule),
+        "patch": None,
+    }
+    if finding.patch is not None:
+        patch_span, replacement = finding.patch
+        out["patch"] = {**span_dict(patch_span), "replacement": replacement}
+    return out
+
+
+def summary_dict(findings: Sequence[Finding], files_checked: int,
+                 profiles_used: Sequence[str]) -> dict[str, Any]:
+    return {
+        "findings": len(findings),
+        "errors": sum(f.severity == Severity.ERROR for f in findings),
+        "warnings": sum(f.severity == Severity.WARNING for f in findings),
+        "info": sum(f.severity == Severity.INFO for f in findings),
+        "files_checked": files_checked,
+        "profiles_used": list(profiles_used),
+    }
+
+
+def render_json(findings: Sequence[Finding], stream: TextIO, *, files_checked: int,
+                profiles_used: Sequence[str], extra: Mapping[str, Any] | None = None) -> None:
+    clash = RESERVED_KEYS & set(extra or {})
+    if clash:
+        raise ValueError(f"extra JSON keys clash with reserved keys: {sorted(clash)}")
+    document = {
+        "version": JSON_VERSION,
+        "tool": {"name": "servelint", "version": __version__},
+        "findings": [finding_dict(f) for f in findings],
+        "summary": summary_dict(findings, files_checked, profiles_used),
+        **(extra or {}),
+    }
+    json.dump(document, stream, indent=2, ensure_ascii=False)
+    stream.write("\n")

@@ -1,0 +1,141 @@
+"""SARIF 2.1.0 output (validated in tests against the vendored official schema).
+
+Columns are 1-based Unicode code points (``columnKind: unicodeCodePoints``) and
+``endColumn`` is exclusive, as in SARIF itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any, TextIO
+from urllib.parse import quote
+
+from servelint import __version__
+from servelint.model import Finding, Severity, Span
+from servelint.rules.base import DOCS_URL, RuleMeta
+
+SARIF_SCHEMA_URI = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+INFORMATION_URI = DOCS_URL.format(name="").rsplit("/rules/", 1)[0]
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def artifact_uri(path: str) -> str:
+    """A relative URI for paths under the working directory, a file URI otherwise."""
+    candidate = Path(path)
+    if candidate.is_absolute():
+        try:
+            candidate = candidate.relative_to(Path.cwd())
+        except ValueError:
+            return candidate.as_uri()
+    return quote(PurePosixPath(*candidate.parts).as_posix())
+
+
+def region(span: Span) -> dict[str, int]:
+    out = {"startLine": max(span.line, 1), "startColumn": max(span.column, 1)}
+    if span.end_line is not None and span.end_line >= span.line:
+        out["endLine"] = span.end_line
+    if span.end_column is not None and span.end_column >= 1:
+        out["endColumn"] = span.end_column
+    return out
+
+
+def location(span: Span) -> dict[str, Any]:
+    return {"physicalLocation": {"artifactLocation": {"uri": artifact_uri(span.path)},
+                                 "region": region(span)}}
+
+
+def rule_descriptor(meta: RuleMeta) -> dict[str, Any]:
+    first_paragraph = meta.doc.split("\n\n", 1)[0].replace("\n", " ").strip() or meta.summary
+    doc = meta.doc or meta.summary
+    return {
+        "id": meta.code,
+        "name": meta.name,
+        "shortDescription": {"text": meta.summary},
+        "fullDescription": {"text": first_paragraph},
+        "help": {"text": doc, "markdown": doc},
+        "helpUri": meta.url,
+        "defaultConfiguration": {"level": LEVELS[meta.severity]},
+        "properties": {"fix_safe": meta.fix_safe},
+    }
+
+
+def _fallback_meta(finding: Finding) -> RuleMeta:
+    return RuleMeta(code=finding.code, name=finding.rule, severity=finding.severity,
+                    summary=finding.rule, doc="", fix_safe=False)
+
+
+def result(finding: Finding, rule_index: int) -> dict[str, Any]:
+    properties: dict[str, Any] = {"engine": finding.engine, "release": finding.release,
+                                  "renderings": list(finding.renderings)}
+    if finding.evidence:
+        properties["evidence"] = finding.evidence
+    if finding.fix:
+        properties["fix"] = finding.fix
+    out: dict[str, Any] = {
+        "ruleId": finding.code,
+        "ruleIndex": rule_index,
+        "level": LEVELS[finding.severity],
+        "message": {"text": _message(finding)},
+        "locations": [location(finding.span)],
+        "properties": properties,
+    }
+    if finding.related:
+        out["relatedLocations"] = [{"id": i, **location(span)}
+                                   for i, span in enumerate(finding.related)]
+    if finding.patch is not None:
+        patch_span, replacement = finding.patch
+        out["fixes"] = [{
+            "description": {"text": finding.fix or "apply the suggested edit"},
+            "artifactChanges": [{
+                "artifactLocation": {"uri": artifact_uri(patch_span.path)},
+                "replacements": [{"deletedRegion": region(patch_span),
+                                  "insertedContent": {"text": replacement}}],
+            }],
+        }]
+    return out
+
+
+def _message(finding: Finding) -> str:
+    if finding.release:
+        return f"{finding.message} (judged against {finding.engine} {finding.release})"
+    return finding.message
+
+
+def sarif_document(findings: Sequence[Finding], metas: Sequence[RuleMeta], *,
+                   files_checked: int, profiles_used: Sequence[str]) -> dict[str, Any]:
+    descriptors: list[RuleMeta] = list(metas)
+    index = {meta.code: i for i, meta in enumerate(descriptors)}
+    for finding in findings:  # a finding from a rule outside the catalog still gets a rule
+        if finding.code not in index:
+            index[finding.code] = len(descriptors)
+            descriptors.append(_fallback_meta(finding))
+    return {
+        "$schema": SARIF_SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "servelint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [rule_descriptor(meta) for meta in descriptors],
+            }},
+            "invocations": [{"executionSuccessful": True}],
+            "columnKind": "unicodeCodePoints",
+            "results": [result(f, index[f.code]) for f in findings],
+            "properties": {"files_checked": files_checked,
+                           "profiles_used": list(profiles_used)},
+        }],
+    }
+
+
+def render_sarif(findings: Sequence[Finding], stream: TextIO, *, metas: Sequence[RuleMeta],
+                 files_checked: int, profiles_used: Sequence[str]) -> None:
+    document = sarif_document(findings, metas, files_checked=files_checked,
+                              profiles_used=profiles_used)
+    json.dump(document, stream, indent=2, ensure_ascii=False)
+    stream.write("\n")

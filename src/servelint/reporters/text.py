@@ -1,0 +1,122 @@
+"""Human output: one header line per finding, source excerpt, caret, fix and renderings."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import TextIO
+
+from servelint.model import Finding, Severity
+from servelint.reporters.excerpt import underline
+
+MAX_RENDERINGS_SHOWN = 3
+
+_SGR = {"bold": "1", "dim": "2", "red": "1;31", "yellow": "1;33", "cyan": "1;36"}
+_SEVERITY_STYLE = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+
+def use_color(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
+    """Color only on a terminal, never with NO_COLOR; FORCE_COLOR forces it."""
+    env = os.environ if env is None else env
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR"):
+        return True
+    if env.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def judged_against(finding: Finding) -> str:
+    if finding.release:
+        return f"{finding.engine or 'engine'} {finding.release}"
+    return ""
+
+
+def renderings_line(renderings: Sequence[str]) -> str:
+    """``bf16 · h100`` or, when many, ``12 renderings: bf16 · h100 · tp2, …``."""
+    names = list(dict.fromkeys(renderings))
+    if len(names) == 1:
+        return f"rendering: {names[0]}"
+    if len(names) <= MAX_RENDERINGS_SHOWN + 1:
+        return f"{len(names)} renderings: " + " · ".join(names)
+    return f"{len(names)} renderings: " + " · ".join(names[:MAX_RENDERINGS_SHOWN]) + ", …"
+
+
+class TextReporter:
+    def __init__(self, stream: TextIO, read_source: Callable[[str], str | None],
+                 color: bool) -> None:
+        self.stream = stream
+        self.read_source = read_source
+        self.color = color
+        self._lines: dict[str, list[str] | None] = {}
+
+    def style(self, text: str, name: str) -> str:
+        return f"\x1b[{_SGR[name]}m{text}\x1b[0m" if self.color and text else text
+
+    def source_line(self, path: str, line: int) -> str | None:
+        if path not in self._lines:
+            text = self.read_source(path)
+            self._lines[path] = text.splitlines() if text is not None else None
+        lines = self._lines[path]
+        if lines is None or not 1 <= line <= len(lines):
+            return None
+        return lines[line - 1]
+
+    def finding(self, finding: Finding) -> None:
+        span = finding.span
+        sev = _SEVERITY_STYLE[finding.severity]
+        where = self.style(f"{span.path}:{span.line}:{span.column}:", "bold")
+        label = self.style(finding.severity.label, sev)
+        header = f"{where} {label}[{finding.code} {finding.rule}] {finding.message}"
+        against = judged_against(finding)
+        if against:
+            header += self.style(f" (judged against {against})", "dim")
+        out = [header]
+        source = self.source_line(span.path, span.line)
+        if source is not None:
+            shown, marks = underline(source, span)
+            gutter = str(span.line)
+            pad = " " * len(gutter)
+            out.append(f"  {self.style(gutter, 'dim')} | {shown}")
+            out.append(f"  {pad} | {self.style(marks, sev)}")
+        for fix_line in finding.fix.splitlines():
+            out.append(f"  fix: {fix_line}")
+        if finding.renderings:
+            out.append(f"  {renderings_line(finding.renderings)}")
+        for related in finding.related:
+            out.append(f"  related: {related.path}:{related.line}:{related.column}")
+        if finding.evidence:
+            out.append(f"  evidence: {finding.evidence}")
+        self.stream.write("\n".join(out) + "\n")
+
+    def summary(self, findings: Sequence[Finding], files_checked: int,
+                profiles_used: Sequence[str]) -> None:
+        counts = {sev: sum(f.severity == sev for f in findings) for sev in Severity}
+        files = f"{files_checked} file{'s' if files_checked != 1 else ''} checked"
+        if findings:
+            parts = [_plural(counts[Severity.ERROR], "error"),
+                     _plural(counts[Severity.WARNING], "warning"),
+                     f"{counts[Severity.INFO]} info"]
+            line = ", ".join(parts) + f" in {files}"
+        else:
+            line = f"no problems in {files}"
+        if profiles_used:
+            line += f" (judged against {', '.join(profiles_used)})"
+        self.stream.write(line + "\n")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def render_text(findings: Sequence[Finding], stream: TextIO, *, files_checked: int,
+                profiles_used: Sequence[str], read_source: Callable[[str], str | None],
+                color: bool) -> None:
+    reporter = TextReporter(stream, read_source, color)
+    for finding in findings:
+        reporter.finding(finding)
+    if findings:
+        stream.write("\n")
+    reporter.summary(findings, files_checked, profiles_used)
