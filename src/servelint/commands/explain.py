@@ -1,0 +1,46 @@
+"""``servelint explain [RULE]``: a rule's documentation, or the list of rules."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from servelint.reporters.catalog import find_rule, rule_metas, suggest_rule
+from servelint.rules.base import RuleMeta
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("explain", help="show a rule's documentation (by code or name)")
+    p.add_argument("rule", nargs="?", help="rule code (SL101) or name (flag-unknown); "
+                                           "omit to list every rule")
+    p.set_defaults(func=run)
+
+
+def header(meta: RuleMeta) -> str:
+    fix = "safe autofix" if meta.fix_safe else "no safe autofix"
+    return f"{meta.code} {meta.name} (default severity {meta.severity.label}, {fix})"
+
+
+def explain_text(meta: RuleMeta) -> str:
+    return f"{header(meta)}\n\n{meta.doc or meta.summary}\n\ndocs: {meta.url}\n"
+
+
+def list_text(metas: list[RuleMeta]) -> str:
+    width = max((len(m.name) for m in metas), default=0)
+    rows = [f"{m.code}  {m.name:<{width}}  {m.severity.label:<7}  {m.summary}" for m in metas]
+    return "\n".join(rows) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    metas = rule_metas()
+    if not args.rule:
+        sys.stdout.write(list_text(metas))
+        return 0
+    meta = find_rule(args.rule, metas)
+    if meta is None:
+        close = suggest_rule(args.rule, metas)
+        hint = f'did you mean "{close}"?' if close else 'run "servelint explain" to list the rules'
+        print(f'servelint: unknown rule "{args.rule}". {hint}', file=sys.stderr)
+        return 2
+    sys.stdout.write(explain_text(meta))
+    return 0

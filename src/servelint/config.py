@@ -1,0 +1,290 @@
+"""Project configuration: ``.servelint.toml`` or ``[tool.servelint]`` in ``pyproject.toml``.
+
+Found by walking up from the checked path (or the cwd); in each directory
+``.servelint.toml`` wins over ``pyproject.toml``, and a ``pyproject.toml`` without a
+``[tool.servelint]`` table is skipped. Keys (all optional)::
+
+    severity = {flag-unknown = "warning"}            # rule name or code -> info|warning|error
+    disable = ["SL205"]
+    exclude = ["third_party/*", "*.bak.yaml"]        # fnmatch, relative to the config dir
+    images = {"vllm/vllm-openai:nightly-*" = "vllm==0.33.0"}
+    min-severity = "warning"
+    gpu = "h100"
+    target-version = "vllm==0.27.1"                  # release for launches that pin none
+
+``exclude`` patterns use fnmatch (``*`` also crosses ``/``); a pattern without ``/``
+also matches any single path component, so ``exclude = ["vendor"]`` skips a tree.
+``images`` patterns are tried in file order; the first match wins.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import fnmatch
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from servelint.model import Finding, Severity
+
+CONFIG_NAMES = (".servelint.toml", "pyproject.toml")
+KEYS = ("severity", "disable", "exclude", "images", "min-severity", "gpu", "target-version")
+SEVERITIES = tuple(s.label for s in Severity)
+
+
+class ConfigError(Exception):
+    """A configuration file that cannot be used; ``str(err)`` is the message to print."""
+
+
+@dataclass(slots=True)
+class Config:
+    path: Path | None = None  # the file it came from (None: defaults)
+    severity: dict[str, Severity] = field(default_factory=dict)
+    disable: frozenset[str] = frozenset()
+    exclude: tuple[str, ...] = ()
+    images: dict[str, tuple[str, str]] = field(default_factory=dict)
+    min_severity: Severity | None = None
+    gpu: str | None = None
+    target_version: tuple[str, str] | None = None  # (engine, version)
+
+    @property
+    def root(self) -> Path:
+        """The directory exclude patterns are relative to."""
+        return self.path.parent if self.path else Path.cwd()
+
+    def _severity_for(self, finding: Finding) -> Severity:
+        for key in (finding.rule, finding.code):
+            if key in self.severity:
+                return self.severity[key]
+        return finding.severity
+
+    def apply(self, findings: Iterable[Finding]) -> list[Finding]:
+        """Drop disabled rules, remap severities, then drop findings below min-severity."""
+        out = []
+        for finding in findings:
+            if finding.rule in self.disable or finding.code in self.disable:
+                continue
+            severity = self._severity_for(finding)
+            if self.min_severity is not None and severity < self.min_severity:
+                continue
+            if severity != finding.severity:
+                finding = dataclasses.replace(finding, severity=severity)
+            out.append(finding)
+        return out
+
+    def image_release(self, ref: str) -> tuple[str, str] | None:
+        """The (engine, version) the config assigns to image ``ref``, or None."""
+        candidates = [ref, _short_image(ref)]
+        for pattern, release in self.images.items():
+            if any(fnmatch.fnmatchcase(c, pattern) for c in candidates):
+                return release
+        return None
+
+    def excluded(self, path: str | Path) -> bool:
+        """Whether ``path`` matches an ``exclude`` pattern."""
+        if not self.exclude:
+            return False
+        candidate = Path(path)
+        if candidate.is_absolute() or self.path is not None:
+            try:
+                candidate = candidate.resolve().relative_to(self.root.resolve())
+            except ValueError:
+                pass
+        rel = PurePosixPath(*candidate.parts)
+        text = rel.as_posix()
+        for pattern in self.exclude:
+            pattern = pattern.rstrip("/")
+            if fnmatch.fnmatchcase(text, pattern):
+                return True
+            # a pattern also matches a directory prefix, and a bare name any component
+            if any(fnmatch.fnmatchcase(parent.as_posix(), pattern) for parent in rel.parents):
+                return True
+            if "/" not in pattern and any(fnmatch.fnmatchcase(p, pattern) for p in rel.parts):
+                return True
+        return False
+
+
+def _short_image(ref: str) -> str:
+    """``docker.io/library/x:tag`` -> ``x:tag`` (the spelling config patterns usually use)."""
+    for prefix in ("docker.io/", "index.docker.io/", "registry-1.docker.io/"):
+        if ref.startswith(prefix):
+            ref = ref[len(prefix):]
+            break
+    return ref.removeprefix("library/")
+
+
+# ---- discovery -------------------------------------------------------------------------
+
+def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The nearest config file at or above ``start`` and its servelint table."""
+    start = start.resolve()
+    directory = start if start.is_dir() else start.parent
+    for folder in (directory, *directory.parents):
+        for name in CONFIG_NAMES:
+            candidate = folder / name
+            if not candidate.is_file():
+                continue
+            data = _read_toml(candidate)
+            if name == "pyproject.toml":
+                table = data.get("tool", {}).get("servelint")
+                if table is None:
+                    continue
+                if not isinstance(table, dict):
+                    raise ConfigError(f"{candidate}: [tool.servelint] must be a table")
+                return candidate, table
+            return candidate, data
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+
+
+def load_config(start: Path | None = None, *, known_rules: set[str] | None = None) -> Config:
+    """The config that governs ``start`` (default: the cwd); defaults when none is found.
+
+    ``known_rules`` (names and codes) validates rule ids; by default the registered
+    rules, and no rule-id check while no rule is registered.
+    """
+    found = find_config(Path.cwd() if start is None else start)
+    if found is None:
+        return Config()
+    path, table = found
+    return parse_config(table, path, known_rules=known_rules)
+
+
+def load_config_file(path: Path, *, known_rules: set[str] | None = None) -> Config:
+    """The config in an explicit file (``--config``)."""
+    data = _read_toml(path)
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("servelint", {})
+    return parse_config(data, path, known_rules=known_rules)
+
+
+# ---- validation ------------------------------------------------------------------------
+
+def parse_config(table: dict[str, Any], path: Path | None = None, *,
+                 known_rules: set[str] | None = None) -> Config:
+    """Validate a servelint table; raise ConfigError naming the file and the key."""
+    where = f"{path}: " if path else ""
+    if known_rules is None:
+        known_rules = _registered_rule_ids()
+
+    def fail(message: str) -> ConfigError:
+        return ConfigError(f"{where}{message}")
+
+    for key in table:
+        if key not in KEYS:
+            raise fail(f'unknown key "{key}"{_did_you_mean(key, KEYS)}. '
+                       f"expected one of {', '.join(KEYS)}")
+
+    def rule_id(value: Any, key: str) -> str:
+        if not isinstance(value, str):
+            raise fail(f'"{key}" must name rules with strings, got {_type(value)}')
+        ident = value.strip()
+        ident = ident.upper() if ident[:2].lower() == "sl" and ident[2:].isdigit() else ident
+        if known_rules and ident not in known_rules:
+            raise fail(f'unknown rule "{value}" in "{key}"'
+                       f"{_did_you_mean(value, sorted(known_rules))}")
+        return ident
+
+    def severity(value: Any, key: str) -> Severity:
+        if not isinstance(value, str) or value.strip().lower() not in SEVERITIES:
+            raise fail(f'"{key}" must be one of {", ".join(SEVERITIES)}, got {value!r}')
+        return Severity.parse(value)
+
+    def string_list(key: str) -> list[Any]:
+        value = table.get(key, [])
+        if not isinstance(value, list):
+            raise fail(f'"{key}" must be a list of strings, got {_type(value)}')
+        for item in value:
+            if not isinstance(item, str):
+                raise fail(f'"{key}" must be a list of strings, got an item of {_type(item)}')
+        return value
+
+    def table_of(key: str) -> dict[str, Any]:
+        value = table.get(key, {})
+        if not isinstance(value, dict):
+            raise fail(f'"{key}" must be a table, got {_type(value)}')
+        return value
+
+    config = Config(path=path)
+    config.severity = {rule_id(k, "severity"): severity(v, f"severity.{k}")
+                       for k, v in table_of("severity").items()}
+    config.disable = frozenset(rule_id(v, "disable") for v in string_list("disable"))
+    config.exclude = tuple(string_list("exclude"))
+    images = {}
+    for pattern, pin in table_of("images").items():
+        if not isinstance(pin, str):
+            raise fail(f'"images.{pattern}" must be a string like "vllm==0.33.0", '
+                       f"got {_type(pin)}")
+        images[pattern] = _release(pin, f"images.{pattern}", fail, bare_ok=False)
+    config.images = images
+    if "min-severity" in table:
+        config.min_severity = severity(table["min-severity"], "min-severity")
+    if "gpu" in table:
+        config.gpu = _gpu(table["gpu"], fail)
+    if "target-version" in table:
+        value = table["target-version"]
+        if not isinstance(value, str):
+            raise fail(f'"target-version" must be a string like "vllm==0.27.1", '
+                       f"got {_type(value)}")
+        config.target_version = _release(value, "target-version", fail, bare_ok=True)
+    return config
+
+
+def _release(text: str, key: str, fail, *, bare_ok: bool) -> tuple[str, str]:
+    """``"vllm==0.33.0"`` -> ("vllm", "0.33.0"); a bare version means vllm when allowed."""
+    engine, sep, version = text.partition("==")
+    if not sep:
+        if not bare_ok:
+            raise fail(f'"{key}" must be "engine==version" (e.g. "vllm==0.33.0"), got "{text}"')
+        engine, version = "vllm", text
+    engine, version = engine.strip().lower(), version.strip()
+    if not engine or not engine.replace("-", "").replace("_", "").isalnum():
+        raise fail(f'"{key}": invalid engine name in "{text}"')
+    try:
+        Version(version)
+    except InvalidVersion:
+        raise fail(f'"{key}": invalid version "{version}" in "{text}"') from None
+    return engine, version
+
+
+def _gpu(value: Any, fail) -> str:
+    from servelint.hardware import GPUS, lookup
+
+    if not isinstance(value, str):
+        raise fail(f'"gpu" must be a string, got {_type(value)}')
+    gpu = lookup(value)
+    if gpu is None:
+        raise fail(f'unknown gpu "{value}"{_did_you_mean(value, sorted(GPUS))}. '
+                   f"known: {', '.join(sorted(GPUS))}")
+    return gpu.id
+
+
+def _registered_rule_ids() -> set[str]:
+    from servelint.reporters.catalog import known_rule_ids, rule_modules
+
+    return known_rule_ids() if rule_modules() else set()
+
+
+def _did_you_mean(value: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.7)
+    return f'; did you mean "{close[0]}"?' if close else ""
+
+
+def _type(value: Any) -> str:
+    names = {str: "a string", bool: "a boolean", int: "an integer", float: "a float",
+             list: "an array", dict: "a table"}
+    return names.get(type(value), type(value).__name__)
