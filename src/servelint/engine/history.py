@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -20,7 +21,7 @@ from servelint import profiles
 
 def _collect(profile: profiles.Profile) -> dict[str, set[str]]:
     keys: dict[str, set[str]] = {"option": set(), "env": set(), "late": set(), "choice": set(),
-                                 "config_key": set()}
+                                 "config_key": set(), "image_package": set()}
     for act in profile.actions:
         keys["option"].update(act.accepted)
         for choice in act.choices or []:
@@ -30,6 +31,8 @@ def _collect(profile: profiles.Profile) -> dict[str, set[str]]:
     for name, entry in profile.late_values.items():
         for value in entry.get("values", []):
             keys["late"].add(f"{name}={value}")
+    for pkg in profile.image_packages():
+        keys["image_package"].add(re.sub(r"[-_.]+", "-", pkg).lower())
     for cname, cfg in profile.configs.items():
         for field in cfg.get("fields", {}):
             keys["config_key"].add(f"{cname}.{field}")

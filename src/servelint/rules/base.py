@@ -20,7 +20,7 @@ DOCS_URL = "https://servelint.invalid/rules/{name}"  # placeholder until docs ar
 @dataclass(slots=True)
 class CheckContext:
     spec: LaunchSpec
-    profile: Profile  # the release this launch is judged against
+    profile: Profile  # the release judged against (None only for release-independent rules)
     # facts about the release resolution (floating tag, floor, ...), set by the resolver
     how: str = ""  # e.g. "image tag v0.27.1", "min_vllm_version 0.26.0", "newest profile (latest)"
     floating: bool = False  # judged against a guess (latest/nightly/floor): lower confidence
@@ -74,8 +74,8 @@ def finding(module, ctx: CheckContext, span: Span, message: str, *, fix: str = "
         severity=severity or module.SEVERITY,
         message=message,
         span=span,
-        engine=ctx.profile.engine,
-        release=ctx.profile.version,
+        engine=ctx.profile.engine if ctx.profile is not None else ctx.spec.engine,
+        release=ctx.profile.version if ctx.profile is not None else "",
         renderings=[ctx.spec.rendering] if ctx.spec.rendering else [],
         fix=fix,
         related=related or [],

@@ -1,0 +1,399 @@
+"""The check pipeline: files -> launch specs -> release resolution -> rules -> findings.
+
+Readers turn files into ``LaunchSpec``s (and ``ReadProblem``s, which become findings);
+``resolve`` picks the release(s) each launch is judged against; every rule sees one
+launch and one profile; findings of many renderings of one source line are merged.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from servelint import profiles
+from servelint.engine import history as history_mod
+from servelint.engine.lint_parse import lint_parse
+from servelint.model import Finding, LaunchSpec, Severity, Span, Token
+from servelint.resolve import Resolution, resolve
+from servelint.rules import read_error as read_error_rule
+from servelint.rules import registry
+from servelint.rules.base import CheckContext
+
+MAX_FILE_BYTES = 8 * 1024 * 1024  # larger files are a read-error finding, not read
+SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
+RECIPE_SUPPORT = {"taxonomy.yaml", "platforms.yaml"}
+
+
+@dataclass(slots=True)
+class Options:
+    image: str | None = None  # for launches that name no image
+    engine: str | None = None  # "vllm==0.21.0" for launches that name no release
+    gpu: str | None = None
+    target_version: str | None = None  # "vllm==0.33.0": judge as if bumped to it
+    config: Any = None  # servelint.config.Config
+    no_ignores: bool = False
+    works_on: bool = False  # compute the range of releases each launch passes on
+
+
+@dataclass(slots=True)
+class LaunchReport:
+    spec: LaunchSpec
+    judged: list[str]  # "vllm 0.27.1 (image tag v0.27.1)"
+    errors: int = 0
+    works_on: dict[str, str | None] | None = None
+
+
+@dataclass(slots=True)
+class CheckReport:
+    findings: list[Finding] = field(default_factory=list)
+    launches: list[LaunchReport] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    ignored: list[Finding] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- discovery
+
+
+def classify(path: Path) -> str | None:
+    """The kind of a file: recipe | inferencex-master | script | markdown | None (skip)."""
+    name = path.name
+    suffix = path.suffix.lower()
+    if suffix in {".sh", ".bash"}:
+        return "script"
+    if suffix in {".md", ".markdown"}:
+        return "markdown"
+    if suffix in {".yaml", ".yml"}:
+        if name in RECIPE_SUPPORT or path.parent.name in {"strategies", "kv_store"}:
+            return None
+        if name.endswith("-master.yaml") or name.endswith("-master.yml") or \
+                "master" in name and _looks_like_master(path):
+            return "inferencex-master"
+        if "models" in path.parts or _looks_like_recipe(path):
+            return "recipe"
+        return None
+    if suffix == "" and _has_bash_shebang(path):
+        return "script"
+    return None
+
+
+def _head(path: Path, n: int = 4096) -> str:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(n).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _has_bash_shebang(path: Path) -> bool:
+    head = _head(path, 64)
+    return head.startswith("#!") and ("bash" in head.splitlines()[0] or
+                                      head.splitlines()[0].endswith("/sh"))
+
+
+def _looks_like_recipe(path: Path) -> bool:
+    head = _head(path)
+    return "\nmodel:" in "\n" + head and ("variants:" in _head(path, 1 << 20))
+
+
+def _looks_like_master(path: Path) -> bool:
+    head = _head(path)
+    return "image:" in head and "runner:" in head
+
+
+def _is_inferencex_root(path: Path) -> bool:
+    return (path / "configs").is_dir() and (path / "benchmarks").is_dir() and \
+        any((path / "configs").glob("*-master.yaml"))
+
+
+def discover(paths: Iterable[str], options: Options) -> Iterator[tuple[str, str]]:
+    """(path, kind) of every file to check. An InferenceX root is one unit of its own."""
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            if _is_inferencex_root(p):
+                yield str(p), "inferencex-root"
+                continue
+            for root, dirs, files in os.walk(p, followlinks=False):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+                for f in sorted(files):
+                    fp = Path(root) / f
+                    if _excluded(fp, options):
+                        continue
+                    kind = classify(fp)
+                    if kind:
+                        yield str(fp), kind
+        elif p.exists() or p.is_symlink():
+            yield str(p), classify(p) or "unknown"
+        else:
+            yield str(p), "missing"
+
+
+def _excluded(path: Path, options: Options) -> bool:
+    cfg = options.config
+    return bool(cfg is not None and hasattr(cfg, "excluded") and cfg.excluded(path))
+
+
+# ---------------------------------------------------------------- reading
+
+
+def read(path: str, kind: str, options: Options) -> tuple[list[LaunchSpec], list[Any]]:
+    """Launch specs and read problems of one file (never raises for bad input)."""
+    from servelint.readers.problems import ReadProblem
+
+    if kind == "missing":
+        return [], [ReadProblem(path, None, "no such file or directory")]
+    if kind == "unknown":
+        return [], [ReadProblem(path, None, "servelint does not know what kind of file this is "
+                                "(expected a recipe .yaml, a launcher .sh, a master config or "
+                                "Markdown)", kind="unsupported")]
+    if kind != "inferencex-root":
+        try:
+            size = os.path.getsize(path)
+        except OSError as exc:
+            return [], [ReadProblem(path, None, f"cannot read: {exc.strerror or exc}")]
+        if size > MAX_FILE_BYTES:
+            return [], [ReadProblem(path, None, f"file too large to check ({size} bytes; the "
+                                    f"limit is {MAX_FILE_BYTES})")]
+    try:
+        if kind == "recipe":
+            from servelint.readers.recipe_render import render
+
+            result = render(path)
+            return [r.to_launch_spec() for r in result.renderings], list(result.problems)
+        if kind == "script":
+            from servelint.readers.bash import read_script
+
+            result = read_script(path)
+            return list(result.launches), list(result.problems)
+        if kind in {"inferencex-master", "inferencex-root"}:
+            from servelint.readers.inferencex import read_inferencex
+
+            result = read_inferencex(path)
+            return list(result.launches), list(result.problems)
+        if kind == "markdown":
+            try:
+                from servelint.readers.markdown import read_markdown
+            except ModuleNotFoundError:
+                return [], []
+            result = read_markdown(path)
+            return list(result.launches), list(result.problems)
+    except RecursionError:
+        return [], [ReadProblem(path, None, "input nested too deeply to read")]
+    except MemoryError:
+        return [], [ReadProblem(path, None, "input too large to read")]
+    except (OSError, UnicodeError, ValueError) as exc:
+        return [], [ReadProblem(path, None, f"cannot read: {exc}")]
+    return [], []
+
+
+# ---------------------------------------------------------------- checking
+
+
+def _apply_options(spec: LaunchSpec, options: Options) -> None:
+    if spec.image is None and options.image:
+        spec.image = options.image
+    if spec.release is None and options.engine:
+        engine, _, version = options.engine.partition("==")
+        if engine == spec.engine and version:
+            spec.release = version
+    if spec.gpu is None and options.gpu:
+        spec.gpu = options.gpu
+    if spec.release is None and spec.image is None:
+        for inst in spec.installs:  # `pip install vllm==X` before the launch pins the release
+            if inst.name and inst.name.lower() == spec.engine and \
+                    inst.specifier.startswith("==") and "," not in inst.specifier:
+                spec.release = inst.specifier[2:].strip()
+                spec.release_span = inst.span
+
+
+def _split_spaced(spec: LaunchSpec) -> None:
+    """A recipe token "--flag value" is printed unquoted by the site: the shell splits it."""
+    if spec.origin != "recipe" or not any(" " in t.text for t in spec.argv):
+        return
+    out: list[Token] = []
+    for t in spec.argv:
+        if t.text.startswith("-") and " " in t.text.strip():
+            for part in t.text.split():
+                out.append(Token(part, t.span, t.symbolic))
+        else:
+            out.append(t)
+    spec.argv = out
+
+
+def _is_custom_image(spec: LaunchSpec, prof) -> bool:
+    if not spec.image:
+        return False
+    from servelint.readers.images import resolve_image
+
+    ref = resolve_image(spec.image)
+    official = prof.image.get("repository")
+    return bool(official and ref.repository and ref.repository != official)
+
+
+def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
+    _apply_options(spec, options)
+    _split_spaced(spec)
+    image_map = options.config.image_release if options.config is not None and \
+        hasattr(options.config, "image_release") else None
+    target = options.target_version.partition("==")[2] if options.target_version else None
+    if options.target_version and options.target_version.partition("==")[0] != spec.engine:
+        target = None
+    res: Resolution = resolve(spec, target_version=target, image_map=image_map)
+    report = LaunchReport(spec, [f"{t.profile.label} ({t.how})" for t in res.targets
+                                 if t.role == "primary"])
+    out: list[Finding] = []
+    hist = history_mod.load(spec.engine)
+    rules = registry()
+    primary = [t for t in res.targets if t.role == "primary"]
+    # release-independent rules (resolution notes, runtime installs) run once per launch
+    ctx = _context(spec, primary[0].profile if primary else None, hist, res, floating=True)
+    for rule in rules:
+        if "notes" in getattr(rule, "ROLES", ("primary",)):
+            out.extend(rule.check(ctx))
+    for tgt in primary:
+        ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating)
+        ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
+        ctx.how = tgt.how
+        for rule in rules:
+            if "primary" not in getattr(rule, "ROLES", ("primary",)):
+                continue
+            for f in rule.check(ctx):
+                if tgt.floating and f.severity > Severity.WARNING and res.unknown_image:
+                    f.severity = Severity.WARNING
+                    f.message += " (release guessed: the image names none)"
+                out.append(f)
+    report.errors = sum(1 for f in out if f.severity == Severity.ERROR)
+    return out, report
+
+
+def _context(spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool) -> CheckContext:
+    parsed = None
+    if prof is not None:
+        texts = tuple(t.text for t in spec.argv)
+        symbolic = tuple(i for i, t in enumerate(spec.argv) if t.symbolic)
+        parsed = lint_parse(prof, texts, symbolic)
+    ctx = CheckContext(spec=spec, profile=prof, history=hist, parsed=parsed)  # type: ignore[arg-type]
+    ctx.floating = floating
+    ctx.extra.update({"notes": res.notes, "image_release": res.image_release,
+                      "floating": floating})
+    return ctx
+
+
+def problem_finding(problem: Any) -> Finding:
+    span = problem.span or Span(problem.path, 1, 1)
+    return Finding(rule=read_error_rule.NAME, code=read_error_rule.CODE,
+                   severity=Severity.ERROR, message=problem.message, span=span)
+
+
+def merge(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per (rule, place, message), listing every rendering affected."""
+    merged: dict[tuple, Finding] = {}
+    for f in findings:
+        key = f.key() + (f.release,)
+        if key in merged:
+            have = merged[key]
+            for r in f.renderings:
+                if r not in have.renderings:
+                    have.renderings.append(r)
+            have.severity = max(have.severity, f.severity)
+        else:
+            merged[key] = f
+    return sorted(merged.values(), key=lambda f: (f.span.sort_key(), f.code, f.message))
+
+
+def check_paths(paths: Iterable[str], options: Options | None = None) -> CheckReport:
+    options = options or Options()
+    report = CheckReport()
+    raw: list[Finding] = []
+    t0 = time.perf_counter()
+    n_launches = 0
+    for path, kind in discover(paths, options):
+        report.files.append(path)
+        specs, problems = read(path, kind, options)
+        raw.extend(problem_finding(p) for p in problems)
+        for spec in specs:
+            n_launches += 1
+            try:
+                found, launch = check_spec(spec, options)
+            except RecursionError:
+                raw.append(Finding(rule=read_error_rule.NAME, code=read_error_rule.CODE,
+                                   severity=Severity.ERROR, span=spec.anchor,
+                                   message="launch too deeply nested to check"))
+                continue
+            if options.works_on:
+                launch.works_on = works_on(spec)
+            raw.extend(found)
+            report.launches.append(launch)
+    findings = merge(raw)
+    findings = _apply_control(findings, options, report)
+    report.findings = findings
+    report.stats = {"files": len(report.files), "launches": n_launches,
+                    "seconds": round(time.perf_counter() - t0, 3)}
+    return report
+
+
+def _apply_control(findings: list[Finding], options: Options, report: CheckReport) -> list[Finding]:
+    """Inline ignores and config (severity remaps, disabled rules, min severity)."""
+    try:
+        from servelint import ignores
+    except ModuleNotFoundError:
+        ignores = None  # type: ignore[assignment]
+    if ignores is not None and not options.no_ignores:
+        from servelint.rules import known_ids
+
+        kept, ignored, extra = ignores.apply_ignores(findings, _read_text, known_ids())
+        report.ignored = list(ignored)
+        findings = list(kept) + list(extra)
+    if options.config is not None and hasattr(options.config, "apply"):
+        findings = options.config.apply(findings)
+    return sorted(findings, key=lambda f: (f.span.sort_key(), f.code, f.message))
+
+
+_TEXT_CACHE: dict[str, str | None] = {}
+
+
+def _read_text(path: str) -> str | None:
+    if path not in _TEXT_CACHE:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                _TEXT_CACHE[path] = fh.read(MAX_FILE_BYTES)
+        except OSError:
+            _TEXT_CACHE[path] = None
+    return _TEXT_CACHE[path]
+
+
+def works_on(spec: LaunchSpec) -> dict[str, str | None]:
+    """First and last release (of the profiles) on which the launch has no error."""
+    passing = []
+    for version in profiles.available(spec.engine):
+        opts = Options(target_version=f"{spec.engine}=={version}")
+        found, _ = check_spec(_copy_spec(spec), opts)
+        if not any(f.severity == Severity.ERROR for f in found):
+            passing.append(version)
+    return {"first": passing[0] if passing else None,
+            "last": passing[-1] if passing else None,
+            "releases": len(passing)}
+
+
+def _copy_spec(spec: LaunchSpec) -> LaunchSpec:
+    import copy
+
+    return copy.copy(spec)
+
+
+def check_text(text: str, kind: str, filename: str = "example", options: Options | None = None,
+               ) -> CheckReport:
+    """Check a snippet (docs examples, tests): written to a temporary file first."""
+    suffix = {"bash": ".sh", "yaml": ".yaml", "markdown": ".md"}.get(kind, "")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / ("models/org" if kind == "yaml" else "")
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / (Path(filename).stem + suffix)
+        path.write_text(text, encoding="utf-8")
+        return check_paths([str(path)], options)

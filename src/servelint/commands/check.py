@@ -1,0 +1,120 @@
+"""``servelint check PATH…``: check recipes, launchers, benchmark configs and guides."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import os
+import sys
+from pathlib import Path
+
+from servelint.check import CheckReport, Options, check_paths
+from servelint.model import Severity
+
+FORMATS = ["text", "json", "sarif", "github"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="check launch configurations against the engine release")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="recipe .yaml, launcher .sh, InferenceX checkout or master config, "
+                        "Markdown guide, or a folder of them")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (default: text, or github under GitHub Actions)")
+    p.add_argument("--image", help="image for launches that name none (e.g. "
+                                   "vllm/vllm-openai:v0.21.0)")
+    p.add_argument("--engine", metavar="ENGINE==VERSION",
+                   help="release for launches that name no image, e.g. vllm==0.21.0")
+    p.add_argument("--gpu", help="GPU the launches run on (h100, h200, b200, b300, mi355x, …)")
+    p.add_argument("--target-version", metavar="ENGINE==VERSION",
+                   help="judge every launch as if its image were bumped to this release")
+    p.add_argument("--min-severity", choices=["info", "warning", "error"], default=None,
+                   help="report only findings at or above this severity")
+    p.add_argument("--no-ignores", action="store_true", help="disregard inline ignore comments")
+    p.add_argument("--config", type=Path, help="config file (default: .servelint.toml or "
+                                               "[tool.servelint] in pyproject.toml, found "
+                                               "upwards from the first path)")
+    p.add_argument("--works-on", action="store_true",
+                   help="compute, for each launch, the releases it passes on (JSON output)")
+    p.add_argument("--output", "-o", type=Path, help="write the report to a file")
+    p.set_defaults(func=run)
+
+
+def _load_config(args: argparse.Namespace):
+    try:
+        from servelint import config as config_mod
+    except ModuleNotFoundError:
+        return None
+    start = args.config or Path(args.paths[0])
+    if args.config:
+        loader = getattr(config_mod, "load_config_file", None)
+        if loader is not None:
+            return loader(args.config)
+    return config_mod.load_config(start)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        cfg = _load_config(args)
+    except Exception as exc:  # ConfigError and friends: a usage error
+        print(f"servelint: config error: {exc}", file=sys.stderr)
+        return 2
+    for flag in ("engine", "target_version"):
+        value = getattr(args, flag)
+        if value and "==" not in value:
+            print(f"servelint: --{flag.replace('_', '-')} takes ENGINE==VERSION "
+                  f"(e.g. vllm==0.33.0), not {value!r}", file=sys.stderr)
+            return 2
+    fmt = args.format
+    if fmt is None:
+        try:
+            from servelint.reporters import default_format
+
+            fmt = default_format(os.environ)
+        except (ModuleNotFoundError, ImportError):
+            fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    target = args.target_version or getattr(cfg, "target_version", None)
+    options = Options(image=args.image, engine=args.engine,
+                      gpu=args.gpu or getattr(cfg, "gpu", None),
+                      target_version=target, config=cfg, no_ignores=args.no_ignores,
+                      works_on=args.works_on)
+    report = check_paths(args.paths, options)
+    findings = report.findings
+    min_sev = args.min_severity or getattr(cfg, "min_severity", None)
+    if min_sev:
+        floor = Severity.parse(str(min_sev))
+        findings = [f for f in findings if f.severity >= floor]
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        emit(report, findings, fmt, out)
+    finally:
+        if args.output:
+            out.close()
+    has_error = any(f.severity == Severity.ERROR for f in findings)
+    return 1 if has_error else 0
+
+
+def emit(report: CheckReport, findings, fmt: str, out) -> None:
+    from servelint import reporters
+
+    launches = [_launch_json(lr) for lr in report.launches]
+    kwargs = {"stream": out, "files_checked": report.files,
+              "profiles_used": sorted({j for lr in report.launches for j in lr.judged})}
+    params = inspect.signature(reporters.render).parameters
+    if "extra" in params:
+        kwargs["extra"] = {"launches": launches, "stats": report.stats}
+    reporters.render(findings, fmt, **kwargs)
+
+
+def _launch_json(lr) -> dict:
+    spec = lr.spec
+    anchor = spec.anchor
+    data = {"path": spec.path, "line": anchor.line, "column": anchor.column,
+            "engine": spec.engine, "entrypoint": spec.entrypoint, "rendering": spec.rendering,
+            "image": spec.image, "gpu": spec.gpu, "judged_against": lr.judged,
+            "errors": lr.errors,
+            "argv": [t.text for t in spec.argv],
+            "symbolic": [i for i, t in enumerate(spec.argv) if t.symbolic]}
+    if lr.works_on is not None:
+        data["works_on"] = lr.works_on
+    return data

@@ -1,0 +1,161 @@
+"""Run the engine's argv rules over a launch and collect *every* problem, not just the first.
+
+argparse stops at its first error. A linter wants all of them, so we parse, record
+the error, neutralise the offending token and parse again (bounded). Symbolic values
+(``"$TP"``) are never judged: an error that lands on a symbolic token is dropped and the
+token replaced by a value the parser accepts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from servelint.profiles import Profile
+
+MAX_ROUNDS = 40
+
+_UNRECOGNIZED = re.compile(r"unrecognized arguments?: (.*)")
+_AMBIGUOUS = re.compile(r"ambiguous option: (\S+?)(?:=\S*)? could match (.*)")
+_ARGUMENT = re.compile(r"argument ([^:]+): (.*)")
+
+
+@dataclass(frozen=True, slots=True)
+class ArgProblem:
+    index: int | None  # argv index of the token at fault (None: not attributable)
+    kind: str  # unrecognized | ambiguous | missing-value | invalid-choice | bad-value | other
+    message: str  # the engine's own message (argparse text)
+    option: str = ""  # the option named in the message, when any
+
+
+@dataclass(slots=True)
+class LintParse:
+    options: list[Any] = field(default_factory=list)  # ParsedOption of the final parse
+    problems: list[ArgProblem] = field(default_factory=list)
+    positionals: list[str] = field(default_factory=list)
+    ok: bool = True  # the final parse (after neutralising) succeeded
+
+
+def _parser_module(engine: str):
+    return importlib.import_module(f"servelint.engine.{engine}_argv")
+
+
+def _classify(message: str) -> tuple[str, str]:
+    if _UNRECOGNIZED.search(message):
+        return "unrecognized", ""
+    m = _AMBIGUOUS.search(message)
+    if m:
+        return "ambiguous", m.group(1)
+    m = _ARGUMENT.search(message)
+    if m:
+        opt, rest = m.group(1).split("/")[0], m.group(2)
+        if rest.startswith("expected"):
+            return "missing-value", opt
+        if rest.startswith("invalid choice"):
+            return "invalid-choice", opt
+        return "bad-value", opt
+    return "other", ""
+
+
+def _neutral_value(profile: Profile, argv: list[str], index: int) -> str | None:
+    """A value the flag before ``index`` accepts (to keep parsing after a bad value)."""
+    if index <= 0:
+        return None
+    flag = argv[index - 1].split("=", 1)[0]
+    action = profile.option_index.get(flag) or profile.option_index.get(
+        flag.replace("_", "-") if "." not in flag else flag)
+    if action is None:
+        return "0"
+    if action.choices:
+        return action.choices[0]
+    if action.json_dataclass or action.raw.get("type") in {"json", "json_dataclass"}:
+        return "{}"
+    return "0"
+
+
+def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = ()) -> LintParse:
+    return _lint_parse_cached(profile.engine, profile.version, argv, symbolic)
+
+
+@lru_cache(maxsize=4096)
+def _lint_parse_cached(engine: str, version: str, argv: tuple[str, ...],
+                       symbolic: tuple[int, ...]) -> LintParse:
+    from servelint import profiles
+
+    profile = profiles.load(engine, version)
+    assert profile is not None
+    parse = _parser_module(engine).parse
+    work = list(argv)
+    sym = set(symbolic)
+    removed: set[int] = set()  # original indices dropped from the argv
+    # Symbolic values start as a neutral value so type checks pass; a symbolic token in
+    # flag position is kept (its flag name is judged).
+    for i in sym:
+        if i > 0 and not work[i].startswith("-"):
+            work[i] = _neutral_value(profile, work, i) or "0"
+        elif i == 0 and not work[i].startswith("-"):
+            work[i] = "model"
+    out = LintParse()
+    for _ in range(MAX_ROUNDS):
+        kept = [i for i in range(len(work)) if i not in removed]
+        result = parse(profile, [work[i] for i in kept])
+        if result.ok:
+            out.ok = True
+            out.options = [_reindex(o, kept) for o in result.options]
+            out.positionals = list(result.positionals)
+            return out
+        out.ok = False
+        kind, opt = _classify(result.error or "")
+        idx = kept[result.error_index] if result.error_index is not None and \
+            result.error_index < len(kept) else None
+        if kind == "unrecognized":
+            # argparse lists every unknown token at once; attribute each one
+            bad = _unrecognized_indices(result, kept)
+            if not bad:
+                break
+            for j in bad:
+                if j not in sym:
+                    out.problems.append(ArgProblem(j, kind, f"unrecognized arguments: {argv[j]}"))
+                removed.add(j)
+            continue
+        if idx is None:
+            out.problems.append(ArgProblem(None, kind, result.error or "", opt))
+            break
+        if idx not in sym:
+            out.problems.append(ArgProblem(idx, kind, result.error or "", opt))
+        if kind in {"invalid-choice", "bad-value"} and idx > 0 and \
+                not work[idx].startswith("-"):
+            neutral = _neutral_value(profile, work, idx)
+            if neutral is None or neutral == work[idx]:
+                removed.add(idx)
+            else:
+                work[idx] = neutral
+        else:
+            removed.add(idx)
+    return out
+
+
+def _unrecognized_indices(result, kept: list[int]) -> list[int]:
+    """Original indices of the tokens argparse reports as unrecognized."""
+    idx = getattr(result, "unrecognized_indices", None)
+    if idx:
+        return [kept[i] for i in idx if i < len(kept)]
+    if result.error_index is not None and result.error_index < len(kept):
+        return [kept[result.error_index]]
+    return []
+
+
+def _reindex(option, kept: list[int]):
+    """Map a ParsedOption's argv indices back to the original argv."""
+    try:
+        import dataclasses
+
+        changes = {"index": kept[option.index]}
+        if option.value_index is not None and option.value_index < len(kept):
+            changes["value_index"] = kept[option.value_index]
+        return dataclasses.replace(option, **changes)
+    except (TypeError, IndexError, AttributeError):
+        return option

@@ -1,0 +1,158 @@
+"""Which engine release(s) a launch is judged against, and how we know.
+
+Order: ``--target-version`` > an explicit pin (``--engine vllm==X``, a pip pin) > the
+image tag (config mappings first) > for floating or custom tags the newest profile
+(``latest``) or nothing (``nightly``, ``:kimi-k3``). The recipe floor
+(``min_vllm_version``) is an extra target used for version coherence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from packaging.version import InvalidVersion, Version
+
+from servelint import profiles
+from servelint.model import LaunchSpec
+from servelint.profiles import Profile
+
+
+@dataclass(slots=True)
+class Target:
+    profile: Profile
+    role: str  # primary | floor
+    how: str  # human text: "image tag v0.27.1", "latest → newest profile 0.33.0", ...
+    floating: bool = False  # the release is a guess: findings are capped at warning
+
+
+@dataclass(slots=True)
+class Resolution:
+    targets: list[Target]
+    # info notes: (message, span-ish source) for "cannot check" situations
+    notes: list[str]
+    image_release: str | None = None  # release the image tag names, if any
+    floor_release: str | None = None
+    unknown_image: bool = False  # a tag that names no release (nightly, custom)
+
+
+def _version(text: str | None) -> Version | None:
+    if not text:
+        return None
+    try:
+        return Version(text.strip().lstrip("v"))
+    except InvalidVersion:
+        return None
+
+
+def profile_for(engine: str, release: str) -> tuple[Profile | None, str]:
+    """The profile for ``release`` or a reason why there is none."""
+    prof = profiles.load(engine, release)
+    if prof is not None:
+        return prof, ""
+    have = profiles.available(engine)
+    if not have:
+        return None, f"servelint has no {engine} profiles"
+    v = _version(release)
+    if v is None:
+        return None, f"{release!r} is not a release number"
+    if v > Version(have[-1]):
+        return None, f"{engine} {release} is newer than servelint's newest profile ({have[-1]})"
+    if v < Version(have[0]):
+        return None, f"{engine} {release} is older than servelint's oldest profile ({have[0]})"
+    return None, f"{engine} {release} is not a release servelint has a profile for"
+
+
+def resolve(spec: LaunchSpec, *, target_version: str | None = None,
+            image_map: Callable[[str], tuple[str, str] | None] | None = None) -> Resolution:
+    engine = spec.engine
+    notes: list[str] = []
+    if not profiles.available(engine):
+        return Resolution([], [f"servelint has no profiles for engine {engine!r}: cannot check"])
+    res = Resolution([], notes)
+    floor_v = _version(spec.floor)
+    if target_version:
+        prof, why = profile_for(engine, target_version)
+        if prof is None:
+            notes.append(why)
+        else:
+            res.targets.append(Target(prof, "primary", f"--target-version {target_version}"))
+        return res
+
+    if spec.release:
+        prof, why = profile_for(engine, spec.release)
+        if prof:
+            res.targets.append(Target(prof, "primary", f"pinned release {spec.release}"))
+        else:
+            notes.append(f"cannot check: {why}")
+    elif spec.image:
+        mapped = image_map(spec.image) if image_map else None
+        if mapped:
+            m_engine, m_release = mapped
+            prof, why = profile_for(m_engine, m_release)
+            if prof:
+                res.targets.append(Target(prof, "primary", f"{spec.image} mapped to {m_release} in config"))
+            else:
+                notes.append(f"cannot check image {spec.image}: {why}")
+        else:
+            _resolve_image(spec, res)
+    else:
+        notes.append("no image or release pinned: the engine release cannot be checked")
+
+    if floor_v is not None and floor_v >= Version(profiles.available(engine)[0]):
+        floor_release = profiles.best_at_or_below(engine, str(floor_v))
+        res.floor_release = floor_release
+        primary = res.targets[0].profile.version if res.targets else None
+        if floor_release and floor_release != primary:
+            prof = profiles.load(engine, floor_release)
+            assert prof is not None
+            res.targets.append(Target(prof, "floor", f"min_vllm_version {spec.floor}",
+                                      floating=True))
+    if res.unknown_image and not any(t.role == "primary" for t in res.targets):
+        # nightly / custom tag: judge against the floor (else the newest), capped at warning
+        floor = next((t for t in res.targets if t.role == "floor"), None)
+        if floor is not None:
+            floor.role = "primary"
+            floor.how = f"{spec.image} has no release; judged at its floor {floor.profile.version}"
+        elif res.floor_release and not res.targets:
+            prof = profiles.load(engine, res.floor_release)
+            assert prof is not None
+            res.targets.append(Target(prof, "primary", f"{spec.image} has no release; judged at "
+                                      f"its floor {res.floor_release}", floating=True))
+        else:
+            newest = profiles.newest(engine)
+            prof = profiles.load(engine, newest) if newest else None
+            if prof is not None:
+                res.targets.append(Target(prof, "primary", f"{spec.image} has no release; judged "
+                                          f"as the newest profile {newest}", floating=True))
+    return res
+
+
+def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
+    from servelint.readers.images import resolve_image
+
+    ref = resolve_image(spec.image or "")
+    if ref.engine and ref.engine != spec.engine and spec.engine != "unknown":
+        res.notes.append(f"image {spec.image} is a {ref.engine} image but the launch starts "
+                         f"{spec.engine}: cannot check the release")
+        return
+    if ref.release:
+        res.image_release = ref.release
+        prof, why = profile_for(spec.engine, ref.release)
+        if prof:
+            res.targets.append(Target(prof, "primary", f"image tag {ref.tag}"))
+        else:
+            res.notes.append(f"cannot check image {spec.image}: {why}")
+        return
+    newest = profiles.newest(spec.engine)
+    if ref.tag in {"latest", None, ""} and not ref.custom and newest:
+        prof = profiles.load(spec.engine, newest)
+        assert prof is not None
+        res.targets.append(Target(prof, "primary", f"{spec.image} taken as the newest release "
+                                  f"servelint knows ({newest})", floating=True))
+        res.notes.append(f"image {spec.image} is a floating tag: judged as {spec.engine} {newest}, "
+                         "the newest release servelint has a profile for")
+        return
+    res.unknown_image = True
+    res.notes.append(f"image {spec.image} does not name a release ({ref.tag}): cannot check it "
+                     "exactly; map it in [tool.servelint.images] to check")

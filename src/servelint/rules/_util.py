@@ -1,0 +1,74 @@
+"""Small helpers shared by rules (spans of argv tokens, suggestions, value matching)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from servelint.model import LaunchSpec, Span, Token
+
+TRUTHY = {"1", "true", "yes", "on", "y", "t"}
+
+
+def token_span(spec: LaunchSpec, index: int | None) -> Span:
+    if index is not None and 0 <= index < len(spec.argv):
+        tok = spec.argv[index]
+        if tok.span is not None:
+            return tok.span
+    return spec.anchor
+
+
+def token(spec: LaunchSpec, index: int | None) -> Token | None:
+    if index is not None and 0 <= index < len(spec.argv):
+        return spec.argv[index]
+    return None
+
+
+def is_symbolic(spec: LaunchSpec, index: int | None) -> bool:
+    tok = token(spec, index)
+    return bool(tok and tok.symbolic)
+
+
+def flag_name(text: str) -> str:
+    return text.split("=", 1)[0]
+
+
+def normalise_flag(text: str) -> str:
+    """vLLM's rule: underscores become dashes in the part before the first '.'."""
+    name = flag_name(text)
+    if not name.startswith("--"):
+        return name
+    head, dot, tail = name.partition(".")
+    return head.replace("_", "-") + dot + tail
+
+
+def suggest(word: str, candidates: list[str] | set[str], cutoff: float = 0.8) -> str | None:
+    matches = difflib.get_close_matches(word, sorted(candidates), n=1, cutoff=cutoff)
+    return matches[0] if matches else None
+
+
+def env_truthy(value: str) -> bool:
+    return value.strip().lower() in TRUTHY
+
+
+def value_in(value: str, allowed: list[str], case_sensitive: bool = True) -> bool:
+    if case_sensitive:
+        return value in allowed
+    low = value.lower()
+    return any(low == a.lower() for a in allowed)
+
+
+def short_list(values: list[str], limit: int = 12) -> str:
+    shown = ", ".join(f'"{v}"' for v in values[:limit])
+    return shown + (f", … ({len(values)} in all)" if len(values) > limit else "")
+
+
+_SHELL_SAFE = re.compile(r"^[A-Za-z0-9_./:=@%+,-]+$")
+
+
+def shell_quote(text: str) -> str:
+    return text if _SHELL_SAFE.match(text) else "'" + text.replace("'", "'\\''") + "'"
+
+
+def canonical_pkg(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()

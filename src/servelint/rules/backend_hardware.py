@@ -1,0 +1,99 @@
+"""backend that the target GPU cannot run (compute capability, KV cache dtype)
+
+Attention backends declare the compute capabilities and KV cache dtypes they support in
+the release's code. Selecting one the GPU cannot run fails when the engine picks its
+backend. servelint knows the GPU from the recipe's hardware, the benchmark runner or
+``--gpu``.
+
+Bad (TokenSpeed MLA needs compute capability 10.x; an H200 is 9.0):
+
+```bash bad engine=vllm==0.21.0 gpu=h200
+vllm serve deepseek-ai/DeepSeek-R1 --kv-cache-dtype fp8 --attention-backend TOKENSPEED_MLA
+```
+
+Good:
+
+```bash good engine=vllm==0.21.0 gpu=b300
+vllm serve deepseek-ai/DeepSeek-R1 --kv-cache-dtype fp8 --attention-backend TOKENSPEED_MLA
+```
+
+Fix: choose a backend the GPU supports, or run on hardware the backend supports.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from servelint import hardware
+from servelint.model import Finding, Severity
+from servelint.rules.base import CheckContext, finding
+from servelint.rules.value_late import values_to_check
+
+CODE = "SL151"
+NAME = "backend-hardware"
+SEVERITY = Severity.ERROR
+FIX_SAFE = False
+
+
+def cc_allowed(limit: dict[str, Any], cc: tuple[int, int]) -> bool | None:
+    """True/False when the declared limit decides, None when it says nothing usable."""
+    major, minor = cc
+    if "majors" in limit:
+        return major in limit["majors"]
+    if "capabilities" in limit:
+        return [major, minor] in [list(c) for c in limit["capabilities"]] or \
+            major * 10 + minor in limit["capabilities"]
+    lo, hi = limit.get("min"), limit.get("max")
+    if lo is None and hi is None:
+        return None
+    val = major * 10 + minor
+    lo_v = lo[0] * 10 + lo[1] if isinstance(lo, list) else lo
+    hi_v = hi[0] * 10 + hi[1] if isinstance(hi, list) else hi
+    return (lo_v is None or val >= lo_v) and (hi_v is None or val <= hi_v)
+
+
+def describe(limit: dict[str, Any]) -> str:
+    if "majors" in limit:
+        return " or ".join(f"{m}.x" for m in limit["majors"])
+    if "capabilities" in limit:
+        return ", ".join(str(c) for c in limit["capabilities"])
+    return f"{limit.get('min', '?')}..{limit.get('max', '?')}"
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    gpu = hardware.lookup(ctx.spec.gpu)
+    if gpu is None or gpu.compute_capability is None:
+        return
+    prof = ctx.profile
+    kv_dtype = None
+    for opt in ctx.parsed.options:
+        if opt.action is not None and opt.action.dest == "kv_cache_dtype" and \
+                isinstance(opt.value, str):
+            kv_dtype = opt.value
+    from servelint.rules._util import token_span
+
+    for target, value, index in values_to_check(ctx):
+        entry = prof.late_for(target)
+        if entry is None or "backend" not in entry[0]:
+            continue
+        limits = prof.backends.get(value)
+        if not limits:
+            continue
+        cc = gpu.compute_capability
+        limit = limits.get("compute_capability") or {}
+        ok = cc_allowed(limit, cc)
+        if ok is False:
+            yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, index),
+                          f'backend "{value}" needs compute capability {describe(limit)} in '
+                          f"{prof.label}; {gpu.name} ({ctx.spec.gpu}) is {cc[0]}.{cc[1]}",
+                          fix="choose a backend this GPU supports, or run on a GPU it supports",
+                          evidence=limits.get("source", ""))
+        dtypes = limits.get("kv_cache_dtypes")
+        if dtypes and kv_dtype and kv_dtype != "auto" and kv_dtype not in dtypes:
+            yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, index),
+                          f'backend "{value}" supports KV cache dtypes {", ".join(dtypes)} in '
+                          f'{prof.label}, not "{kv_dtype}"',
+                          fix="set --kv-cache-dtype to a supported dtype",
+                          evidence=limits.get("source", ""))

@@ -1,0 +1,50 @@
+"""flag works only as an abbreviation of a longer option
+
+argparse's prefix matching makes ``--max-model 4096`` mean ``--max-model-len``. It
+works until a release adds another flag with the same prefix; then the launch fails
+with "ambiguous option". Write the full name.
+
+Bad:
+
+```bash bad engine=vllm==0.21.0
+vllm serve Qwen/Qwen3-8B --max-model 4096
+```
+
+Good:
+
+```bash good engine=vllm==0.21.0
+vllm serve Qwen/Qwen3-8B --max-model-len 4096
+```
+
+Fix (safe): replace the prefix by the full flag.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+from servelint.model import Finding, Severity
+from servelint.rules._util import is_symbolic, token_span
+from servelint.rules.base import CheckContext, finding
+
+CODE = "SL103"
+NAME = "flag-abbreviated"
+SEVERITY = Severity.WARNING
+FIX_SAFE = True
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for opt in ctx.parsed.options:
+        if not getattr(opt, "abbreviated", False) or is_symbolic(ctx.spec, opt.index):
+            continue
+        full = opt.canonical
+        written = opt.written.split("=", 1)[0]
+        f = finding(sys.modules[__name__], ctx, token_span(ctx.spec, opt.index),
+                    f'"{written}" is accepted by {ctx.profile.label} only as an abbreviation of '
+                    f'"{full}"; a release that adds another flag starting with it will reject it',
+                    fix=f'write "{full}"')
+        span = f.span
+        if span.end_column is not None and span.end_line in (None, span.line):
+            f.patch = (span, full)
+        yield f

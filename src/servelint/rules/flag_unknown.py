@@ -1,0 +1,96 @@
+"""flag not accepted by the release's parser (unknown, removed, or too new)
+
+The engine's own argument parser rejects the flag before anything loads
+(vLLM: ``vllm: error: unrecognized arguments``, exit 2). servelint says which case it
+is: a misspelling (with a did-you-mean), a flag removed in an earlier release (and
+what replaced it when the release says so), or a flag that only exists from a later
+release than the one pinned.
+
+Bad (the flag was removed in vLLM 0.17.0):
+
+```bash bad engine=vllm==0.21.0
+vllm serve Qwen/Qwen3-8B --disable-log-requests
+```
+
+Good:
+
+```bash good engine=vllm==0.21.0
+vllm serve Qwen/Qwen3-8B
+```
+
+Fix: drop or rename the flag, or pin a release that has it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from packaging.version import Version
+
+from servelint.model import Finding, Severity
+from servelint.rules._util import is_symbolic, normalise_flag, suggest, token, token_span
+from servelint.rules.base import CheckContext, finding
+
+CODE = "SL101"
+NAME = "flag-unknown"
+SEVERITY = Severity.ERROR
+FIX_SAFE = False
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    import sys
+
+    spec, prof = ctx.spec, ctx.profile
+    release = prof.version
+    for problem in ctx.parsed.problems:
+        if problem.kind != "unrecognized" or is_symbolic(ctx.spec, problem.index):
+            continue
+        tok = token(spec, problem.index)
+        if tok is None:
+            continue
+        span = token_span(spec, problem.index)
+        text = tok.text
+        if not text.startswith("-"):
+            yield finding(sys.modules[__name__], ctx, span,
+                          f'unexpected positional argument "{text}" for {prof.label}: '
+                          "the parser takes one positional (the model)",
+                          fix="remove it, or attach it to the flag it belongs to")
+            continue
+        if " " in text.strip():
+            yield finding(sys.modules[__name__], ctx, span,
+                          f'"{text}" is one argument holding a space: {prof.label} does not '
+                          "split it into a flag and a value",
+                          fix=f'write it as two arguments: {" ".join(text.split(None, 1))}')
+            continue
+        name = normalise_flag(text)
+        base = name.split(".", 1)[0] if prof.rules.get("dotted_keys") else name
+        message, fix = _explain(ctx, base, release)
+        yield finding(sys.modules[__name__], ctx, span, message, fix=fix)
+
+
+def _explain(ctx: CheckContext, name: str, release: str) -> tuple[str, str]:
+    prof, hist = ctx.profile, ctx.history
+    pres = hist.of("option", name).releases if hist else ()
+    if pres:
+        first = pres[0]
+        if Version(first) > Version(release):
+            return (f'flag "{name}" does not exist in {prof.label}; it first appears in '
+                    f"{prof.engine} {first}",
+                    f"pin {prof.engine} >= {first} (an image that has it), or drop the flag")
+        removed = hist.removed_after("option", name, release) if hist else None
+        last = max((r for r in pres if Version(r) <= Version(release)), key=Version, default=None)
+        hint = ""
+        if hist and name in hist.deprecated:
+            msgs = [m for m in hist.deprecated[name].values() if m]
+            if msgs:
+                hint = msgs[-1]
+        msg = f'flag "{name}" was removed in {prof.engine} {removed or "a later release"}'
+        msg += f" (last accepted in {last})" if last else ""
+        msg += f"; {prof.label} rejects it"
+        return msg, hint or "drop the flag (or use what replaced it)"
+    options = [o for o in prof.option_index if o.startswith("--")]
+    guess = suggest(name, options)
+    msg = f'unknown flag "{name}" for {prof.label}'
+    if guess:
+        msg += f'; did you mean "{guess}"?'
+    return msg, f'use "{guess}"' if guess else "remove the flag"

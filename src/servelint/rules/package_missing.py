@@ -1,0 +1,190 @@
+"""flag, value or env var needs a package the pinned image does not contain
+
+Some settings switch on a code path that imports an optional package. When the image
+(or the wheel, for a pip install) does not ship it, the server raises ImportError at
+startup and a container restarts forever. servelint takes the trigger, the package and
+its version from the release's own code, the image's package set from the release's
+requirements plus what the official image adds, and counts packages the launch
+installs itself before starting the server.
+
+Bad (vLLM 0.27.1: ``VLLM_USE_FASTOKENS=1`` needs ``fastokens>=0.2.0``, which the image lacks):
+
+```bash bad engine=vllm==0.27.1 image=vllm/vllm-openai:v0.27.1
+VLLM_USE_FASTOKENS=1 vllm serve nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16
+```
+
+Good:
+
+```bash good engine=vllm==0.27.1 image=vllm/vllm-openai:v0.27.1
+vllm serve nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16
+```
+
+Fixes: (1) drop the setting; (2) make it an opt-in feature that declares the dependency
+(``pip install "fastokens>=0.2.0"``); (3) pin an image that ships the package (servelint
+says whether any release's image does).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from servelint.model import Finding, Severity, Span
+from servelint.rules._util import canonical_pkg, env_truthy, is_symbolic, shell_quote, token_span
+from servelint.rules.base import CheckContext, finding
+
+CODE = "SL131"
+NAME = "package-missing"
+SEVERITY = Severity.ERROR
+FIX_SAFE = False
+
+
+def _matches_value(want: Any, got: str | None) -> bool:
+    if want is None:
+        return True
+    if got is None:
+        return False
+    if want == "truthy":
+        return env_truthy(got)
+    return str(want) == got or str(want).lower() == got.lower()
+
+
+def triggered(ctx: CheckContext, trigger: dict[str, Any]) -> tuple[Span, str] | None:
+    """Where the launch sets the gate's trigger, with a human description."""
+    kind, spec = trigger.get("kind"), ctx.spec
+    if kind == "env":
+        for env in spec.env:
+            if env.name == trigger.get("name") and not env.symbolic and \
+                    _matches_value(trigger.get("value"), env.value):
+                return env.span or spec.anchor, f"{env.name}={env.value}"
+        return None
+    for opt in ctx.parsed.options:
+        act = opt.action
+        if act is None:
+            continue
+        vi = opt.value_index if opt.value_index is not None else opt.index
+        value = opt.value if isinstance(opt.value, str) else None
+        if kind == "option" and act.dest == trigger.get("name") and not opt.config_path:
+            if is_symbolic(spec, vi) and trigger.get("value") is not None:
+                continue
+            if act.takes_value and not _matches_value(trigger.get("value"), value):
+                continue
+            shown = f"{act.primary} {value}" if value is not None else act.primary
+            return token_span(spec, opt.index), shown
+        if kind == "config":
+            path = trigger.get("path") or ""
+            dest, _, key = path.partition(".")
+            if opt.config_path == path and _matches_value(trigger.get("value"), value):
+                return token_span(spec, opt.index), f"{opt.written} {value}"
+            if act.dest == dest and value and not opt.config_path and not is_symbolic(spec, vi):
+                try:
+                    obj = json.loads(value)
+                except ValueError:
+                    continue
+                if isinstance(obj, dict) and key in obj and \
+                        _matches_value(trigger.get("value"), str(obj[key])):
+                    return token_span(spec, vi), f'{act.primary} {{"{key}": "{obj[key]}"}}'
+    return None
+
+
+def _satisfies(available: str, needed: str) -> bool:
+    """Could an install constrained by ``available`` satisfy ``needed``? (both specifiers)"""
+    try:
+        a, n = SpecifierSet(available or ""), SpecifierSet(needed or "")
+    except InvalidSpecifier:
+        return True  # cannot tell: do not claim a conflict
+    candidates = set()
+    for spec in list(a) + list(n):
+        try:
+            v = Version(spec.version.replace("*", "0"))
+        except InvalidVersion:
+            continue
+        candidates.update({v, Version(f"{v.base_version}.post1"),
+                           Version(f"{v.major}.{v.minor}.{v.micro + 1}"),
+                           Version(f"{v.major}.{v.minor + 1}.0"), Version(f"{v.major + 1}.0.0")})
+    if not candidates:
+        return True
+    return any(a.contains(c, prereleases=True) and n.contains(c, prereleases=True)
+               for c in candidates)
+
+
+def image_has(ctx: CheckContext, package: str, needed: str) -> tuple[bool, str]:
+    """(present and compatible, how we know) for the launch's image or wheel."""
+    pkgs = {canonical_pkg(k): v for k, v in ctx.profile.image_packages().items()}
+    entry = pkgs.get(canonical_pkg(package))
+    if ctx.spec.image is None:  # a pip-installed engine: only the wheel's requirements count
+        if entry and entry.get("source") != "requires-dist":
+            entry = None
+    if entry is None:
+        return False, "absent"
+    return _satisfies(entry.get("specifier", ""), needed), entry.get("specifier", "")
+
+
+def installed_by_launch(ctx: CheckContext, package: str, needed: str) -> tuple[bool, Any]:
+    for inst in ctx.spec.installs:
+        if inst.name and canonical_pkg(inst.name) == canonical_pkg(package):
+            if inst.symbolic:
+                return True, inst
+            return _satisfies(inst.specifier, needed), inst
+    return False, None
+
+
+def images_shipping(ctx: CheckContext, package: str) -> list[str]:
+    hist = ctx.history
+    if not hist:
+        return []
+    return list(hist.of("image_package", canonical_pkg(package)).releases)
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    prof = ctx.profile
+    if ctx.extra.get("custom_image"):
+        return  # the package set of a custom image is unknown: cannot check
+    for gate in prof.gates:
+        trigger = gate.get("trigger")
+        package = gate.get("package")
+        if not trigger or not package:
+            continue
+        hit = triggered(ctx, trigger)
+        if hit is None:
+            continue
+        span, shown = hit
+        needed = gate.get("specifier") or ""
+        requirement = f"{package}{needed}"
+        ok, _ = image_has(ctx, package, needed)
+        if ok:
+            continue
+        inst_ok, inst = installed_by_launch(ctx, package, needed)
+        if inst_ok:
+            continue
+        where = f"image {ctx.spec.image}" if ctx.spec.image else f"the {prof.engine} {prof.version} wheel"
+        if inst is not None:
+            msg = (f'{shown} makes {prof.label} import "{requirement}", but the launch installs '
+                   f'"{inst.requirement}", which cannot satisfy it')
+        else:
+            msg = (f'{shown} makes {prof.label} import "{requirement}", which {where} does not '
+                   "contain: the server fails at startup")
+        if gate.get("message"):
+            msg += f" ({gate['message']})"
+        shipping = [r for r in images_shipping(ctx, package)]
+        if shipping:
+            third = (f"pin an image that ships {package}: {prof.engine} "
+                     f"{', '.join(shipping[-3:])} images do")
+        else:
+            known = ctx.history.releases if ctx.history else []
+            span_txt = f" ({known[0]}–{known[-1]})" if known else ""
+            third = (f"pin an image that ships {package}: none of the {prof.engine} images "
+                     f"servelint knows{span_txt} does")
+        fix = "; ".join([
+            f"(1) drop {shown}",
+            "(2) make it an opt-in feature that declares its dependency "
+            f"(pip install {shell_quote(requirement)})",
+            f"(3) {third}",
+        ])
+        yield finding(sys.modules[__name__], ctx, span, msg, fix=fix,
+                      evidence=gate.get("source", ""))

@@ -1,0 +1,33 @@
+"""file that servelint cannot read or parse
+
+A file that is not valid YAML, not UTF-8, too large, of the wrong shape, or bash that no
+parser accepts. The run goes on with the other files.
+
+Bad:
+
+```yaml bad
+model: [unclosed
+```
+
+Good:
+
+```yaml good
+model: {model_id: org/model}
+```
+
+Fix: repair the file (the message says where).
+"""
+
+from __future__ import annotations
+
+from servelint.model import Severity
+
+CODE = "SL001"
+NAME = "read-error"
+SEVERITY = Severity.ERROR
+FIX_SAFE = False
+ROLES = ()  # emitted by the pipeline from reader problems
+
+
+def check(ctx):  # pragma: no cover - reader problems become findings in servelint.check
+    return iter(())

@@ -1,0 +1,44 @@
+"""value refused by the parser (invalid choice, wrong type, missing value)
+
+The release's parser checks these values itself (``invalid choice``, ``invalid int
+value``, ``expected one argument``) and exits before anything loads.
+
+Bad:
+
+```bash bad engine=vllm==0.21.0
+vllm serve Qwen/Qwen3-8B --kv-cache-dtype fp9
+```
+
+Good:
+
+```bash good engine=vllm==0.21.0
+vllm serve Qwen/Qwen3-8B --kv-cache-dtype fp8
+```
+
+Fix: use one of the values the message lists.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+from servelint.model import Finding, Severity
+from servelint.rules._util import is_symbolic, token_span
+from servelint.rules.base import CheckContext, finding
+
+CODE = "SL111"
+NAME = "value-invalid"
+SEVERITY = Severity.ERROR
+FIX_SAFE = False
+
+KINDS = {"invalid-choice", "bad-value", "missing-value", "other"}
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    for problem in ctx.parsed.problems:
+        if problem.kind not in KINDS or is_symbolic(ctx.spec, problem.index):
+            continue
+        yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, problem.index),
+                      f"{ctx.profile.label} rejects this at parse time: {problem.message}",
+                      fix="use a value the parser accepts")

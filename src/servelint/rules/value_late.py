@@ -1,0 +1,97 @@
+"""value the parser lets through but the engine rejects later
+
+Some options take free text at parse time (``Literal[...] | str`` fields, registry-
+backed names such as tokenizer modes, quantization methods, attention backends,
+tool-call and reasoning parsers, speculative methods) and are only checked when the
+engine builds its config, its tokenizer or its API server: the container starts, then
+fails. servelint checks the value against the set the release registers and names the
+stage at which the engine fails.
+
+Bad (vLLM 0.22.0 has no ``fastokens`` tokenizer mode; it was replaced by an env var):
+
+```bash bad engine=vllm==0.22.0
+vllm serve Qwen/Qwen3-8B --tokenizer-mode fastokens
+```
+
+Good:
+
+```bash good engine=vllm==0.21.0
+vllm serve Qwen/Qwen3-8B --tokenizer-mode fastokens
+```
+
+Fix: use a registered value (did-you-mean when one is close), or pin a release that has it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+
+from packaging.version import Version
+
+from servelint.model import Finding, Severity
+from servelint.rules._util import is_symbolic, short_list, suggest, token_span, value_in
+from servelint.rules.base import CheckContext, finding
+
+CODE = "SL112"
+NAME = "value-rejected-later"
+SEVERITY = Severity.ERROR
+FIX_SAFE = False
+
+
+def values_to_check(ctx: CheckContext):
+    """Yield (target, value, argv index) for every option value governed by a late value set."""
+    for opt in ctx.parsed.options:
+        act = opt.action
+        vi = opt.value_index if opt.value_index is not None else opt.index
+        if act is None or opt.value is None or is_symbolic(ctx.spec, vi):
+            continue
+        if opt.config_path:  # dotted: --attention-config.backend X
+            values = opt.value if isinstance(opt.value, list) else [opt.value]
+            for v in values:
+                yield opt.config_path, str(v), vi
+            continue
+        raw = opt.value
+        if act.json_dataclass or act.raw.get("type") in {"json", "json_dataclass"}:
+            try:
+                obj = json.loads(raw) if isinstance(raw, str) else None
+            except ValueError:
+                obj = None
+            if isinstance(obj, dict):
+                for key, v in obj.items():
+                    if isinstance(v, str):
+                        yield f"{act.dest}.{key}", v, vi
+            continue
+        for v in raw if isinstance(raw, list) else [raw]:
+            yield act.dest, str(v), vi
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    prof = ctx.profile
+    for target, value, index in values_to_check(ctx):
+        late = prof.late_for(target)
+        if late is None:
+            continue
+        set_name, entry = late
+        allowed = entry.get("values", [])
+        if not allowed or value_in(value, allowed, entry.get("case_sensitive", True)):
+            continue
+        where = f'"{value}" is not a registered {set_name.replace("_", " ")} in {prof.label}'
+        stage = entry.get("stage", "")
+        msg = where + (f": the engine fails at {stage.replace('_', ' ')}" if stage else "")
+        if entry.get("message"):
+            msg += f" ({entry['message']})"
+        hist = ctx.history
+        if hist:
+            pres = hist.of("late", f"{set_name}={value}").releases
+            if pres:
+                first, last = pres[0], pres[-1]
+                if Version(first) > Version(prof.version):
+                    msg += f"; it first appears in {prof.engine} {first}"
+                elif Version(last) < Version(prof.version):
+                    msg += f"; it was last accepted in {prof.engine} {last}"
+        guess = suggest(value, allowed, cutoff=0.75)
+        fix = f'did you mean "{guess}"?' if guess else f"valid values: {short_list(allowed)}"
+        yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, index), msg, fix=fix,
+                      evidence=entry.get("source", ""))

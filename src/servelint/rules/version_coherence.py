@@ -1,0 +1,111 @@
+"""version floor disagrees with the image or with what the launch uses
+
+A recipe states ``min_vllm_version``; its image pins a release; its flags, values and
+env vars each exist from some release on. servelint reports a floor above the image's
+release, and every flag, value or env var that first appears after the floor (so
+"needs >= 0.27.0" when the floor says 0.26.0).
+
+Bad (``--mamba-backend`` first appears in vLLM 0.20.0):
+
+```yaml bad
+model:
+  model_id: org/model
+  min_vllm_version: "0.17.0"
+  base_args: ["--mamba-backend", "flashinfer"]
+variants:
+  default: {precision: bf16, vram_minimum_gb: 20}
+compatible_strategies: [single_node_tp]
+```
+
+Good:
+
+```yaml good
+model:
+  model_id: org/model
+  min_vllm_version: "0.20.0"
+  base_args: ["--mamba-backend", "flashinfer"]
+variants:
+  default: {precision: bf16, vram_minimum_gb: 20}
+compatible_strategies: [single_node_tp]
+```
+
+Fix: raise the floor to the release named, or pin an image that matches it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+from packaging.version import InvalidVersion, Version
+
+from servelint.model import Finding, Severity
+from servelint.rules._util import is_symbolic, normalise_flag, token_span
+from servelint.rules.base import CheckContext, finding
+from servelint.rules.value_late import values_to_check
+
+CODE = "SL141"
+NAME = "version-coherence"
+SEVERITY = Severity.WARNING
+FIX_SAFE = False
+
+
+def _v(text: str | None) -> Version | None:
+    try:
+        return Version(text.strip().lstrip("v")) if text else None
+    except InvalidVersion:
+        return None
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    spec, prof, hist = ctx.spec, ctx.profile, ctx.history
+    mod = sys.modules[__name__]
+    floor = _v(spec.floor)
+    if floor is None or hist is None or not hist.releases:
+        return
+    image_release = _v(ctx.extra.get("image_release"))
+    if image_release is not None and floor > image_release:
+        yield finding(mod, ctx, spec.floor_span or spec.anchor,
+                      f"min_vllm_version {spec.floor} is above the release the image pins "
+                      f"({image_release}): the recipe claims a release its image does not have",
+                      fix=f"pin an image with {prof.engine} >= {spec.floor}, or lower the floor")
+    oldest = Version(hist.releases[0])
+    floor_label = f"min_vllm_version {spec.floor}" if spec.origin == "recipe" else \
+        f"the floor {spec.floor}"
+
+    def late(kind: str, key: str) -> str | None:
+        first = hist.of(kind, key).first
+        if first and Version(first) > oldest and Version(first) > floor:
+            return first
+        return None
+
+    seen: set[tuple[str, int]] = set()
+    for opt in ctx.parsed.options:
+        if opt.action is None or is_symbolic(spec, opt.index):
+            continue
+        name = normalise_flag(opt.written).split(".", 1)[0]
+        if opt.abbreviated:
+            name = opt.canonical
+        first = late("option", name)
+        if first and (name, opt.index) not in seen:
+            seen.add((name, opt.index))
+            yield finding(mod, ctx, token_span(spec, opt.index),
+                          f'flag "{name}" first appears in {prof.engine} {first}, but '
+                          f"{floor_label}", fix=f"raise the floor to {first}")
+    for target, value, index in values_to_check(ctx):
+        entry = prof.late_for(target)
+        if entry is None:
+            continue
+        first = late("late", f"{entry[0]}={value}")
+        if first:
+            yield finding(mod, ctx, token_span(spec, index),
+                          f'{entry[0].replace("_", " ")} "{value}" first appears in '
+                          f"{prof.engine} {first}, but {floor_label}",
+                          fix=f"raise the floor to {first}")
+    for env in spec.env:
+        if env.name in prof.env_registry:
+            first = late("env", env.name)
+            if first:
+                yield finding(mod, ctx, env.span or spec.anchor,
+                              f"{env.name} first appears in {prof.engine} {first}, but "
+                              f"{floor_label}", fix=f"raise the floor to {first}")
