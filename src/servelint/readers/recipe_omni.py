@@ -1,0 +1,124 @@
+"""The site's separate renderer for omni recipes (``meta.tasks`` contains ``omni``),
+recipe-format.md 7.1. Renderings are marked ``engine="vllm-omni"``: they run vLLM-Omni,
+not plain vLLM, and must not be judged against vLLM profiles."""
+
+from __future__ import annotations
+
+from servelint.model import Token
+from servelint.readers import recipe_select as sel
+from servelint.readers.problems import ReadProblem
+from servelint.readers.recipe import HardwareProfile, Recipe
+from servelint.readers.recipe_render import (
+    Rendering,
+    RenderResult,
+    _Env,
+    _floor,
+    _image,
+    _model_token,
+    _tokens,
+    _variant_anchor,
+)
+from servelint.readers.recipe_text import dedupe
+from servelint.readers.yamlpos import Map, Node, Scalar, Seq, at, js_string
+
+
+def omni_tasks(recipe: Recipe) -> list[tuple[str, Map | None]]:
+    """Task presets as (selector key, object or None for a bare catalog id)."""
+    tasks = recipe.node("omni", "tasks")
+    out: list[tuple[str, Map | None]] = []
+    if not isinstance(tasks, Seq):
+        return out
+    for item in tasks.items:
+        if isinstance(item, Scalar) and item.value is not None:
+            out.append((js_string(item.value), None))
+        elif isinstance(item, Map):
+            key = item.get("key") or item.get("id")
+            if isinstance(key, Scalar):
+                out.append((js_string(key.value), item))
+    return out
+
+
+def _omni_compose(
+    recipe: Recipe, variant: str, hw: HardwareProfile, task: Map | None
+) -> tuple[list[Token], _Env]:
+    v = recipe.node("variants", variant)
+    non_default = variant != "default"
+    v_gen = sel.gen_block(at(v, "hardware_overrides"), hw)
+    v_exact = sel.exact_block(at(v, "hardware_overrides"), hw)
+    r_gen = sel.gen_block(recipe.node("hardware_overrides"), hw)
+    task_exact = sel.exact_block(at(task, "hardware_overrides"), hw)
+    tokens = _tokens(recipe.node("model", "base_args"))
+    if non_default:
+        tokens += _tokens(at(v, "extra_args"))
+    tokens += _tokens(at(task, "extra_args")) + _tokens(at(task_exact, "extra_args"))
+    for block in (r_gen, v_gen, v_exact):
+        tokens += _tokens(at(block, "extra_args"))
+    port: Node | None = recipe.node("omni", "port")
+    if isinstance(port, Scalar) and port.value is not None:
+        tokens += [Token("--port", port.span), Token(js_string(port.value), port.span)]
+    omni_node = recipe.node("omni")
+    omni_span = omni_node.span if omni_node is not None else recipe.root.span
+    tokens.append(Token("--omni", omni_span))
+    env = _Env()
+    env.apply(recipe.node("model", "base_env"))
+    if non_default:
+        env.apply(at(v, "extra_env"))
+    for block in (r_gen, v_gen, v_exact):
+        env.apply(at(block, "extra_env"))
+    return dedupe(tokens), env
+
+
+def render_omni(
+    recipe: Recipe, result: RenderResult, *, hardware: str | None, variant: str | None
+) -> None:
+    """Append every (variant, hardware, task) rendering of an omni recipe to ``result``."""
+    binary = recipe.node("omni", "serve_binary")
+    if isinstance(binary, Scalar) and binary.value and binary.value != "vllm serve":
+        message = f"omni.serve_binary {binary.value!r} is not rendered by servelint"
+        result.problems.append(ReadProblem(recipe.path, binary.span, message, "unsupported"))
+        return
+    tasks = omni_tasks(recipe) or [("", None)]
+    seen: set[tuple] = set()
+    for v in [variant] if variant is not None else sel.variant_keys(recipe):
+        hws = (
+            [recipe.repo.hardware[hardware]]
+            if hardware is not None
+            else sel.offered_hardware(recipe, v)
+        )
+        for hw in hws:
+            for key, task in tasks:
+                tokens, env = _omni_compose(recipe, v, hw, task)
+                model = _model_token(recipe, v, task)
+                argv = [Token("vllm", model.span), Token("serve", model.span), model, *tokens]
+                dedupe_key = (
+                    v,
+                    hw.id,
+                    tuple(t.text for t in argv),
+                    tuple((e.name, e.value) for e in env.items()),
+                )
+                if dedupe_key in seen:
+                    continue
+                seen.add(dedupe_key)
+                image, image_span = _image(recipe, v, hw)
+                floor, floor_span = _floor(recipe, v)
+                label = " · ".join(p for p in (v, hw.id, key) if p)
+                result.renderings.append(
+                    Rendering(
+                        recipe=recipe.hf_id,
+                        path=recipe.path,
+                        variant=v,
+                        hardware=hw.id,
+                        strategy="",
+                        features={},
+                        label=label,
+                        argv=argv,
+                        env=env.items(),
+                        image=image,
+                        image_span=image_span,
+                        floor=floor,
+                        floor_span=floor_span,
+                        anchor=_variant_anchor(recipe, v),
+                        engine="vllm-omni",
+                        task=key or None,
+                    )
+                )

@@ -1,0 +1,64 @@
+"""The site's last-wins de-duplication, shell quoting and text form of a ``vllm serve`` command
+(recipe-format.md 5.5-5.7)."""
+
+from __future__ import annotations
+
+import re
+
+from servelint.model import EnvVar, Token
+
+_BARE_VALUE = re.compile(r"^(\$[A-Z0-9_]+|[A-Za-z0-9_./=:@,+%-]+)$")
+
+
+def units(tokens: list[Token]) -> list[list[Token]]:
+    """Split tokens into (flag value) pairs, bare flags and positionals."""
+    out: list[list[Token]] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if tok.text.startswith("-") and nxt is not None and not nxt.text.startswith("-"):
+            out.append([tok, nxt])
+            i += 2
+        else:
+            out.append([tok])
+            i += 1
+    return out
+
+
+def dedupe(tokens: list[Token]) -> list[Token]:
+    """Drop empty tokens; keep only the last unit of each flag string, at its last position."""
+    parts = units([t for t in tokens if t.text != ""])
+    seen: set[str] = set()
+    kept: list[list[Token]] = []
+    for unit in reversed(parts):
+        head = unit[0].text
+        if head.startswith("-"):
+            if head in seen:
+                continue
+            seen.add(head)
+        kept.append(unit)
+    return [t for unit in reversed(kept) for t in unit]
+
+
+def quote_value(text: str) -> str:
+    if _BARE_VALUE.match(text):
+        return text
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def command_lines(model: str, tokens: list[Token], binary: str = "vllm serve") -> str:
+    """``vllm serve <X> \\`` then one indented line per unit, as the site prints it."""
+    if not tokens:
+        return f"{binary} {model}"
+    lines = [f"{binary} {model}"]
+    for unit in units(tokens):
+        if len(unit) == 2 and unit[0].text.startswith("-"):
+            lines.append(f"  {unit[0].text} {quote_value(unit[1].text)}")
+        else:
+            lines.append(f"  {unit[0].text}")
+    return " \\\n".join(lines)
+
+
+def export_lines(env: list[EnvVar]) -> list[str]:
+    return [f"export {e.name}={e.value}" for e in env]
