@@ -24,8 +24,8 @@ UNUSED_IGNORE = RuleMeta(
     code="SL901",
     name="unused-ignore",
     severity=Severity.WARNING,
-    summary="Ignore comment that suppresses nothing.",
-    doc="""Ignore comment that suppresses nothing.
+    summary="ignore comment that suppresses nothing",
+    doc="""ignore comment that suppresses nothing
 
 An inline `servelint: ignore[rule-id]` comment applies to findings of the named
 rules on its own line or, when the comment stands alone on its line, on the next
@@ -47,8 +47,8 @@ UNKNOWN_RULE_IN_IGNORE = RuleMeta(
     code="SL902",
     name="unknown-rule-in-ignore",
     severity=Severity.WARNING,
-    summary="Ignore comment names a rule that does not exist.",
-    doc="""Ignore comment names a rule that does not exist.
+    summary="ignore comment naming a rule that does not exist",
+    doc="""ignore comment naming a rule that does not exist
 
 Each id inside `servelint: ignore[...]` must be a rule name (`flag-unknown`) or code
 (`SL101`); `servelint explain` lists them. A misspelt id suppresses nothing. A

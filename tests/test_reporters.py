@@ -1,0 +1,226 @@
+import io
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+from stub_rules import STUBS, make_finding
+
+import servelint
+from servelint.model import Severity, Span
+from servelint.reporters import FORMATS, default_format, render
+from servelint.reporters.excerpt import underline
+from servelint.reporters.github import annotation, escape_property
+from servelint.reporters.text import renderings_line, use_color
+from servelint.rules.base import meta_of
+
+SCHEMA = Path(servelint.__file__).parent / "data" / "sarif-2.1.0.schema.json"
+STUB_METAS = [meta_of(m) for m in STUBS]
+
+SOURCE = "#!/bin/bash\nvllm serve m \\\n  --bogus 1\n"
+
+
+def sources(path: str) -> str | None:
+    return {"r.sh": SOURCE, "wide.sh": "\tx=日本語 --bad\n"}.get(path)
+
+
+def run(findings, fmt, **kw):
+    out = io.StringIO()
+    kw.setdefault("read_source", sources)
+    render(findings, fmt, stream=out, files_checked=2, profiles_used=[("vllm", "0.27.1")], **kw)
+    return out.getvalue()
+
+
+# ---- text ---------------------------------------------------------------------------------
+
+def test_text_header_excerpt_caret_fix_and_summary():
+    f = make_finding("r.sh", 3, 3, end_column=10, fix='remove "--bogus"',
+                     renderings=["bf16", "h100"], evidence="vllm/engine/arg_utils.py:10")
+    out = run([f], "text", color=False)
+    lines = out.splitlines()
+    assert lines[0] == ('r.sh:3:3: error[SL101 flag-unknown] unknown flag "--bogus" '
+                        "(judged against vllm 0.27.1)")
+    assert lines[1] == "  3 |   --bogus 1"
+    assert lines[2] == "    |   ^^^^^^^"
+    assert "  fix: remove \"--bogus\"" in lines
+    assert "  2 renderings: bf16 · h100" in lines
+    assert "  evidence: vllm/engine/arg_utils.py:10" in lines
+    assert lines[-1] == "1 error, 0 warnings, 0 info in 2 files checked (judged against vllm 0.27.1)"
+
+
+def test_text_without_findings_or_source():
+    assert run([], "text", color=False) == (
+        "no problems in 2 files checked (judged against vllm 0.27.1)\n")
+    out = run([make_finding("missing.yaml", 4, 2)], "text", color=False)
+    assert "|" not in out.splitlines()[1]  # no excerpt for an unreadable file
+
+
+def test_text_sorted_by_position():
+    out = run([make_finding("r.sh", 3, 3), make_finding("r.sh", 2, 1)], "text", color=False)
+    headers = [line for line in out.splitlines() if line.startswith("r.sh:")]
+    assert [h.split(":")[1] for h in headers] == ["2", "3"]
+
+
+def test_caret_under_tabs_and_wide_characters():
+    line = "\tx=日本語 --bad\n"
+    # "--bad" is characters 8..12 (1-based), displayed after a 4-cell tab and 3 wide chars
+    shown, marks = underline(line, Span("f", 1, 8, 1, 13))
+    assert shown == "    x=日本語 --bad"
+    assert marks == " " * 13 + "^" * 5
+    # a span on a wide character is two cells wide
+    _, marks = underline(line, Span("f", 1, 4, 1, 5))
+    assert marks == " " * 6 + "^^"
+
+
+def test_caret_without_end_runs_to_token_end_and_multiline_to_line_end():
+    _, marks = underline("vllm serve --bogus 1", Span("f", 1, 12))
+    assert marks == " " * 11 + "^" * 7
+    _, marks = underline("command: |  ", Span("f", 1, 1, 3, 2))
+    assert marks == "^" * len("command: |")
+    _, marks = underline("", Span("f", 1, 5, 1, 9))  # past the end: still one caret
+    assert marks == "^"
+
+
+def test_renderings_collapse():
+    assert renderings_line(["a"]) == "rendering: a"
+    assert renderings_line(["a", "b", "c", "d"]) == "4 renderings: a · b · c · d"
+    names = ["bf16", "h100", "single_node_tp"] + [f"r{i}" for i in range(9)]
+    assert renderings_line(names) == "12 renderings: bf16 · h100 · single_node_tp, …"
+
+
+class Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_color_only_on_tty_and_never_with_no_color():
+    assert not use_color(io.StringIO(), {})
+    assert use_color(Tty(), {})
+    assert not use_color(Tty(), {"NO_COLOR": "1"})
+    assert use_color(io.StringIO(), {"FORCE_COLOR": "1"})
+    assert "\x1b[" in run([make_finding("r.sh", 3, 3)], "text", color=True)
+    assert "\x1b[" not in run([make_finding("r.sh", 3, 3)], "text", color=False)
+
+
+# ---- json ---------------------------------------------------------------------------------
+
+def test_json_document():
+    patch_span = Span("r.sh", 3, 3, 3, 10)
+    f = make_finding("r.sh", 3, 3, end_column=10, renderings=["x"], fix="f", evidence="e",
+                     related=[Span("r.sh", 2, 1, 2, 5)], patch=(patch_span, ""))
+    doc = json.loads(run([f], "json", extra={"launches": [{"id": 1}]}))
+    assert doc["version"] == 1
+    assert doc["tool"] == {"name": "servelint", "version": servelint.__version__}
+    assert doc["launches"] == [{"id": 1}]
+    (item,) = doc["findings"]
+    expected = {"rule": "flag-unknown", "code": "SL101", "severity": "error", "path": "r.sh",
+                "line": 3, "column": 3, "end_line": 3, "end_column": 10,
+                "message": 'unknown flag "--bogus"', "engine": "vllm", "release": "0.27.1",
+                "renderings": ["x"], "fix": "f", "evidence": "e"}
+    assert {k: item[k] for k in expected} == expected
+    assert item["related"] == [{"path": "r.sh", "line": 2, "column": 1, "end_line": 2,
+                                "end_column": 5}]
+    assert item["patch"]["replacement"] == "" and item["patch"]["line"] == 3
+    assert doc["summary"] == {"findings": 1, "errors": 1, "warnings": 0, "info": 0,
+                              "files_checked": 2, "profiles_used": ["vllm 0.27.1"]}
+
+
+def test_json_extra_keys_cannot_replace_reserved_ones():
+    with pytest.raises(ValueError, match="findings"):
+        run([], "json", extra={"findings": []})
+
+
+# ---- sarif --------------------------------------------------------------------------------
+
+def sarif_findings():
+    return [
+        make_finding("r.sh", 3, 3, end_column=10, renderings=["bf16", "h100"],
+                     related=[Span("r.sh", 2, 1, 2, 5)],
+                     patch=(Span("r.sh", 3, 3, 3, 10), "--ok"), fix="rename"),
+        make_finding("dir with space/é.yaml", 1, 1, code="SL301", rule="env-deprecated",
+                     severity=Severity.WARNING, end_line=None),
+        make_finding("/abs/elsewhere.sh", 7, 2, code="SL999", rule="not-in-catalog",
+                     severity=Severity.INFO),
+    ]
+
+
+def test_sarif_validates_against_official_schema():
+    schema = json.loads(SCHEMA.read_text())
+    doc = json.loads(run(sarif_findings(), "sarif", rules=STUB_METAS))
+    validator = jsonschema.Draft4Validator(schema,
+                                           format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+    errors = sorted(validator.iter_errors(doc), key=str)
+    assert not errors, errors[0]
+    # the validator is not vacuous: a result without a message is rejected
+    del doc["runs"][0]["results"][0]["message"]
+    assert list(validator.iter_errors(doc))
+
+
+def test_sarif_rules_results_and_properties():
+    doc = json.loads(run(sarif_findings(), "sarif", rules=STUB_METAS))
+    run0 = doc["runs"][0]
+    rules = run0["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == ["SL101", "SL301", "SL999"]
+    assert rules[0]["help"]["text"].startswith("flag not accepted by the release")
+    assert "```bash bad" in rules[0]["help"]["markdown"]
+    assert rules[0]["helpUri"].endswith("/flag-unknown")
+    assert rules[1]["defaultConfiguration"]["level"] == "warning"
+    results = run0["results"]
+    by_rule = {r["ruleId"]: r for r in results}
+    assert [r["level"] for r in results] == ["note", "warning", "error"]  # sorted by path
+    first = by_rule["SL101"]
+    assert rules[first["ruleIndex"]]["id"] == "SL101"
+    assert first["properties"] == {"engine": "vllm", "release": "0.27.1",
+                                   "renderings": ["bf16", "h100"], "fix": "rename"}
+    loc = first["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"] == "r.sh"
+    assert loc["region"] == {"startLine": 3, "startColumn": 3, "endLine": 3, "endColumn": 10}
+    assert first["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"] == {
+        "text": "--ok"}
+    assert by_rule["SL301"]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (
+        "dir%20with%20space/%C3%A9.yaml")
+    assert by_rule["SL999"]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (
+        "file:///abs/elsewhere.sh")
+    assert run0["columnKind"] == "unicodeCodePoints"
+
+
+def test_sarif_uses_registry_by_default(monkeypatch):
+    import servelint.rules as rules_pkg
+
+    monkeypatch.setattr(rules_pkg, "registry", lambda: STUBS, raising=False)
+    doc = json.loads(run([], "sarif"))
+    ids = [r["id"] for r in doc["runs"][0]["tool"]["driver"]["rules"]]
+    assert ids == ["SL101", "SL301", "SL901", "SL902"]
+
+
+# ---- github -------------------------------------------------------------------------------
+
+def test_github_annotation_and_escaping():
+    f = make_finding("a,b:c.yaml", 3, 3, end_column=10, message="50% of\nlines",
+                     fix="do x")
+    assert annotation(f) == (
+        "::error file=a%2Cb%3Ac.yaml,line=3,col=3,endLine=3,endColumn=10,"
+        "title=SL101 flag-unknown::50%25 of%0Alines (judged against vllm 0.27.1)%0Afix: do x")
+    warn = make_finding("r.sh", 1, 1, severity=Severity.WARNING, end_line=2, end_column=4)
+    assert annotation(warn).startswith("::warning file=r.sh,line=1,col=1,endLine=2,title=")
+    assert annotation(make_finding(severity=Severity.INFO)).startswith("::notice ")
+    assert escape_property("x\r%") == "x%0D%25"
+
+
+def test_github_output_has_one_command_per_finding():
+    out = run([make_finding("r.sh", 3, 3), make_finding("r.sh", 2, 1)], "github")
+    assert len(re.findall(r"^::error ", out, re.M)) == 2
+    assert out.splitlines()[-1].startswith("servelint: 2 findings in 2 files checked")
+
+
+def test_default_format():
+    assert default_format({"GITHUB_ACTIONS": "true"}) == "github"
+    assert default_format({}) == "text"
+    assert default_format({"GITHUB_ACTIONS": "false"}) == "text"
+
+
+def test_unknown_format():
+    assert set(FORMATS) == {"text", "json", "sarif", "github"}
+    with pytest.raises(ValueError, match="unknown output format"):
+        run([], "xml")
