@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Turn raw oracle records (record_verdicts.py) into the committed verdict file.
+
+    python3 tools/oracle/compact_verdicts.py /tmp/oracle-raw/0.27.1.jsonl \
+        --cases tests/conformance/cases.jsonl --out tests/conformance/verdicts/0.27.1.jsonl.gz
+
+One line per case, in corpus order:
+  {"id", "stage", "ok", "msg" (first line), "raised_at", "tag"}
+stage: the first stage that failed (main, parse, validate, serve_cmd, api_args,
+engine_args, engine_config, renderer), "accepted", or oracle-timeout / oracle-error.
+tag says what kind of rejection it is:
+  argparse             argparse error (exit 2)
+  parse-exception      exception raised inside parse_args (traceback, exit 1)
+  cli-main             `--omni` hand-over without vllm-omni
+  late:<target>        the case's late-checked value was rejected (its text is in the message)
+  missing-package      ImportError / ModuleNotFoundError (venv or optional package)
+  post-parse           any other post-parse rejection (fake model, CPU platform, numeric
+                       ranges, missing files, ...): judge msg / raised_at
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+from pathlib import Path
+
+
+def _first_line(text: str | None) -> str:
+    for line in (text or "").splitlines():
+        if line.strip():
+            return line.strip()[:300]
+    return ""
+
+
+def _mentions(message: str, value: str) -> bool:
+    """The rejected value's own text appears in the message (as a token)."""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(value)}(?![A-Za-z0-9_])", message,
+                     re.IGNORECASE) is not None
+
+
+def _late_value(case: dict) -> str | None:
+    target = case.get("late")
+    if not target:
+        return None
+    argv = case["argv"]
+    if "." in target and target.split(".", 1)[0] in ("speculative_config",):
+        body = json.loads(argv[-1])
+        return str(body.get(target.split(".", 1)[1]))
+    return argv[-1]
+
+
+def tag_of(case: dict, rec: dict) -> str:
+    stage = rec.get("rejected_at")
+    if rec.get("verdict") != "rejected" or not stage:
+        return ""
+    info = rec.get("stages", {}).get(stage, {})
+    kind = info.get("kind") or ""
+    exc = info.get("exception") or ""
+    if stage == "main":
+        return "cli-main"
+    if stage == "parse":
+        return "argparse" if kind == "argparse" else "parse-exception"
+    if exc in ("ImportError", "ModuleNotFoundError") or kind.startswith("missing-optional"):
+        return "missing-package"
+    value = _late_value(case)
+    if value is not None and _mentions(rec.get("message") or "", value):
+        return f"late:{case['late']}"
+    return "post-parse"
+
+
+def compact(case: dict, rec: dict) -> dict:
+    verdict = rec.get("verdict")
+    if verdict == "rejected":
+        stage, ok = rec.get("rejected_at"), False
+    elif verdict in ("accepted", "exited-0"):
+        stage, ok = "accepted", True
+    else:
+        stage, ok = str(verdict), False
+    info = rec.get("stages", {}).get(rec.get("rejected_at") or "", {})
+    return {"id": case["id"], "stage": stage, "ok": ok,
+            "msg": _first_line(rec.get("message")) if not ok else "",
+            "raised_at": info.get("raised_at") or "", "tag": tag_of(case, rec)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("raw", type=Path)
+    ap.add_argument("--cases", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    a = ap.parse_args()
+    cases = [json.loads(line) for line in a.cases.read_text().splitlines() if line.strip()]
+    raw = {}
+    for line in a.raw.read_text().splitlines():
+        rec = json.loads(line)
+        raw[rec["id"]] = rec
+    missing = [c["id"] for c in cases if c["id"] not in raw]
+    if missing:
+        raise SystemExit(f"{len(missing)} cases have no oracle record, e.g. {missing[:3]}")
+    lines = [json.dumps(compact(c, raw[c["id"]]), sort_keys=True) for c in cases]
+    payload = ("\n".join(lines) + "\n").encode()
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    with open(a.out, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0, filename="") as gz:
+        gz.write(payload)
+    print(f"{len(lines)} verdicts -> {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
