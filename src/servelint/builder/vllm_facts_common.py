@@ -130,38 +130,49 @@ def walk_with_parents(tree: ast.AST) -> Iterator[tuple[ast.AST, list[ast.AST]]]:
             stack.append((child, chain))
 
 
-def module_defs(src: WheelSource) -> dict[str, list[tuple[str, ast.AST]]]:
-    """Index: name -> [(path, node)] of module-level classes, functions and assignments."""
-    def make() -> dict[str, list[tuple[str, ast.AST]]]:
-        index: dict[str, list[tuple[str, ast.AST]]] = {}
-        for path in py_files(src):
-            text = src.read(path)
-            if "class " not in text and " = " not in text:
-                continue
+def _defs_in(tree: ast.Module, name: str) -> list[ast.AST]:
+    out: list[ast.AST] = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef) and node.name == name:
+            out.append(node)
+        elif isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            out.append(node)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and node.target.id == name:
+            out.append(node)
+    return out
+
+
+def find_defs(src: WheelSource, name: str) -> list[tuple[str, ast.AST]]:
+    """Module-level classes, functions and assignments named ``name`` (text-prefiltered)."""
+    def make() -> list[tuple[str, ast.AST]]:
+        needles = (f"class {name}", f"def {name}(", f"\n{name} =", f"\n{name}:")
+        hits = []
+        for path in files_with(src, *needles):
             tree = parse(src, path)
-            if tree is None:
-                continue
-            for node in tree.body:
-                names: list[str] = []
-                if isinstance(node, ast.ClassDef | ast.FunctionDef):
-                    names = [node.name]
-                elif isinstance(node, ast.Assign):
-                    names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                    names = [node.target.id]
-                for name in names:
-                    index.setdefault(name, []).append((path, node))
-        return index
-    return per_wheel(src, "module_defs", make)
+            if tree is not None:
+                hits += [(path, node) for node in _defs_in(tree, name)]
+        return hits
+    return per_wheel(src, f"defs:{name}", make)
 
 
 def find_def(src: WheelSource, name: str, prefer: str = "") -> tuple[str, ast.AST] | None:
     """The module-level definition of ``name`` (first path containing ``prefer``)."""
-    hits = module_defs(src).get(name, [])
+    hits = find_defs(src, name)
     for path, node in hits:
         if prefer in path:
             return path, node
     return hits[0] if hits else None
+
+
+def class_fields(src: WheelSource, cls_name: str, prefer: str = "vllm/config"
+                 ) -> dict[str, ast.AnnAssign]:
+    found = find_def(src, cls_name, prefer)
+    if not found or not isinstance(found[1], ast.ClassDef):
+        return {}
+    return {n.target.id: n for n in found[1].body
+            if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
 
 
 def literal_values(src: WheelSource, node: ast.AST | None, path: str = "",
