@@ -427,11 +427,26 @@ def _label(s: _Selection) -> str:
     parts = [s.variant, s.hw.id, s.strategy]
     if s.nodes > 1:
         parts.append(f"node {s.rank}/{s.nodes}")
+    modes = dict(s.features)
+    extras = []
+    for name, choice in s.choices.items():
+        if choice is False:
+            extras.append(f"-{name}")
+        elif name in modes:
+            extras.append(name if modes[name] is None else f"{name}={modes[name]}")
     label = " · ".join(parts)
-    extras = [
-        k if c is True else (f"-{k}" if c is False else f"{k}={c}") for k, c in s.choices.items()
-    ]
     return label + (" + " + " ".join(extras) if extras else "")
+
+
+def _feature_map(recipe: Recipe, s: _Selection) -> dict[str, FeatureChoice]:
+    """Enabled features -> effective mode (or True); a modes feature with no mode is left out."""
+    out: dict[str, FeatureChoice] = {}
+    for name, mode in s.features:
+        if mode is not None:
+            out[name] = mode
+        elif not isinstance(recipe.node("features", name, "modes"), Map):
+            out[name] = True
+    return out
 
 
 def _render_one(recipe: Recipe, s: _Selection) -> Rendering:
@@ -446,7 +461,7 @@ def _render_one(recipe: Recipe, s: _Selection) -> Rendering:
         variant=s.variant,
         hardware=s.hw.id,
         strategy=s.strategy,
-        features={f: (m if m is not None else True) for f, m in s.features},
+        features=_feature_map(recipe, s),
         label=_label(s),
         argv=argv,
         env=env,

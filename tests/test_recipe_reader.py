@@ -1,0 +1,146 @@
+"""Recipe reader: repository discovery, bundled fallback, positions and malformed input."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from servelint.readers.recipe import BUNDLED_ROOT, find_repo_root, load_recipe, load_repo
+from servelint.readers.recipe_render import render
+from servelint.readers.yamlpos import Map
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+RECIPES = CORPUS / "vllm-recipes"
+SEED = CORPUS / "seeds" / "NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16.yaml"
+CASES = Path(__file__).parent / "cases" / "recipes"
+
+needs_corpus = pytest.mark.skipif(not SEED.is_file(), reason="shared corpus absent")
+
+
+@needs_corpus
+def test_seed_env_carries_the_position_of_its_key():
+    result = render(SEED, variant="bf16", hardware="h100", strategy="single_node_tep", features={})
+    (r,) = result.renderings
+    (env,) = r.env
+    assert env.name == "VLLM_USE_FASTOKENS" and env.value == "1"
+    assert (env.span.path, env.span.line, env.span.column) == (str(SEED), 143, 7)
+    assert (env.span.end_line, env.span.end_column) == (143, 25)
+
+
+@needs_corpus
+def test_seed_outside_a_checkout_uses_the_bundled_taxonomy():
+    assert find_repo_root(SEED) is None
+    recipe, problems = load_recipe(SEED)
+    assert problems == [] and recipe is not None
+    assert recipe.repo.bundled and recipe.repo.root == BUNDLED_ROOT
+    assert recipe.hf_id == "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16"
+    assert recipe.repo.hardware["h100"].per_gpu_gb == 80
+    assert set(recipe.repo.strategies) >= {
+        "single_node_tp",
+        "pd_cluster",
+        "kv_store_distributed_mooncake",
+    }
+
+
+@needs_corpus
+def test_bundled_data_is_a_copy_of_the_corpus():
+    for rel in [
+        "taxonomy.yaml",
+        "strategies/single_node_tp.yaml",
+        "kv_store/kv_store_centralized_mooncake.yaml",
+    ]:
+        assert (BUNDLED_ROOT / rel).read_bytes() == (RECIPES / rel).read_bytes()
+
+
+@needs_corpus
+def test_recipe_inside_a_checkout_uses_that_checkout_once(tmp_path):
+    path = RECIPES / "models" / "nvidia" / "NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16.yaml"
+    assert find_repo_root(path) == RECIPES.resolve()
+    recipe, _ = load_recipe(path)
+    assert recipe is not None and not recipe.repo.bundled
+    assert recipe.hf_id == "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16"
+    assert load_repo(RECIPES) is recipe.repo  # cached per root
+    # a checkout's own taxonomy wins over the bundled one
+    root = tmp_path / "repo"
+    (root / "models" / "o").mkdir(parents=True)
+    shutil.copytree(RECIPES / "strategies", root / "strategies")
+    (root / "taxonomy.yaml").write_text(
+        "hardware_profiles:\n  tiny:\n    brand: NVIDIA\n    generation: hopper\n"
+        "    gpu_count: 2\n    vram_gb: 20\nstrategies: [single_node_tp]\n"
+    )
+    shutil.copy(SEED, root / "models" / "o" / "m.yaml")
+    result = render(root / "models" / "o" / "m.yaml", variant="bf16", features={})
+    assert [(r.hardware, r.strategy) for r in result.renderings] == [
+        ("tiny", "single_node_tp"),
+        ("tiny", "single_node_tep"),
+    ]
+    assert "--tensor-parallel-size" in result.renderings[0].argv_text
+    assert (
+        result.renderings[0].argv_text[
+            result.renderings[0].argv_text.index("--tensor-parallel-size") + 1
+        ]
+        == "2"
+    )
+
+
+def test_recipe_root_node_and_omni_flag():
+    recipe, problems = load_recipe(CASES / "layered.yaml")
+    assert problems == [] and recipe is not None and isinstance(recipe.root, Map)
+    assert not recipe.is_omni and recipe.hf_id == "org/layered"
+    assert recipe.node("variants", "big", "tp", "gb200").value == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "line"),
+    [
+        ("bad_syntax", "parse-error", 2),
+        ("not_a_map", "parse-error", 1),
+        ("empty", "read-error", None),
+        ("non_utf8", "read-error", 2),
+        ("alias_bomb", "budget", 6),
+        ("recursive_alias", "parse-error", 1),
+    ],
+)
+def test_malformed_recipe_is_a_problem(name, kind, line):
+    recipe, problems = load_recipe(CASES / f"{name}.yaml")
+    assert recipe is None
+    assert problems[0].kind == kind
+    assert (problems[0].span.line if problems[0].span else None) == line
+
+
+def test_wrong_types_are_reported_at_their_key():
+    recipe, problems = load_recipe(CASES / "wrong_types.yaml")
+    assert recipe is not None
+    assert [(p.message, p.span.line) for p in problems] == [
+        ("'model.base_args' should be a list", 3),
+        ("'model.base_env' should be a mapping", 4),
+        ("'variants' should be a mapping", 5),
+    ]
+    result = render(CASES / "wrong_types.yaml")
+    assert result.renderings == [] and len(result.problems) == 3
+
+
+def test_duplicate_key_still_renders_with_a_problem():
+    result = render(
+        CASES / "duplicate_keys.yaml", hardware="h100", strategy="single_node_tp", features={}
+    )
+    assert result.renderings[0].argv_text[2] == "org/dup2"
+    assert result.problems[0].message == "duplicated mapping key 'model_id'"
+
+
+@pytest.mark.parametrize(
+    ("selector", "message"),
+    [
+        ({"variant": "nope"}, "unknown variant 'nope'"),
+        ({"hardware": "a100"}, "unknown hardware 'a100'"),
+        ({"strategy": "warp"}, "unknown strategy 'warp'"),
+        ({"strategy": "pd_cluster"}, "is not rendered by servelint yet"),
+        ({"features": {"nope": True}}, "unknown feature 'nope'"),
+    ],
+)
+def test_unusable_selectors_are_problems(selector, message):
+    result = render(CASES / "layered.yaml", **selector)
+    assert result.renderings == []
+    assert message in result.problems[0].message
