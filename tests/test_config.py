@@ -50,7 +50,8 @@ target-version = "0.27.1"
     config = load_config_file(path, known_rules=KNOWN)
     assert config.severity == {"flag-unknown": Severity.WARNING, "SL301": Severity.ERROR}
     assert config.gpu == "h100"
-    assert config.target_version == ("vllm", "0.27.1")
+    assert config.target_version == "vllm==0.27.1"
+    assert config.min_severity == "info"
     assert config.image_release("vllm/vllm-openai:nightly-2026") == ("vllm", "0.33.0")
     assert config.image_release("docker.io/vllm/vllm-openai:v0.27.1") == ("vllm", "0.27.1")
     assert config.image_release("lmsysorg/sglang:latest") is None

@@ -49,6 +49,12 @@ def test_text_header_excerpt_caret_fix_and_summary():
     assert lines[-1] == "1 error, 0 warnings, 0 info in 2 files checked (judged against vllm 0.27.1)"
 
 
+def test_files_checked_may_be_the_list_of_files():
+    out = io.StringIO()
+    render([], "text", stream=out, files_checked=["a.sh", "b.yaml", "c.md"], color=False)
+    assert out.getvalue() == "no problems in 3 files checked\n"
+
+
 def test_text_without_findings_or_source():
     assert run([], "text", color=False) == (
         "no problems in 2 files checked (judged against vllm 0.27.1)\n")

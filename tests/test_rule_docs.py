@@ -68,6 +68,12 @@ def run_example(lang: str, attrs: dict[str, str], text: str):
     check = pytest.importorskip("servelint.check")
     if not hasattr(check, "check_text"):
         pytest.skip("servelint.check.check_text not available yet")
+    from servelint import profiles
+
+    engine, _, version = attrs.get("engine", "vllm").partition("==")
+    have = profiles.available(engine)
+    if not have or (version and version not in have):
+        pytest.skip(f"no profile for {engine} {version or '(any)'} yet")
     options = check.Options(**{key.replace("-", "_"): value for key, value in attrs.items()})
     try:
         return check.check_text(text, lang, "example", options).findings

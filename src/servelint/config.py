@@ -10,7 +10,7 @@ Found by walking up from the checked path (or the cwd); in each directory
     images = {"vllm/vllm-openai:nightly-*" = "vllm==0.33.0"}
     min-severity = "warning"
     gpu = "h100"
-    target-version = "vllm==0.27.1"                  # release for launches that pin none
+    target-version = "vllm==0.33.0"                  # judge as if bumped to it (--target-version)
 
 ``exclude`` patterns use fnmatch (``*`` also crosses ``/``); a pattern without ``/``
 also matches any single path component, so ``exclude = ["vendor"]`` skips a tree.
@@ -48,9 +48,9 @@ class Config:
     disable: frozenset[str] = frozenset()
     exclude: tuple[str, ...] = ()
     images: dict[str, tuple[str, str]] = field(default_factory=dict)
-    min_severity: Severity | None = None
+    min_severity: str | None = None  # a Severity label: "info" | "warning" | "error"
     gpu: str | None = None
-    target_version: tuple[str, str] | None = None  # (engine, version)
+    target_version: str | None = None  # "vllm==0.27.1", the spelling --target-version takes
 
     @property
     def root(self) -> Path:
@@ -70,7 +70,7 @@ class Config:
             if finding.rule in self.disable or finding.code in self.disable:
                 continue
             severity = self._severity_for(finding)
-            if self.min_severity is not None and severity < self.min_severity:
+            if self.min_severity is not None and severity < Severity.parse(self.min_severity):
                 continue
             if severity != finding.severity:
                 finding = dataclasses.replace(finding, severity=severity)
@@ -232,7 +232,7 @@ def parse_config(table: dict[str, Any], path: Path | None = None, *,
         images[pattern] = _release(pin, f"images.{pattern}", fail, bare_ok=False)
     config.images = images
     if "min-severity" in table:
-        config.min_severity = severity(table["min-severity"], "min-severity")
+        config.min_severity = severity(table["min-severity"], "min-severity").label
     if "gpu" in table:
         config.gpu = _gpu(table["gpu"], fail)
     if "target-version" in table:
@@ -240,7 +240,8 @@ def parse_config(table: dict[str, Any], path: Path | None = None, *,
         if not isinstance(value, str):
             raise fail(f'"target-version" must be a string like "vllm==0.27.1", '
                        f"got {_type(value)}")
-        config.target_version = _release(value, "target-version", fail, bare_ok=True)
+        engine, version = _release(value, "target-version", fail, bare_ok=True)
+        config.target_version = f"{engine}=={version}"
     return config
 
 

@@ -47,7 +47,7 @@ def render(
     fmt: str,
     *,
     stream: TextIO,
-    files_checked: int = 0,
+    files_checked: int | Sequence[str] = 0,
     profiles_used: Iterable[str | tuple[str, str]] = (),
     extra: Mapping[str, Any] | None = None,
     rules: Sequence[RuleMeta] | None = None,
@@ -60,6 +60,8 @@ def render(
     the SARIF rule catalog (default: every registered rule); ``color=None`` decides
     from the stream and NO_COLOR/FORCE_COLOR.
     """
+    if not isinstance(files_checked, int):  # the list of files checked
+        files_checked = len(files_checked)
     ordered = sort_findings(findings)
     labels = list(dict.fromkeys(profile_label(p) for p in profiles_used))
     if fmt == "text":
