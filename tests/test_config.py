@@ -98,6 +98,11 @@ def test_validation_errors(table, message):
     assert message in str(err.value)
 
 
+def test_unknown_key_without_close_match_lists_the_keys():
+    with pytest.raises(ConfigError, match=r'unknown key "zzz"\. expected one of severity, disable'):
+        parse_config({"zzz": 1})
+
+
 def test_invalid_toml_is_a_config_error(tmp_path):
     write(tmp_path / ".servelint.toml", "disable = [\n")
     with pytest.raises(ConfigError, match="invalid TOML"):

@@ -186,8 +186,8 @@ def parse_config(table: dict[str, Any], path: Path | None = None, *,
 
     for key in table:
         if key not in KEYS:
-            raise fail(f'unknown key "{key}"{_did_you_mean(key, KEYS)}. '
-                       f"expected one of {', '.join(KEYS)}")
+            hint = _did_you_mean(key, KEYS) or f". expected one of {', '.join(KEYS)}"
+            raise fail(f'unknown key "{key}"{hint}')
 
     def rule_id(value: Any, key: str) -> str:
         if not isinstance(value, str):
@@ -269,8 +269,8 @@ def _gpu(value: Any, fail) -> str:
         raise fail(f'"gpu" must be a string, got {_type(value)}')
     gpu = lookup(value)
     if gpu is None:
-        raise fail(f'unknown gpu "{value}"{_did_you_mean(value, sorted(GPUS))}. '
-                   f"known: {', '.join(sorted(GPUS))}")
+        hint = _did_you_mean(value, sorted(GPUS)) or f". known: {', '.join(sorted(GPUS))}"
+        raise fail(f'unknown gpu "{value}"{hint}')
     return gpu.id
 
 

@@ -41,5 +41,9 @@ def render_github(findings: Sequence[Finding], stream: TextIO, *, files_checked:
     for finding in findings:
         stream.write(annotation(finding) + "\n")
     against = f" (judged against {', '.join(profiles_used)})" if profiles_used else ""
-    stream.write(f"servelint: {len(findings)} finding{'s' if len(findings) != 1 else ''} "
-                 f"in {files_checked} files checked{against}\n")
+    stream.write(f"servelint: {_plural(len(findings), 'finding')} in "
+                 f"{_plural(files_checked, 'file')} checked{against}\n")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
