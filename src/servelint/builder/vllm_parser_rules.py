@@ -1,0 +1,65 @@
+"""Argv rules of a release's ``FlexibleArgumentParser.parse_args``, read from its source."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from servelint.builder.astutil import ModuleIndex
+
+
+def _parse_args_node(index: ModuleIndex) -> tuple[ast.FunctionDef | None, ast.ClassDef | None,
+                                                   str]:
+    for mod in ("vllm.utils.argparse_utils", "vllm.utils"):
+        d = index.resolve(mod, "FlexibleArgumentParser")
+        if d is not None and d.kind == "class":
+            cls = d.node
+            assert isinstance(cls, ast.ClassDef)
+            for stmt in cls.body:
+                if isinstance(stmt, ast.FunctionDef) and stmt.name == "parse_args":
+                    return stmt, cls, index.file_of(d.module) or d.module
+            return None, cls, index.file_of(d.module) or d.module
+    return None, None, ""
+
+
+def detect_rules(index: ModuleIndex) -> dict[str, Any]:
+    fn, cls, path = _parse_args_node(index)
+    rules: dict[str, Any] = {
+        "underscore_to_dash": False, "dotted_keys": False, "dotted_prefix": None,
+        "dash_O": None, "dash_O_values": [], "dash_O_dot_passthrough": False,
+        "model_flag_to_positional": False, "served_model_name_needs_model": False,
+        "config_file": False, "equals_form": True, "list_append_plus": False,
+        "dotted_human_int": False, "source": "",
+    }
+    if fn is None:
+        return rules
+    text = ast.unparse(fn)
+    rules["source"] = f"{path}:{fn.lineno}"
+    rules["underscore_to_dash"] = "(?<=--)" in text and "replace('_', '-')" in text
+    rules["dotted_keys"] = "create_nested_dict" in text or "nested_dict" in text
+    if rules["dotted_keys"]:
+        m = re.search(r"if processed_arg\.startswith\('(-+)'\) and '\.' in processed_arg", text)
+        rules["dotted_prefix"] = m.group(1) if m else "--"
+    if "'--optimization-level'" in text:
+        rules["dash_O"] = "optimization_level"
+    elif "-O.mode" in text or "-O.level" in text or "'-O'" in text:
+        rules["dash_O"] = "compilation_config"
+        m = re.search(r"'(-O\.[a-z_]+)", text)
+        rules["dash_O_key"] = m.group(1)[3:] if m else "level"
+    m = re.search(r"args\[i \+ 1\] in \{([^}]*)\}", text)
+    if m:
+        rules["dash_O_values"] = sorted(re.findall(r"'([^']*)'", m.group(1)))
+    rules["dash_O_dot_passthrough"] = "arg[2] != '.'" in text
+    rules["model_flag_to_positional"] = "model_tag" in text and "'--model'" in text
+    if rules["model_flag_to_positional"]:
+        rules["model_flag"] = "positional"
+    elif "arg == '--model'" in text and "raise ValueError" in text:
+        rules["model_flag"] = "error"  # `serve --model X` is a ValueError at parse time
+    else:
+        rules["model_flag"] = None
+    rules["served_model_name_needs_model"] = "served[-_]model[-_]name" in text
+    rules["config_file"] = "_pull_args_from_config" in text
+    rules["list_append_plus"] = "endswith('+')" in text
+    rules["dotted_human_int"] = "human_readable_int(value_str)" in text
+    return rules
