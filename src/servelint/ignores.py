@@ -147,12 +147,17 @@ def _matches(ref: RuleRef, finding: Finding) -> bool:
     return ref.text == finding.rule or ref.text == finding.code.upper()
 
 
-def _covers(comment: IgnoreComment, finding: Finding) -> bool:
+def _covering(by_line: dict[tuple[str, int], list[IgnoreComment]],
+              finding: Finding) -> list[IgnoreComment]:
+    """The comments that apply to any line of the finding's span."""
     span = finding.span
-    if span.path != comment.path:
-        return False
     last = span.end_line if span.end_line and span.end_line >= span.line else span.line
-    return any(line in comment.targets for line in range(span.line, last + 1))
+    found: list[IgnoreComment] = []
+    for line in range(span.line, last + 1):
+        for comment in by_line.get((span.path, line), ()):
+            if comment not in found:
+                found.append(comment)
+    return found
 
 
 def apply_ignores(
@@ -180,12 +185,16 @@ def apply_ignores(
         if text is not None:
             comments_by_path[path] = parse_ignores(path, text)
 
+    by_line: dict[tuple[str, int], list[IgnoreComment]] = {}
+    for path, comments in comments_by_path.items():
+        for comment in comments:
+            for line in comment.targets:
+                by_line.setdefault((path, line), []).append(comment)
+
     kept, ignored = [], []
     for finding in findings:
         suppressed = False
-        for comment in comments_by_path.get(finding.span.path, []):
-            if not _covers(comment, finding):
-                continue
+        for comment in _covering(by_line, finding):
             for ref in comment.ids:
                 if ref.text in known and _matches(ref, finding):
                     ref.used = True

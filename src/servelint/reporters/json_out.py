@@ -65,5 +65,4 @@ def render_json(findings: Sequence[Finding], stream: TextIO, *, files_checked: i
         "summary": summary_dict(findings, files_checked, profiles_used),
         **(extra or {}),
     }
-    json.dump(document, stream, indent=2, ensure_ascii=False)
-    stream.write("\n")
+    stream.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")

@@ -6,6 +6,7 @@ Columns are 1-based Unicode code points (``columnKind: unicodeCodePoints``) and
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
@@ -23,6 +24,7 @@ INFORMATION_URI = DOCS_URL.format(name="").rsplit("/rules/", 1)[0]
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
+@functools.lru_cache(maxsize=4096)
 def artifact_uri(path: str) -> str:
     """A relative URI for paths under the working directory, a file URI otherwise."""
     candidate = Path(path)
@@ -137,5 +139,5 @@ def render_sarif(findings: Sequence[Finding], stream: TextIO, *, metas: Sequence
                  files_checked: int, profiles_used: Sequence[str]) -> None:
     document = sarif_document(findings, metas, files_checked=files_checked,
                               profiles_used=profiles_used)
-    json.dump(document, stream, indent=2, ensure_ascii=False)
-    stream.write("\n")
+    # compact: the C encoder is ~20x faster than an indented dump on large runs
+    stream.write(json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n")
