@@ -1,0 +1,317 @@
+"""Emulate SGLang's ``prepare_server_args`` argv handling over a release profile.
+
+SGLang builds a plain ``argparse.ArgumentParser`` (no ``_``->``-`` rewrite, no dotted keys,
+unique-prefix matching on unless the release disables it), and expands ``--config FILE.yaml``
+before parsing when the exact token ``--config`` is in argv. This module re-states CPython
+3.11 argparse for the action kinds SGLang uses; ``argv`` is what follows
+``python -m sglang.launch_server`` (or ``sglang serve``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from servelint.engine.argparse_model import ParsedOption, ParseResult
+from servelint.profiles import Action, Profile
+
+_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+_ZERO = {"store_true", "store_false", "store_const", "count", "help", "version",
+         "boolean_optional"}
+
+
+class ArgError(Exception):
+    def __init__(self, message: str, index: int | None, exit_code: int = 2):
+        super().__init__(message)
+        self.index = index
+        self.exit_code = exit_code
+
+
+def _nargs(action: Action) -> Any:
+    if action.kind in _ZERO:
+        return 0
+    return action.nargs
+
+
+def _name(action: Action) -> str:
+    return "/".join(action.option_strings) or action.dest
+
+
+class _Parser:
+    def __init__(self, profile: Profile):
+        self.profile = profile
+        self.options: dict[str, Action] = dict(profile.option_index)
+
+    # ---- classification (argparse _parse_optional) --------------------------------
+    def classify(self, arg: str, index: int) -> tuple[Action | None, str, str | None] | None:
+        if not arg or arg[0] != "-":
+            return None
+        if arg in self.options:
+            return self.options[arg], arg, None
+        if len(arg) == 1:
+            return None
+        if "=" in arg:
+            opt, explicit = arg.split("=", 1)
+            if opt in self.options:
+                return self.options[opt], opt, explicit
+        if self.profile.allow_abbrev:
+            tuples = self.prefix_matches(arg)
+            if len(tuples) > 1:
+                names = ", ".join(t[1] for t in tuples)
+                raise ArgError(f"ambiguous option: {arg} could match {names}", index)
+            if len(tuples) == 1:
+                return tuples[0]
+        if _NEGATIVE_NUMBER.match(arg):
+            return None
+        if " " in arg:
+            return None
+        return None, arg, None
+
+    def prefix_matches(self, arg: str) -> list[tuple[Action, str, str | None]]:
+        out = []
+        if arg.startswith("--"):
+            prefix, explicit = (arg.split("=", 1) + [None])[:2] if "=" in arg else (arg, None)
+            for opt, act in self.options.items():
+                if opt.startswith(prefix):  # type: ignore[arg-type]
+                    out.append((act, opt, explicit))
+        elif arg[1] != "-":
+            short, short_explicit = arg[:2], arg[2:]
+            for opt, act in self.options.items():
+                if opt == short:
+                    out.append((act, opt, short_explicit))
+                elif opt.startswith(arg):
+                    out.append((act, opt, None))
+        return out
+
+    # ---- values ---------------------------------------------------------------------
+    @staticmethod
+    def check_value(action: Action, text: str, index: int | None) -> None:
+        typ = action.raw.get("type")
+        value: Any = text
+        if typ == "int":
+            try:
+                value = int(text)
+            except ValueError:
+                raise ArgError(f"argument {_name(action)}: invalid int value: '{text}'",
+                               index) from None
+        elif typ == "float":
+            try:
+                value = float(text)
+            except ValueError:
+                raise ArgError(f"argument {_name(action)}: invalid float value: '{text}'",
+                               index) from None
+        choices = action.choices
+        if choices is None or action.raw.get("choices_unresolved"):
+            return
+        if typ in {"int", "float", "str", None} or typ == "bool":
+            shown = str(value)
+            if shown not in choices:
+                listed = ", ".join(repr(c) for c in choices)
+                raise ArgError(f"argument {_name(action)}: invalid choice: '{shown}' "
+                               f"(choose from {listed})", index)
+
+    def parse(self, argv: list[str], config_count: int = 0) -> ParseResult:
+        pattern = []
+        parsed: list[tuple[int, tuple[Action | None, str, str | None] | None]] = []
+        after_dashdash = False
+        for i, arg in enumerate(argv):
+            if after_dashdash:
+                pattern.append("A")
+                parsed.append((i, None))
+                continue
+            if arg == "--":
+                pattern.append("-")
+                parsed.append((i, None))
+                after_dashdash = True
+                continue
+            tup = self.classify(arg, i)
+            pattern.append("O" if tup is not None else "A")
+            parsed.append((i, tup))
+        result = ParseResult(ok=True)
+        extras: list[int] = []
+        seen: set[str] = set()
+        i = 0
+        n = len(argv)
+        while i < n:
+            tup = parsed[i][1]
+            if pattern[i] != "O" or tup is None:
+                if pattern[i] != "-":
+                    extras.append(i)
+                i += 1
+                continue
+            action, opt, explicit = tup
+            if action is None:
+                extras.append(i)
+                i += 1
+                continue
+            nargs = _nargs(action)
+            from_config = i < config_count
+            abbreviated = opt != argv[i].split("=", 1)[0] or (
+                explicit is not None and "=" not in argv[i])
+            if explicit is not None:
+                if nargs == 0:
+                    if argv[i].startswith("--") or len(opt) != 2:
+                        raise ArgError(f"argument {_name(action)}: ignored explicit argument "
+                                       f"'{explicit}'", i)
+                    raise ArgError(f"argument {_name(action)}: ignored explicit argument "
+                                   f"'{explicit}'", i)
+                if isinstance(nargs, int) and nargs > 1:
+                    raise ArgError(f"argument {_name(action)}: expected {nargs} arguments", i)
+                values = [explicit]
+                value_idx = None
+                nxt = i + 1
+            else:
+                j = i + 1
+                run = 0
+                while j + run < n and pattern[j + run] == "A":
+                    run += 1
+                if nargs is None:
+                    if run < 1:
+                        raise ArgError(f"argument {_name(action)}: expected one argument", i)
+                    take = 1
+                elif nargs == 0:
+                    take = 0
+                elif nargs == "?":
+                    take = min(run, 1)
+                elif nargs == "*":
+                    take = run
+                elif nargs == "+":
+                    if run < 1:
+                        raise ArgError(f"argument {_name(action)}: expected at least one "
+                                       "argument", i)
+                    take = run
+                elif isinstance(nargs, int):
+                    if run < nargs:
+                        word = "argument" if nargs == 1 else "arguments"
+                        raise ArgError(f"argument {_name(action)}: expected {nargs} {word}", i)
+                    take = nargs
+                else:
+                    take = min(run, 1)
+                values = [argv[k] for k in range(j, j + take)]
+                value_idx = j if take else None
+                nxt = j + take
+            for k, text in enumerate(values):
+                self.check_value(action, text, (value_idx + k) if value_idx is not None else i)
+            if action.raw.get("deprecated_error"):
+                raise ArgError(action.raw.get("deprecated_message") or "deprecated", i)
+            if action.deprecated:
+                result.warnings.append(
+                    f"'{opt}' is deprecated. {action.raw.get('deprecated_message', '')}".strip())
+            if action.kind == "help":
+                raise ArgError("help requested", i, exit_code=0)
+            seen.add(action.dest + "\0" + "|".join(action.option_strings))
+            value: str | list[str] | None
+            if nargs == 0:
+                value = None
+            elif nargs in (None, "?") and len(values) <= 1:
+                value = values[0] if values else None
+            else:
+                value = values
+            result.options.append(ParsedOption(action.dest, argv[i].split("=", 1)[0], opt, value,
+                                               i, value_idx, abbreviated, from_config))
+            i = nxt
+        missing = [a for a in self.profile.actions if a.raw.get("required")
+                   and a.dest + "\0" + "|".join(a.option_strings) not in seen]
+        if missing:
+            names = ", ".join(_name(a) for a in missing)
+            raise ArgError(f"the following arguments are required: {names}", None)
+        if extras:
+            words = " ".join(argv[k] for k in extras)
+            err = ArgError(f"unrecognized arguments: {words}", extras[0])
+            err.extras = extras  # type: ignore[attr-defined]
+            raise err
+        return result
+
+
+def _load_yaml(path: str) -> Any:
+    import yaml
+
+    with open(path) as fh:
+        return yaml.safe_load(fh)
+
+
+def _config_args(profile: Profile, argv: list[str],
+                 loader: Callable[[str], Any]) -> tuple[list[str], int]:
+    """The argv after the release's ConfigArgumentMerger; (merged argv, #config tokens)."""
+    rules = profile.rules.get("config_merge", {})
+    idx = [i for i, a in enumerate(argv) if a == "--config"]
+    if len(idx) > 1:
+        raise ArgError("Multiple config files specified! Only one allowed.", idx[1], 1)
+    at = idx[0]
+    if at == len(argv) - 1:
+        raise ArgError("No config file specified after --config flag!", at, 1)
+    path = argv[at + 1]
+    suffix = Path(path).suffix.lower()
+    if suffix not in rules.get("suffixes", [".yaml", ".yml"]):
+        raise ArgError(f"Config file must be YAML format, got: {suffix}", at + 1, 1)
+    if not Path(path).exists():
+        raise ArgError(f"Config file not found: {path}", at + 1, 1)
+    data = loader(path)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ArgError("Config file must contain a dictionary at root level", at + 1, 1)
+    store_true = {a.dest for a in profile.actions if a.kind == "store_true"
+                  and not a.raw.get("action_class")}
+    supported = {"store", "store_true"}
+    unsupported = {a.dest for a in profile.actions
+                   if a.option_strings and (a.kind not in supported or a.raw.get("action_class"))
+                   and "--config" not in a.option_strings and a.kind != "help"}
+    out: list[str] = []
+    for key, value in data.items():
+        norm = str(key).replace("-", "_")
+        if rules.get("unsupported_action_error") and norm in unsupported \
+                and norm not in store_true:
+            raise ArgError(f"Unsupported config option '{norm}'", at + 1, 1)
+        if isinstance(value, bool):
+            if norm in store_true:
+                if value:
+                    out.append(f"--{key}")
+            else:
+                out += [f"--{key}", str(value).lower()]
+        elif isinstance(value, list):
+            if value:
+                out.append(f"--{key}")
+                out += [str(v) for v in value]
+        else:
+            out += [f"--{key}", str(value)]
+    merged = out + argv[:at] + argv[at + 2:]
+    return merged, len(out)
+
+
+def parse(profile: Profile, argv: list[str],
+          config_loader: Callable[[str], Any] | None = None) -> ParseResult:
+    """Parse ``argv`` as the release's ``prepare_server_args`` would (parse step only)."""
+    argv = list(argv)
+    config_count = 0
+    offset_map: list[int] | None = None
+    parser = _Parser(profile)
+    try:
+        if profile.rules.get("config_file") and "--config" in argv:
+            at = argv.index("--config")
+            merged, config_count = _config_args(profile, argv, config_loader or _load_yaml)
+            # map merged indices back to the original argv (config tokens -> the --config token)
+            offset_map = [at] * config_count + [k for k in range(len(argv))
+                                                if k not in (at, at + 1)]
+            argv = merged
+        result = parser.parse(argv, config_count)
+    except ArgError as exc:
+        def back(k: int | None) -> int | None:
+            if k is None or offset_map is None:
+                return k
+            return offset_map[k] if k < len(offset_map) else None
+
+        extras = [back(k) for k in getattr(exc, "extras", [])]
+        return ParseResult(ok=False, error=str(exc), error_index=back(exc.index),
+                           exit_code=exc.exit_code,
+                           unrecognized_indices=[k for k in extras if k is not None])
+    if offset_map is not None:
+        import dataclasses
+
+        result.options = [dataclasses.replace(
+            o, index=offset_map[o.index],
+            value_index=offset_map[o.value_index] if o.value_index is not None else None)
+            for o in result.options]
+    return result
