@@ -214,6 +214,13 @@ def test_github_annotation_and_escaping():
     assert escape_property("x\r%") == "x%0D%25"
 
 
+def test_github_paths_are_relative_to_the_workspace(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    inside = make_finding(str(tmp_path / "recipes" / "r.yaml"))
+    assert annotation(inside).startswith("::error file=recipes/r.yaml,")
+    assert annotation(make_finding("/elsewhere/r.yaml")).startswith("::error file=/elsewhere/r.yaml,")
+
+
 def test_github_output_has_one_command_per_finding():
     out = run([make_finding("r.sh", 3, 3), make_finding("r.sh", 2, 1)], "github")
     assert len(re.findall(r"^::error ", out, re.M)) == 2

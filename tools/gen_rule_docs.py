@@ -26,6 +26,12 @@ def render_rules_md(metas: list[RuleMeta]) -> str:
              "Every finding names its rule by code and kebab-case name; either works in",
              "`servelint explain`, in `# servelint: ignore[...]` comments and in the config.",
              "Positions in all outputs are 1-based.", "",
+             "Suppress one finding with a comment on its line, or alone on the line above:",
+             "`# servelint: ignore[flag-unknown] reason` (YAML and bash; in Markdown",
+             "`<!-- servelint: ignore[SL101] reason -->`); `--no-ignores` turns them off.",
+             "Project-wide: `[tool.servelint]` in `pyproject.toml` or `.servelint.toml`",
+             "(`severity`, `disable`, `exclude`, `images`, `min-severity`, `gpu`,",
+             "`target-version`).", "",
              "| Code | Name | Default severity | Safe autofix | Summary |",
              "| --- | --- | --- | --- | --- |"]
     for meta in metas:

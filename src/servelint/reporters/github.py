@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from servelint.model import Finding, Severity
@@ -20,9 +22,19 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def workspace_path(path: str) -> str:
+    """GitHub wants paths relative to the workspace: relativize absolute paths under cwd."""
+    if os.path.isabs(path):
+        try:
+            return Path(path).relative_to(Path.cwd()).as_posix()
+        except ValueError:
+            return path
+    return path
+
+
 def annotation(finding: Finding) -> str:
     span = finding.span
-    props = [f"file={escape_property(span.path)}", f"line={span.line}", f"col={span.column}"]
+    props = [f"file={escape_property(workspace_path(span.path))}", f"line={span.line}", f"col={span.column}"]
     end_line = span.end_line if span.end_line is not None else span.line
     props.append(f"endLine={end_line}")
     if span.end_column is not None and end_line == span.line:
