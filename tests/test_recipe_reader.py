@@ -136,7 +136,7 @@ def test_duplicate_key_still_renders_with_a_problem():
         ({"variant": "nope"}, "unknown variant 'nope'"),
         ({"hardware": "a100"}, "unknown hardware 'a100'"),
         ({"strategy": "warp"}, "unknown strategy 'warp'"),
-        ({"strategy": "pd_cluster"}, "is not rendered by servelint yet"),
+        ({"strategy": "kv_store_distributed_mooncake"}, "is not rendered by servelint yet"),
         ({"features": {"nope": True}}, "unknown feature 'nope'"),
     ],
 )

@@ -294,6 +294,64 @@ def test_enumeration_offers_the_site_hardware_and_strategies():
     assert len({r.label for r in result.renderings}) == len(result.renderings)
 
 
+def test_pd_cluster_co_located_roles():
+    result = render(LAYERED, variant="default", hardware="h100", strategy="pd_cluster", features={})
+    prefill, decode = result.renderings
+    assert (prefill.role, decode.role) == ("prefill", "decode")
+    assert prefill.label == "default · h100 · pd_cluster · prefill"
+    # role tokens from the strategy file come first at step 3, then a half-node TP pool
+    i = prefill.argv_text.index("--port")
+    assert prefill.argv_text[i : i + 2] == ["--port", "8001"]
+    assert prefill.argv_text[i + 4 : i + 6] == ["--tensor-parallel-size", "4"]
+    assert prefill.argv[i].span.path.endswith("strategies/pd_cluster.yaml")
+    assert prefill.env_dict["CUDA_VISIBLE_DEVICES"] == "0,1,2,3"
+    assert decode.env_dict["CUDA_VISIBLE_DEVICES"] == "4,5,6,7"
+    # NVL4-only variables of the strategy file are dropped off GB200/GB300
+    assert "NCCL_CUMEM_ENABLE" not in prefill.env_dict
+    assert prefill.to_launch_spec().context["role"] == "prefill"
+
+
+@needs_corpus
+def test_pd_cluster_dep_pools_and_nvl4_env():
+    kimi = RECIPES / "models" / "moonshotai" / "Kimi-K2.5.yaml"
+    result = render(kimi, variant="default", hardware="gb200", strategy="pd_cluster", features={})
+    prefill, decode = result.renderings
+    assert prefill.env_dict["NCCL_CUMEM_ENABLE"] == "1"  # kept on gb200
+    i = decode.argv_text.index("--data-parallel-size")
+    assert decode.argv_text[i : i + 11] == [
+        "--data-parallel-size",
+        "4",
+        "--data-parallel-size-local",
+        "4",
+        "--data-parallel-start-rank",
+        "0",
+        "--data-parallel-address",
+        "$DECODE_NODE_1",
+        "--data-parallel-rpc-port",
+        "$DECODE_DP_RPC_PORT",
+        "--enable-expert-parallel",
+    ]
+    assert decode.argv[i + 7].symbolic
+
+
+@needs_corpus
+def test_multi_node_head_and_follower_flags():
+    k3 = RECIPES / "models" / "moonshotai" / "Kimi-K3.yaml"
+    head, follower = render(
+        k3, variant="default", hardware="h200", strategy="multi_node_dep", features={}
+    ).renderings
+    assert (head.node_rank, follower.node_rank, head.nodes) == (0, 1, 2)
+    assert "--data-parallel-start-rank" not in head.argv_text
+    i = follower.argv_text.index("--data-parallel-start-rank")
+    assert follower.argv_text[i + 1] == "8"
+    (ifname,) = [e for e in head.env if e.name == "NCCL_SOCKET_IFNAME"]
+    assert ifname.value == "$IFACE_NAME" and ifname.symbolic
+    assert ifname.span.path.endswith("strategies/multi_node_dep.yaml")
+    h100 = render(k3, variant="default", hardware="h100", strategy="multi_node_tp", features={})
+    assert h100.renderings[0].nodes == 4  # strategy_min_gpus h100: 32 -> 4 nodes of 8
+    assert "single_node_tp" not in {r.strategy for r in render(k3, hardware="h100").renderings}
+
+
 def test_dedupe_is_last_wins_by_exact_token():
     toks = [Token(t) for t in ["--a", "1", "--b", "--a", "2", "pos", "--a=3", "", "--b", "x"]]
     assert [t.text for t in dedupe(toks)] == ["--a", "2", "pos", "--a=3", "--b", "x"]

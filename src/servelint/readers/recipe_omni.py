@@ -8,16 +8,9 @@ from servelint.model import Token
 from servelint.readers import recipe_select as sel
 from servelint.readers.problems import ReadProblem
 from servelint.readers.recipe import HardwareProfile, Recipe
-from servelint.readers.recipe_render import (
-    Rendering,
-    RenderResult,
-    _Env,
-    _floor,
-    _image,
-    _model_token,
-    _tokens,
-    _variant_anchor,
-)
+from servelint.readers.recipe_image import floor_for, image_for
+from servelint.readers.recipe_nodes import EnvMap, exact_block, gen_block, str_list, variant_anchor
+from servelint.readers.recipe_render import Rendering, RenderResult, model_token
 from servelint.readers.recipe_text import dedupe
 from servelint.readers.yamlpos import Map, Node, Scalar, Seq, at, js_string
 
@@ -40,26 +33,26 @@ def omni_tasks(recipe: Recipe) -> list[tuple[str, Map | None]]:
 
 def _omni_compose(
     recipe: Recipe, variant: str, hw: HardwareProfile, task: Map | None
-) -> tuple[list[Token], _Env]:
+) -> tuple[list[Token], EnvMap]:
     v = recipe.node("variants", variant)
     non_default = variant != "default"
-    v_gen = sel.gen_block(at(v, "hardware_overrides"), hw)
-    v_exact = sel.exact_block(at(v, "hardware_overrides"), hw)
-    r_gen = sel.gen_block(recipe.node("hardware_overrides"), hw)
-    task_exact = sel.exact_block(at(task, "hardware_overrides"), hw)
-    tokens = _tokens(recipe.node("model", "base_args"))
+    v_gen = gen_block(at(v, "hardware_overrides"), hw)
+    v_exact = exact_block(at(v, "hardware_overrides"), hw)
+    r_gen = gen_block(recipe.node("hardware_overrides"), hw)
+    task_exact = exact_block(at(task, "hardware_overrides"), hw)
+    tokens = str_list(recipe.node("model", "base_args"))
     if non_default:
-        tokens += _tokens(at(v, "extra_args"))
-    tokens += _tokens(at(task, "extra_args")) + _tokens(at(task_exact, "extra_args"))
+        tokens += str_list(at(v, "extra_args"))
+    tokens += str_list(at(task, "extra_args")) + str_list(at(task_exact, "extra_args"))
     for block in (r_gen, v_gen, v_exact):
-        tokens += _tokens(at(block, "extra_args"))
+        tokens += str_list(at(block, "extra_args"))
     port: Node | None = recipe.node("omni", "port")
     if isinstance(port, Scalar) and port.value is not None:
         tokens += [Token("--port", port.span), Token(js_string(port.value), port.span)]
     omni_node = recipe.node("omni")
     omni_span = omni_node.span if omni_node is not None else recipe.root.span
     tokens.append(Token("--omni", omni_span))
-    env = _Env()
+    env = EnvMap()
     env.apply(recipe.node("model", "base_env"))
     if non_default:
         env.apply(at(v, "extra_env"))
@@ -88,7 +81,7 @@ def render_omni(
         for hw in hws:
             for key, task in tasks:
                 tokens, env = _omni_compose(recipe, v, hw, task)
-                model = _model_token(recipe, v, task)
+                model = model_token(recipe, v, task)
                 argv = [Token("vllm", model.span), Token("serve", model.span), model, *tokens]
                 dedupe_key = (
                     v,
@@ -99,8 +92,8 @@ def render_omni(
                 if dedupe_key in seen:
                     continue
                 seen.add(dedupe_key)
-                image, image_span = _image(recipe, v, hw)
-                floor, floor_span = _floor(recipe, v)
+                image, image_span = image_for(recipe, v, hw)
+                floor, floor_span = floor_for(recipe, v)
                 label = " · ".join(p for p in (v, hw.id, key) if p)
                 result.renderings.append(
                     Rendering(
@@ -117,7 +110,7 @@ def render_omni(
                         image_span=image_span,
                         floor=floor,
                         floor_span=floor_span,
-                        anchor=_variant_anchor(recipe, v),
+                        anchor=variant_anchor(recipe, v),
                         engine="vllm-omni",
                         task=key or None,
                     )

@@ -7,26 +7,39 @@ at an explicit ``tp`` scalar, else at the recipe's ``variants.<v>`` key (auto-fi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from servelint.model import EnvVar, LaunchSpec, Span, Token
+from servelint.readers import recipe_parallel as par
 from servelint.readers import recipe_select as sel
 from servelint.readers.problems import ReadProblem
-from servelint.readers.recipe import HardwareProfile, Recipe, load_recipe, scalar_value
+from servelint.readers.recipe import HardwareProfile, Recipe, load_recipe
+from servelint.readers.recipe_image import floor_for, image_for
+from servelint.readers.recipe_nodes import (
+    EnvMap,
+    exact_block,
+    gen_block,
+    hw_keyed,
+    str_list,
+    str_set,
+    variant_anchor,
+)
+from servelint.readers.recipe_parallel import Pool, tensor_parallel_size
 from servelint.readers.recipe_text import command_lines, dedupe, export_lines
-from servelint.readers.yamlpos import Map, Node, Scalar, Seq, at, js_string
+from servelint.readers.yamlpos import Map, Node, Seq, at
+
+__all__ = [
+    "FeatureChoice",
+    "Rendering",
+    "RenderResult",
+    "render",
+    "render_recipe",
+    "tensor_parallel_size",
+]
 
 FeatureChoice = str | bool  # a mode id, True (on, default mode) or False (off)
-
-_SYMBOLIC = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
-_BRAND_DEFAULT_IMAGES = {
-    "nvidia": "vllm/vllm-openai",
-    "amd": "vllm/vllm-openai-rocm",
-    "tpu": "vllm/vllm-tpu",
-}
 
 
 @dataclass(slots=True)
@@ -49,6 +62,7 @@ class Rendering:
     node_rank: int | None = None  # multi-node: 0 = head
     nodes: int = 1
     task: str | None = None  # omni task preset key
+    role: str | None = None  # pd_cluster: "prefill" | "decode"
 
     @property
     def argv_text(self) -> list[str]:
@@ -74,6 +88,8 @@ class Rendering:
             context["nodes"] = str(self.nodes)
         if self.task:
             context["task"] = self.task
+        if self.role:
+            context["role"] = self.role
         return LaunchSpec(
             engine=self.engine,
             entrypoint="vllm serve",
@@ -98,245 +114,6 @@ class RenderResult:
     problems: list[ReadProblem] = field(default_factory=list)
 
 
-# ----------------------------------------------------------------------------- building blocks
-
-
-class _Env:
-    """Env map built by successive assignment; a key keeps its first position."""
-
-    def __init__(self) -> None:
-        self.vars: dict[str, EnvVar] = {}
-
-    def apply(self, node: Node | None) -> None:
-        if not isinstance(node, Map):
-            return
-        for key, value in node.entries:
-            name = js_string(key.value)
-            text = js_string(value.value) if isinstance(value, Scalar) else ""
-            symbolic = bool(_SYMBOLIC.match(text))
-            if name in self.vars:
-                var = self.vars[name]
-                var.value, var.span, var.symbolic = text, key.span, symbolic
-            else:
-                self.vars[name] = EnvVar(name, text, key.span, symbolic)
-
-    def items(self) -> list[EnvVar]:
-        return list(self.vars.values())
-
-
-def _tokens(node: Node | None) -> list[Token]:
-    out = sel.str_list(node)
-    for tok in out:
-        tok.symbolic = bool(_SYMBOLIC.match(tok.text))
-    return out
-
-
-def _synth(text: str, span: Span | None) -> Token:
-    return Token(text, span, symbolic=bool(_SYMBOLIC.match(text)))
-
-
-def _version_key(text: str) -> list[int]:
-    return [int(p) if p.isdigit() else 0 for p in text.split(".")]
-
-
-def _floor(recipe: Recipe, variant: str) -> tuple[str | None, Span | None]:
-    best: tuple[str | None, Span | None] = (None, None)
-    for node in (
-        recipe.node("model", "min_vllm_version"),
-        recipe.node("variants", variant, "min_vllm_version"),
-    ):
-        if not isinstance(node, Scalar) or node.value is None:
-            continue
-        text = js_string(node.value)
-        if best[0] is None or _version_key(text) > _version_key(best[0]):
-            best = (text, node.span)
-    return best
-
-
-def _brand_key(hw: HardwareProfile) -> str:
-    if hw.generation == "tpu" or hw.brand == "Google":
-        return "tpu"
-    if hw.brand == "AMD":
-        return "amd"
-    if hw.brand == "Intel" or hw.generation in ("cpu", "xpu"):
-        return "intel"
-    return "nvidia"
-
-
-def _image_level(node: Node | None, brand: str) -> Scalar | None:
-    if isinstance(node, Scalar):
-        return node if brand == "nvidia" and node.value else None
-    if not isinstance(node, Map):
-        return None
-    if brand in node:  # brand-keyed map
-        value = node.get(brand)
-        if isinstance(value, Map):
-            value = value.get("cu130") if brand == "nvidia" else None
-        return value if isinstance(value, Scalar) and value.value else None
-    if "cu130" in node or "cu129" in node:  # bare CUDA map: NVIDIA only
-        value = node.get("cu130")
-        return value if brand == "nvidia" and isinstance(value, Scalar) else None
-    return None
-
-
-def _image(recipe: Recipe, variant: str, hw: HardwareProfile) -> tuple[str | None, Span | None]:
-    pin = at(
-        sel.exact_block(recipe.node("variants", variant, "hardware_overrides"), hw), "docker_image"
-    )
-    if isinstance(pin, Scalar) and pin.value:
-        return js_string(pin.value), pin.span
-    brand = _brand_key(hw)
-    for node in (
-        recipe.node("variants", variant, "docker_image"),
-        recipe.node("model", "docker_image"),
-    ):
-        found = _image_level(node, brand)
-        if found is not None:
-            return js_string(found.value), found.span
-    nightly = scalar_value(recipe.node("model", "nightly_required")) is True
-    if brand == "intel":
-        if hw.generation == "xpu":
-            return "vllm/vllm-openai-xpu:latest", None
-        # There is no Intel CPU nightly image: the site leaves the image undefined.
-        return (None, None) if nightly else ("vllm/vllm-openai-cpu:latest-x86_64", None)
-    return f"{_BRAND_DEFAULT_IMAGES[brand]}:{'nightly' if nightly else 'latest'}", None
-
-
-def _model_token(recipe: Recipe, variant: str, task: Map | None = None) -> Token:
-    for node in (
-        at(task, "model_id"),
-        recipe.node("variants", variant, "model_id"),
-        recipe.node("model", "model_id"),
-    ):
-        if isinstance(node, Scalar) and node.value:
-            return Token(js_string(node.value), node.span)
-    return Token(recipe.hf_id, recipe.root.span)
-
-
-def _variant_anchor(recipe: Recipe, variant: str) -> Span:
-    variants = recipe.node("variants")
-    key = variants.key_node(variant) if isinstance(variants, Map) else None
-    return key.span if key is not None else recipe.root.span
-
-
-# ----------------------------------------------------------------------------- TP and size flags
-
-
-def _explicit_tp(recipe: Recipe, variant: str, hw: HardwareProfile) -> Scalar | None:
-    for node in (
-        recipe.node("variants", variant, "tp"),
-        recipe.node("strategy_overrides", "single_node_tp", "tp"),
-    ):
-        if isinstance(node, Map):
-            node = sel.hw_keyed(node, hw)
-        value = sel.number(node)
-        if value is not None and value > 0:
-            assert isinstance(node, Scalar)
-            return node
-    return None
-
-
-def tensor_parallel_size(recipe: Recipe, variant: str, hw: HardwareProfile) -> tuple[int, Span]:
-    """single_node_tp size (5.3) and the span that decided it."""
-    explicit = _explicit_tp(recipe, variant, hw)
-    if explicit is not None:
-        value = int(explicit.value)  # type: ignore[arg-type]
-        if hw.generation != "cpu":
-            value = min(value, hw.gpu_count)
-        return value, explicit.span
-    need = sel.number(recipe.node("variants", variant, "vram_minimum_gb"))
-    per_gpu = hw.per_gpu_gb
-    anchor = _variant_anchor(recipe, variant)
-    if need is None or per_gpu is None:
-        return hw.gpu_count, anchor
-    return (1 if need <= per_gpu else hw.gpu_count), anchor
-
-
-def _size_flags(
-    recipe: Recipe, variant: str, strategy: str, hw: HardwareProfile, nodes: int, rank: int
-) -> list[Token]:
-    sfile = recipe.repo.strategies[strategy]
-    flag_node = sfile.get("parallel_flag")
-    flag = js_string(flag_node.value) if isinstance(flag_node, Scalar) else "--tensor-parallel-size"
-    fspan = flag_node.span if flag_node is not None else sfile.span
-    anchor = _variant_anchor(recipe, variant)
-    g = hw.gpu_count
-    kind = sel.deploy_type(recipe, strategy)
-    if kind == "single_node" or nodes <= 1:
-        if strategy == "single_node_tp":
-            size, vspan = tensor_parallel_size(recipe, variant, hw)
-        else:
-            size, vspan = g, anchor
-        return [Token(flag, fspan), Token(str(size), vspan)]
-    layout = js_string(scalar_value(sfile.get("parallelism")) or "")
-    pspan = sfile.get("parallelism").span if "parallelism" in sfile else fspan  # type: ignore[union-attr]
-    n = str(nodes)
-
-    def t(text: str, span: Span = fspan) -> Token:
-        return _synth(text, span)
-
-    if layout == "tp_pp":
-        out = [
-            t("--tensor-parallel-size", pspan),
-            t(str(g), anchor),
-            t("--pipeline-parallel-size", pspan),
-            t(n, anchor),
-        ]
-        out += _rendezvous(nodes, rank, pspan, anchor)
-        return out
-    if layout == "tp_dp":
-        out = [
-            t("--tensor-parallel-size", pspan),
-            t(str(g), anchor),
-            t("--data-parallel-size", pspan),
-            t(n, anchor),
-            t("--data-parallel-size-local", pspan),
-            t("1", pspan),
-            t("--data-parallel-address", pspan),
-            t("$HEAD_IP", pspan),
-        ]
-        if rank > 0:
-            out += [t("--data-parallel-start-rank", pspan), t(str(rank), anchor)]
-        return out
-    if flag == "--data-parallel-size":
-        local = _dp_local(recipe, strategy) or str(g)
-        out = [
-            t(flag),
-            t(str(g * nodes), anchor),
-            t("--data-parallel-size-local"),
-            t(str(g), anchor),
-            t("--data-parallel-address"),
-            t("$HEAD_IP"),
-        ]
-        if rank > 0:
-            out += [t("--data-parallel-start-rank"), t(str(rank * int(local)), anchor)]
-        return out
-    return [t(flag), t(str(g * nodes), anchor), *_rendezvous(nodes, rank, fspan, anchor)]
-
-
-def _rendezvous(nodes: int, rank: int, span: Span, anchor: Span) -> list[Token]:
-    out = [
-        _synth("--nnodes", span),
-        _synth(str(nodes), anchor),
-        _synth("--node-rank", span),
-        _synth(str(rank), anchor),
-        _synth("--master-addr", span),
-        _synth("$HEAD_IP", span),
-    ]
-    if rank > 0:
-        out.append(_synth("--headless", span))
-    return out
-
-
-def _dp_local(recipe: Recipe, strategy: str) -> str | None:
-    so = recipe.node("strategy_overrides", strategy)
-    tokens = _tokens(at(so, "extra_args")) + _tokens(at(so, "vllm_args"))
-    for i, tok in enumerate(tokens[:-1]):
-        if tok.text == "--data-parallel-size-local" and tokens[i + 1].text.isdigit():
-            return tokens[i + 1].text
-    return None
-
-
 # ----------------------------------------------------------------------------- one rendering
 
 
@@ -347,53 +124,66 @@ class _Selection:
     strategy: str
     features: list[tuple[str, str | None]]  # enabled features in order, with the mode picked
     choices: dict[str, FeatureChoice]  # what the caller switched (for the label)
-    nodes: int = 1
-    rank: int = 0
+    nodes: int = 1  # multi-node: nodes of the deployment
+    rank: int = 0  # multi-node: node rank; PD: node of the role's pool
+    pool: Pool | None = None  # pd_cluster role
 
 
-def _hw_blocks(recipe: Recipe, sel_: _Selection, field_: str) -> list[Node | None]:
-    """Step 5 / env step 7-8: generation blocks (strategy replaces recipe+variant), then exact."""
-    hw = sel_.hw
-    so_ho = recipe.node("strategy_overrides", sel_.strategy, "hardware_overrides")
-    so_gen = sel.gen_block(so_ho, hw)
+def model_token(recipe: Recipe, variant: str, task: Map | None = None) -> Token:
+    """The served checkpoint: task > variant > model ``model_id``."""
+    for node in (
+        at(task, "model_id"),
+        recipe.node("variants", variant, "model_id"),
+        recipe.node("model", "model_id"),
+    ):
+        if node is not None and getattr(node, "value", None):
+            return Token(str(node.value), node.span)  # type: ignore[union-attr]
+    return Token(recipe.hf_id, recipe.root.span)
+
+
+def _hw_blocks(recipe: Recipe, s: _Selection, field_: str) -> list[Node | None]:
+    """Step 5 / env steps 7-8: generation blocks (a strategy block replaces the recipe's and
+    the variant's), then the strategy's exact-GPU block and, for PD, the role's."""
+    hw = s.hw
+    so = recipe.node("strategy_overrides", s.strategy)
+    so_ho = at(so, "hardware_overrides")
+    so_gen = gen_block(so_ho, hw)
     if so_gen is not None:
         blocks = [so_gen.get(field_)]
     else:
         blocks = [
-            at(sel.gen_block(recipe.node("hardware_overrides"), hw), field_),
-            at(
-                sel.gen_block(recipe.node("variants", sel_.variant, "hardware_overrides"), hw),
-                field_,
-            ),
+            at(gen_block(recipe.node("hardware_overrides"), hw), field_),
+            at(gen_block(recipe.node("variants", s.variant, "hardware_overrides"), hw), field_),
         ]
-    blocks.append(at(sel.exact_block(so_ho, hw), field_))
+    blocks.append(at(exact_block(so_ho, hw), field_))
+    if s.pool is not None:
+        blocks.append(at(exact_block(at(so, s.pool.role, "hardware_overrides"), hw), field_))
     return blocks
 
 
-def _feature_tokens(recipe: Recipe, sel_: _Selection) -> list[Token]:
+def _feature_tokens(recipe: Recipe, s: _Selection) -> list[Token]:
     out: list[Token] = []
-    hw = sel_.hw
-    for feature, mode in sel_.features:
+    for feature, mode in s.features:
         fnode = recipe.node("features", feature)
         if not isinstance(fnode, Map):
             continue
         allow = fnode.get("strategies")
-        if isinstance(allow, Seq) and sel_.strategy not in sel.str_set(allow):
+        if isinstance(allow, Seq) and len(allow) and s.strategy not in str_set(allow):
             continue
         if isinstance(fnode.get("modes"), Map):
             if mode is None:
                 continue
             mnode = at(fnode, "modes", mode)
             args = at(mnode, "args")
-            override = sel.hw_keyed(at(mnode, "hardware_overrides"), hw)
-            if isinstance(override, Map) and "args" in override:
+            override = hw_keyed(at(mnode, "hardware_overrides"), s.hw)
+            if isinstance(override, Map) and override.get("args") is not None:
                 args = override.get("args")
         else:
             args = fnode.get("args")
-            override = sel.gen_block(fnode.get("hardware_overrides"), hw)
-            if override is not None and "args" in override:
+            override = gen_block(fnode.get("hardware_overrides"), s.hw)
+            if override is not None and override.get("args") is not None:
                 args = override.get("args")
-        out += _tokens(args)
+        out += str_list(args)
     return out
 
 
@@ -401,31 +191,48 @@ def _compose(recipe: Recipe, s: _Selection) -> tuple[list[Token], list[EnvVar]]:
     v = recipe.node("variants", s.variant)
     so = recipe.node("strategy_overrides", s.strategy)
     sfile = recipe.repo.strategies[s.strategy]
-    v_exact = sel.exact_block(at(v, "hardware_overrides"), s.hw)
-    tokens = _tokens(recipe.node("model", "base_args"))
-    tokens += _tokens(at(v, "extra_args")) + _tokens(at(v_exact, "extra_args"))
-    tokens += _tokens(sfile.get("vllm_args"))
-    tokens += _size_flags(recipe, s.variant, s.strategy, s.hw, s.nodes, s.rank)
-    tokens += _tokens(at(so, "extra_args")) + _tokens(at(so, "vllm_args"))
+    v_exact = exact_block(at(v, "hardware_overrides"), s.hw)
+    role = s.pool.role if s.pool is not None else None
+    tokens = str_list(recipe.node("model", "base_args"))
+    tokens += str_list(at(v, "extra_args")) + str_list(at(v_exact, "extra_args"))
+    if s.pool is not None:
+        tokens += par.pool_flags(recipe, s.variant, s.hw, s.pool, s.rank)
+        tokens += str_list(at(so, role, "extra_args")) + str_list(at(so, role, "vllm_args"))
+    else:
+        tokens += str_list(sfile.get("vllm_args"))
+        tokens += par.size_flags(recipe, s.variant, s.strategy, s.hw, s.nodes, s.rank)
+        tokens += str_list(at(so, "extra_args")) + str_list(at(so, "vllm_args"))
     for block in _hw_blocks(recipe, s, "extra_args"):
-        tokens += _tokens(block)
+        tokens += str_list(block)
     tokens += _feature_tokens(recipe, s)
 
-    env = _Env()
+    env = EnvMap()
     env.apply(recipe.node("model", "base_env"))
     env.apply(at(v, "extra_env"))
     env.apply(at(v_exact, "extra_env"))
-    env.apply(sfile.get("env"))
-    env.apply(at(so, "env"))
-    env.apply(at(so, "extra_env"))
+    if s.pool is not None:
+        env.apply(at(sfile, role, "env"))
+        par.pd_device_env(env, recipe, s.hw, s.pool)
+        env.apply(at(so, "env"))
+        env.apply(at(so, role, "env"))
+    else:
+        env.apply(sfile.get("env"))
+        env.apply(at(so, "env"))
+        env.apply(at(so, "extra_env"))
     for block in _hw_blocks(recipe, s, "extra_env"):
         env.apply(block)
+    if s.pool is not None:
+        par.pd_env_finish(env, s.hw, s.pool, s.rank)
     return dedupe(tokens), env.items()
 
 
 def _label(s: _Selection) -> str:
     parts = [s.variant, s.hw.id, s.strategy]
-    if s.nodes > 1:
+    if s.pool is not None:
+        parts.append(s.pool.role)
+        if s.pool.nodes > 1:
+            parts.append(f"node {s.rank}/{s.pool.nodes}")
+    elif s.nodes > 1:
         parts.append(f"node {s.rank}/{s.nodes}")
     modes = dict(s.features)
     extras = []
@@ -451,10 +258,11 @@ def _feature_map(recipe: Recipe, s: _Selection) -> dict[str, FeatureChoice]:
 
 def _render_one(recipe: Recipe, s: _Selection) -> Rendering:
     tokens, env = _compose(recipe, s)
-    model = _model_token(recipe, s.variant)
+    model = model_token(recipe, s.variant)
     argv = [Token("vllm", model.span), Token("serve", model.span), model, *tokens]
-    image, image_span = _image(recipe, s.variant, s.hw)
-    floor, floor_span = _floor(recipe, s.variant)
+    image, image_span = image_for(recipe, s.variant, s.hw)
+    floor, floor_span = floor_for(recipe, s.variant)
+    pool_nodes = s.pool.nodes if s.pool is not None else s.nodes
     return Rendering(
         recipe=recipe.hf_id,
         path=recipe.path,
@@ -469,9 +277,10 @@ def _render_one(recipe: Recipe, s: _Selection) -> Rendering:
         image_span=image_span,
         floor=floor,
         floor_span=floor_span,
-        anchor=_variant_anchor(recipe, s.variant),
-        node_rank=s.rank if s.nodes > 1 else None,
-        nodes=s.nodes,
+        anchor=variant_anchor(recipe, s.variant),
+        node_rank=s.rank if pool_nodes > 1 else None,
+        nodes=max(1, pool_nodes),
+        role=s.pool.role if s.pool is not None else None,
     )
 
 
@@ -518,11 +327,28 @@ def _feature_variations(
     return out
 
 
+def _layouts(
+    recipe: Recipe, variant: str, hw: HardwareProfile, strategy: str
+) -> list[tuple[int, int, Pool | None]]:
+    """(nodes, rank, PD pool) of the commands a strategy renders on a GPU, sized as the JSON API
+    sizes them: multi-node at max(2, floor) nodes, PD pools from the variant's VRAM."""
+    if sel.deploy_type(recipe, strategy) == "pd_cluster":
+        pools = par.pd_pools(recipe, variant, hw) or []
+        return [(1, rank, pool) for pool in pools for rank in _ranks(pool.nodes)]
+    nodes = sel.node_count(recipe, strategy, hw)
+    return [(nodes, rank, None) for rank in _ranks(nodes)]
+
+
+def _ranks(nodes: int) -> range:
+    # The head and the first follower: later followers differ only in rank numbers.
+    return range(min(max(1, nodes), 2))
+
+
 def _strategy_problem(recipe: Recipe, strategy: str) -> str | None:
     if strategy not in recipe.repo.strategies:
         return f"unknown strategy {strategy!r}"
     kind = sel.deploy_type(recipe, strategy)
-    if kind not in ("single_node", "multi_node"):
+    if kind not in ("single_node", "multi_node", "pd_cluster"):
         return f"strategy {strategy!r} ({kind}) is not rendered by servelint yet"
     return None
 
@@ -588,17 +414,18 @@ def render_recipe(
                 [dict(features)] if features is not None else _feature_variations(recipe, v, hw)
             )
             for strat in strategies:
-                nodes = sel.node_count(recipe, strat, hw)
+                layouts = _layouts(recipe, v, hw, strat)
                 for choices in variations:
                     enabled = _enabled(recipe, v, hw, choices)
-                    for rank in range(nodes):
-                        s = _Selection(v, hw, strat, enabled, choices, nodes, rank)
+                    for nodes, rank, pool in layouts:
+                        s = _Selection(v, hw, strat, enabled, choices, nodes, rank, pool)
                         rendering = _render_one(recipe, s)
                         key = (
                             v,
                             hw.id,
                             strat,
                             rank,
+                            pool,
                             tuple(rendering.argv_text),
                             tuple(rendering.env_dict.items()),
                         )

@@ -5,59 +5,9 @@ from __future__ import annotations
 
 import math
 
-from servelint.model import Token
 from servelint.readers.recipe import HardwareProfile, Recipe, scalar_value
-from servelint.readers.yamlpos import Map, Node, Scalar, Seq, at, js_string
-
-# ----------------------------------------------------------------------------- node helpers
-
-
-def str_list(node: Node | None) -> list[Token]:
-    """Tokens of a YAML list of strings (non-strings read as JavaScript ``String(x)``)."""
-    if not isinstance(node, Seq):
-        return []
-    out = []
-    for item in node.items:
-        if isinstance(item, Scalar) and item.value is not None:
-            out.append(Token(js_string(item.value), item.span))
-    return out
-
-
-def str_set(node: Node | None) -> set[str]:
-    return {t.text for t in str_list(node)}
-
-
-def gen_block(node: Node | None, hw: HardwareProfile) -> Map | None:
-    """A generation-keyed block; the ``nvidia`` key is a fallback for NVIDIA GPUs only."""
-    if not isinstance(node, Map):
-        return None
-    block = node.get(hw.generation) if hw.generation else None
-    if block is None and hw.brand == "NVIDIA":
-        block = node.get("nvidia")
-    return block if isinstance(block, Map) else None
-
-
-def exact_block(node: Node | None, hw: HardwareProfile) -> Map | None:
-    block = node.get(hw.id) if isinstance(node, Map) else None
-    return block if isinstance(block, Map) else None
-
-
-def hw_keyed(node: Node | None, hw: HardwareProfile) -> Node | None:
-    """Lookup keyed exact GPU id > generation > lowercase brand > ``default``."""
-    if not isinstance(node, Map):
-        return None
-    for key in (hw.id, hw.generation, hw.brand.lower(), "default"):
-        if key and key in node:
-            return node.get(key)
-    return None
-
-
-def number(node: Node | None) -> float | None:
-    value = scalar_value(node)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return value
-
+from servelint.readers.recipe_nodes import hw_keyed, number, opt_str, str_list, str_set
+from servelint.readers.yamlpos import Map, Node, Seq, at
 
 # ----------------------------------------------------------------------------- variants / hardware
 
@@ -70,23 +20,18 @@ def variant_keys(recipe: Recipe) -> list[str]:
 
 
 def hardware_status(recipe: Recipe, hw_id: str) -> str | None:
-    return _opt_str(recipe.node("meta", "hardware", hw_id))
-
-
-def _opt_str(node: Node | None) -> str | None:
-    value = scalar_value(node)
-    return None if value is None else js_string(value)
+    return opt_str(recipe.node("meta", "hardware", hw_id))
 
 
 def precision_allows(recipe: Recipe, variant: str, hw: HardwareProfile) -> bool:
     constraint = recipe.node("variants", variant, "precision_hardware")
     if isinstance(constraint, Map):
         for key, want in (("brand", hw.brand), ("generation", hw.generation)):
-            value = _opt_str(constraint.get(key))
+            value = opt_str(constraint.get(key))
             if value is not None and value.lower() != want.lower():
                 return False
         return True
-    precision = _opt_str(recipe.node("variants", variant, "precision")) or ""
+    precision = opt_str(recipe.node("variants", variant, "precision")) or ""
     if precision.lower() in ("nvfp4", "fp4"):
         return hw.brand == "NVIDIA" and hw.generation == "blackwell"
     return True
@@ -100,7 +45,7 @@ def hardware_offered(recipe: Recipe, variant: str, hw: HardwareProfile) -> bool:
     if hw.restricted and status is None:
         return False
     supported = recipe.node("variants", variant, "supported_hardware")
-    if isinstance(supported, Seq) and hw.id not in str_set(supported):
+    if isinstance(supported, Seq) and len(supported) and hw.id not in str_set(supported):
         return False
     return precision_allows(recipe, variant, hw)
 
@@ -136,7 +81,7 @@ def deploy_type(recipe: Recipe, strategy: str) -> str:
 
 
 def strategy_status(recipe: Recipe, strategy: str, hw: HardwareProfile) -> str | None:
-    return _opt_str(hw_keyed(recipe.node("strategy_hardware", strategy), hw))
+    return opt_str(hw_keyed(recipe.node("strategy_hardware", strategy), hw))
 
 
 def offered_strategies(recipe: Recipe) -> list[str]:
@@ -147,50 +92,94 @@ def offered_strategies(recipe: Recipe) -> list[str]:
         for strategy, by_hw in granted.items():
             if strategy in out or not isinstance(by_hw, Map):
                 continue
-            if any(_opt_str(v) == "supported" for _, v in by_hw.items()):
+            if any(opt_str(v) == "supported" for _, v in by_hw.items()):
                 out.append(strategy)
     return list(dict.fromkeys(out))
 
 
-def min_gpus(recipe: Recipe, strategy: str, hw: HardwareProfile) -> float:
-    """The recipe's GPU floor for a strategy on a GPU (highest applicable value wins)."""
-
-    def walk(node: Node | None) -> float:
-        value = number(node)
+def _min_gpus_block(node: Node | None, key: str) -> float:
+    value = number(node)
+    if value is not None:
+        return value
+    if not isinstance(node, Map):
+        return 0
+    for name in (key, f"multi_node_{key}", f"single_node_{key}"):
+        value = number(node.get(name))
         if value is not None:
             return value
-        if not isinstance(node, Map):
-            return 0
-        return max([walk(v) for k, v in node.items() if k in (strategy, hw.id)] or [0])
+    return 0
 
-    return walk(recipe.node("strategy_min_gpus"))
+
+def min_gpus(recipe: Recipe, key: str, hw: HardwareProfile) -> float:
+    """``strategy_min_gpus`` floor for a strategy id or PD pool mode on a GPU: a number, or a
+    map of strategy ids and exact GPU ids (possibly nested); the highest applicable wins."""
+    cfg = recipe.node("strategy_min_gpus")
+    value = number(cfg)
+    if value is not None:
+        return value
+    if not isinstance(cfg, Map):
+        return 0
+    return max(_min_gpus_block(cfg, key), _min_gpus_block(cfg.get(hw.id), key))
+
+
+def nodes_for(recipe: Recipe, key: str, hw: HardwareProfile) -> int:
+    """Nodes needed to clear the floor (at least 1)."""
+    per_node = hw.gpu_count or 8
+    return math.ceil(min_gpus(recipe, key, hw) / per_node) or 1
+
+
+MAX_NODES = 16  # the most nodes the site offers for one deployment or PD pool
+
+
+def strategy_supported(recipe: Recipe, strategy: str, hw: HardwareProfile) -> bool:
+    """``strategy_hardware`` gate over the ``compatible_strategies`` membership default."""
+    status = strategy_status(recipe, strategy, hw)
+    if status is not None:
+        return status != "unsupported"
+    return strategy in str_set(recipe.node("compatible_strategies"))
 
 
 def strategies_for(recipe: Recipe, hw: HardwareProfile) -> list[str]:
-    """Strategies offered on one GPU, in offer order."""
-    compatible = str_set(recipe.node("compatible_strategies"))
+    """Strategies offered on one GPU, in offer order (kv_store deployments excluded)."""
     out = []
     for strategy in offered_strategies(recipe):
-        if strategy not in recipe.repo.strategies:
-            continue
-        status = strategy_status(recipe, strategy, hw)
-        if status == "unsupported" or (strategy not in compatible and status != "supported"):
-            continue
         kind = deploy_type(recipe, strategy)
-        if kind != "single_node" and not hw.scalable:
+        if strategy not in recipe.repo.strategies or kind == "kv_store_lb":
             continue
-        if kind == "single_node" and min_gpus(recipe, strategy, hw) > hw.gpu_count:
+        if not strategy_supported(recipe, strategy, hw):
+            continue
+        scales_out = kind in ("multi_node", "pd_cluster")
+        if (MAX_NODES if scales_out else 1) * (hw.gpu_count or 8) < min_gpus(recipe, strategy, hw):
+            continue
+        if scales_out and not hw.scalable:
             continue
         out.append(strategy)
     return out
 
 
 def node_count(recipe: Recipe, strategy: str, hw: HardwareProfile) -> int:
-    """Nodes the JSON API uses for a multi-node rendering."""
-    if deploy_type(recipe, strategy) == "single_node":
-        return 1
-    floor = min_gpus(recipe, strategy, hw)
-    return max(2, math.ceil(floor / hw.gpu_count)) if hw.gpu_count else 2
+    """Nodes the JSON API renders a strategy at (multi-node: at least 2)."""
+    base = 2 if deploy_type(recipe, strategy) == "multi_node" else 1
+    return max(base, nodes_for(recipe, strategy, hw))
+
+
+def pd_pool_modes(recipe: Recipe) -> list[str]:
+    """PD pool layouts offered: tp/tep/dep from strategy-id suffixes, narrowed by pool_modes."""
+    modes = set()
+    for strategy in offered_strategies(recipe):
+        if strategy == "pd_cluster":
+            continue
+        if strategy == "dep" or strategy.endswith("_dep"):
+            modes.add("dep")
+        elif strategy == "tep" or strategy.endswith("_tep"):
+            modes.add("tep")
+        elif any(strategy == m or strategy.endswith("_" + m) for m in ("tp", "tp_pp", "tp_dp")):
+            modes.add("tp")
+    ordered = [m for m in ("tp", "tep", "dep") if m in (modes or {"tp"})]
+    narrow = str_set(recipe.node("strategy_overrides", "pd_cluster", "pool_modes"))
+    if narrow and [m for m in ordered if m in narrow]:
+        ordered = [m for m in ordered if m in narrow]
+    return ordered
 
 
 # ----------------------------------------------------------------------------- features / modes
@@ -223,11 +212,11 @@ def mode_candidates(recipe: Recipe, feature: str, variant: str, hw: HardwareProf
         if not isinstance(mode, Map):
             continue
         allowed = mode.get("variants")
-        if isinstance(allowed, Seq) and variant not in str_set(allowed):
+        if isinstance(allowed, Seq) and len(allowed) and variant not in str_set(allowed):
             continue
         gate = mode.get("hardware")
         if isinstance(gate, Map) and any(
-            _opt_str(gate.get(k)) == "unsupported" for k in (hw.generation, hw.id)
+            opt_str(gate.get(k)) == "unsupported" for k in (hw.generation, hw.id)
         ):
             continue
         out.append(key)
@@ -240,9 +229,9 @@ def pick_mode(
     candidates = mode_candidates(recipe, feature, variant, hw)
     for want in (
         choice,
-        _opt_str(recipe.node("variants", variant, "default_modes", feature)),
-        _opt_str(recipe.node("features", feature, "default_mode")),
+        opt_str(recipe.node("variants", variant, "default_modes", feature)),
+        opt_str(recipe.node("features", feature, "default_mode")),
     ):
-        if want is not None and want in candidates:
+        if want and want in candidates:
             return want
     return candidates[0] if candidates else None
