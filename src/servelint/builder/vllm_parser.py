@@ -213,6 +213,10 @@ def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
     }
     if action_class:
         entry["action_class"] = action_class
+    fld = kw.get("_field")
+    if fld is not None and getattr(fld, "path", None):
+        entry["field_source"] = f"{fld.path}:{fld.line}"
+        entry["field_of"] = fld.owner
     entry.update(extra_flags)
     lam = kw.get("type")
     if isinstance(lam, TypeFn) and lam.repr == "lambda" and lam.text:

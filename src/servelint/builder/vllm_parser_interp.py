@@ -136,7 +136,12 @@ class Interpreter:
     # ---- statements ------------------------------------------------------------------------
     def exec_body(self, body: list[ast.stmt], module: str, env: dict[str, Any], depth: int):
         for stmt in body:
-            self.exec_stmt(stmt, module, env, depth)
+            try:
+                self.exec_stmt(stmt, module, env, depth)
+            except _Return:
+                raise
+            except Exception as exc:  # one odd statement must not lose the whole parser
+                self.notes.append(f"{module}:{stmt.lineno}: not interpreted ({exc!r})"[:200])
 
     def exec_stmt(self, stmt: ast.stmt, module: str, env: dict[str, Any], depth: int):
         if isinstance(stmt, ast.Return):
@@ -347,7 +352,9 @@ class Interpreter:
             if isinstance(node.slice, ast.Slice) and isinstance(base, list):
                 lo = self.eval(node.slice.lower, module, env, depth)
                 hi = self.eval(node.slice.upper, module, env, depth)
-                return base[lo:hi]
+                if all(x is None or isinstance(x, int) for x in (lo, hi)):
+                    return base[lo:hi]
+                return Opaque(ast.unparse(node))
             key = self.eval(node.slice, module, env, depth)
             if isinstance(base, dict) and not isinstance(key, Opaque):
                 return base.get(key, UNKNOWN)

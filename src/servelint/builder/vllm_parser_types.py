@@ -206,9 +206,11 @@ class TypeResolver:
                       "NotRequired"}:
             return self.hints(module, elts[0], depth + 1)
         if origin == "Literal":
-            values = []
+            values: list[Any] = []
             for e in elts:
-                values.extend(self._literal_values(module, e, depth))
+                for v in self._literal_values(module, e, depth):
+                    if not any(v == w and type(v) is type(w) for w in values):
+                        values.append(v)
             return frozenset({Hint("literal", "Literal", tuple(values))})
         name = TYPING_COLLECTIONS.get(origin, origin)
         typing_alias = origin in TYPING_COLLECTIONS
