@@ -130,6 +130,27 @@ def walk_with_parents(tree: ast.AST) -> Iterator[tuple[ast.AST, list[ast.AST]]]:
             stack.append((child, chain))
 
 
+def walk_lines(tree: ast.AST, lines: set[int]) -> Iterator[tuple[ast.AST, list[ast.AST]]]:
+    """Like ``walk_with_parents`` but only into nodes whose line span holds one of ``lines``."""
+    stack: list[tuple[ast.AST, list[ast.AST]]] = [(tree, [])]
+    while stack:
+        node, parents = stack.pop()
+        yield node, parents
+        chain = parents + [node]
+        for child in ast.iter_child_nodes(node):
+            start = getattr(child, "lineno", None)
+            if start is None:
+                stack.append((child, chain))
+                continue
+            end = getattr(child, "end_lineno", start) or start
+            if any(start <= ln <= end for ln in lines):
+                stack.append((child, chain))
+
+
+def lines_with(text: str, *needles: str) -> set[int]:
+    return {i for i, line in enumerate(text.splitlines(), 1) if any(n in line for n in needles)}
+
+
 def _defs_in(tree: ast.Module, name: str) -> list[ast.AST]:
     out: list[ast.AST] = []
     for node in tree.body:
