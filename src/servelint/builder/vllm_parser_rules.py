@@ -62,4 +62,12 @@ def detect_rules(index: ModuleIndex) -> dict[str, Any]:
     rules["config_file"] = "_pull_args_from_config" in text
     rules["list_append_plus"] = "endswith('+')" in text
     rules["dotted_human_int"] = "human_readable_int(value_str)" in text
+    # dataclass-json values get 1k/80g expanded before pydantic sees them
+    arg_utils = index.file_of("vllm.engine.arg_utils")
+    rules["json_human_numbers"] = bool(arg_utils) and (
+        "_expand_json_human_readable_numbers(val)" in index.src.read(arg_utils))
+    # `vllm` main hands any argv containing --omni to vllm-omni (fails when absent)
+    main = index.file_of("vllm.entrypoints.cli.main")
+    rules["omni_handoff"] = bool(main) and "'--omni' in sys.argv" in ast.unparse(
+        index.tree("vllm.entrypoints.cli.main") or ast.Module(body=[], type_ignores=[]))
     return rules
