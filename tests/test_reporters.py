@@ -55,6 +55,12 @@ def test_files_checked_may_be_the_list_of_files():
     assert out.getvalue() == "no problems in 3 files checked\n"
 
 
+def test_ignored_count_in_summaries():
+    assert run([], "text", color=False, ignored=[make_finding()]) == (
+        "no problems in 2 files checked, 1 ignored (judged against vllm 0.27.1)\n")
+    assert json.loads(run([], "json", ignored=3))["summary"]["ignored"] == 3
+
+
 def test_text_without_findings_or_source():
     assert run([], "text", color=False) == (
         "no problems in 2 files checked (judged against vllm 0.27.1)\n")
@@ -128,7 +134,7 @@ def test_json_document():
     assert item["related"] == [{"path": "r.sh", "line": 2, "column": 1, "end_line": 2,
                                 "end_column": 5}]
     assert item["patch"]["replacement"] == "" and item["patch"]["line"] == 3
-    assert doc["summary"] == {"findings": 1, "errors": 1, "warnings": 0, "info": 0,
+    assert doc["summary"] == {"findings": 1, "errors": 1, "warnings": 0, "info": 0, "ignored": 0,
                               "files_checked": 2, "profiles_used": ["vllm 0.27.1"]}
 
 

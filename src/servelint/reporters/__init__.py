@@ -48,6 +48,7 @@ def render(
     *,
     stream: TextIO,
     files_checked: int | Sequence[str] = 0,
+    ignored: int | Sequence[Finding] = 0,
     profiles_used: Iterable[str | tuple[str, str]] = (),
     extra: Mapping[str, Any] | None = None,
     rules: Sequence[RuleMeta] | None = None,
@@ -56,25 +57,28 @@ def render(
 ) -> None:
     """Write ``findings`` to ``stream`` in format ``fmt`` (one of ``FORMATS``).
 
-    ``extra`` adds top-level keys to JSON output (e.g. ``launches``); ``rules`` is
+    ``ignored`` (findings suppressed by inline comments, or their count) is
+    counted in the text and JSON summaries; ``extra`` adds top-level keys to JSON output (e.g. ``launches``); ``rules`` is
     the SARIF rule catalog (default: every registered rule); ``color=None`` decides
     from the stream and NO_COLOR/FORCE_COLOR.
     """
     if not isinstance(files_checked, int):  # the list of files checked
         files_checked = len(files_checked)
+    if not isinstance(ignored, int):
+        ignored = len(ignored)
     ordered = sort_findings(findings)
     labels = list(dict.fromkeys(profile_label(p) for p in profiles_used))
     if fmt == "text":
         from servelint.reporters.text import render_text, use_color
 
         render_text(ordered, stream, files_checked=files_checked, profiles_used=labels,
-                    read_source=read_source,
+                    read_source=read_source, ignored=ignored,
                     color=use_color(stream) if color is None else color)
     elif fmt == "json":
         from servelint.reporters.json_out import render_json
 
         render_json(ordered, stream, files_checked=files_checked, profiles_used=labels,
-                    extra=extra)
+                    extra=extra, ignored=ignored)
     elif fmt == "sarif":
         from servelint.reporters.catalog import rule_metas
         from servelint.reporters.sarif import render_sarif

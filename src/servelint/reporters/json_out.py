@@ -42,19 +42,21 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
 
 
 def summary_dict(findings: Sequence[Finding], files_checked: int,
-                 profiles_used: Sequence[str]) -> dict[str, Any]:
+                 profiles_used: Sequence[str], ignored: int = 0) -> dict[str, Any]:
     return {
         "findings": len(findings),
         "errors": sum(f.severity == Severity.ERROR for f in findings),
         "warnings": sum(f.severity == Severity.WARNING for f in findings),
         "info": sum(f.severity == Severity.INFO for f in findings),
+        "ignored": ignored,
         "files_checked": files_checked,
         "profiles_used": list(profiles_used),
     }
 
 
 def render_json(findings: Sequence[Finding], stream: TextIO, *, files_checked: int,
-                profiles_used: Sequence[str], extra: Mapping[str, Any] | None = None) -> None:
+                profiles_used: Sequence[str], extra: Mapping[str, Any] | None = None,
+                ignored: int = 0) -> None:
     clash = RESERVED_KEYS & set(extra or {})
     if clash:
         raise ValueError(f"extra JSON keys clash with reserved keys: {sorted(clash)}")
@@ -62,7 +64,7 @@ def render_json(findings: Sequence[Finding], stream: TextIO, *, files_checked: i
         "version": JSON_VERSION,
         "tool": {"name": "servelint", "version": __version__},
         "findings": [finding_dict(f) for f in findings],
-        "summary": summary_dict(findings, files_checked, profiles_used),
+        "summary": summary_dict(findings, files_checked, profiles_used, ignored),
         **(extra or {}),
     }
     stream.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")

@@ -92,7 +92,7 @@ class TextReporter:
         self.stream.write("\n".join(out) + "\n")
 
     def summary(self, findings: Sequence[Finding], files_checked: int,
-                profiles_used: Sequence[str]) -> None:
+                profiles_used: Sequence[str], ignored: int = 0) -> None:
         counts = {sev: sum(f.severity == sev for f in findings) for sev in Severity}
         files = f"{files_checked} file{'s' if files_checked != 1 else ''} checked"
         if findings:
@@ -102,6 +102,8 @@ class TextReporter:
             line = ", ".join(parts) + f" in {files}"
         else:
             line = f"no problems in {files}"
+        if ignored:
+            line += f", {ignored} ignored"
         if profiles_used:
             line += f" (judged against {', '.join(profiles_used)})"
         self.stream.write(line + "\n")
@@ -113,10 +115,10 @@ def _plural(count: int, word: str) -> str:
 
 def render_text(findings: Sequence[Finding], stream: TextIO, *, files_checked: int,
                 profiles_used: Sequence[str], read_source: Callable[[str], str | None],
-                color: bool) -> None:
+                color: bool, ignored: int = 0) -> None:
     reporter = TextReporter(stream, read_source, color)
     for finding in findings:
         reporter.finding(finding)
     if findings:
         stream.write("\n")
-    reporter.summary(findings, files_checked, profiles_used)
+    reporter.summary(findings, files_checked, profiles_used, ignored)
