@@ -44,7 +44,7 @@ def test_text_header_excerpt_caret_fix_and_summary():
     assert lines[1] == "  3 |   --bogus 1"
     assert lines[2] == "    |   ^^^^^^^"
     assert "  fix: remove \"--bogus\"" in lines
-    assert "  2 renderings: bf16 · h100" in lines
+    assert "  2 renderings: bf16, h100" in lines
     assert "  evidence: vllm/engine/arg_utils.py:10" in lines
     assert lines[-1] == "1 error, 0 warnings, 0 info in 2 files checked (judged against vllm 0.27.1)"
 
@@ -96,8 +96,8 @@ def test_caret_without_end_runs_to_token_end_and_multiline_to_line_end():
 
 def test_renderings_collapse():
     assert renderings_line(["a"]) == "rendering: a"
-    assert renderings_line(["a", "b", "c", "d"]) == "4 renderings: a · b · c · d"
-    names = ["bf16", "h100", "single_node_tp"] + [f"r{i}" for i in range(9)]
+    assert renderings_line(["a", "b", "a", "c"]) == "3 renderings: a, b, c"
+    names = ["bf16 · h100 · single_node_tp"] + [f"r{i}" for i in range(11)]
     assert renderings_line(names) == "12 renderings: bf16 · h100 · single_node_tp, …"
 
 

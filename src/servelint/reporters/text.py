@@ -9,7 +9,7 @@ from typing import TextIO
 from servelint.model import Finding, Severity
 from servelint.reporters.excerpt import underline
 
-MAX_RENDERINGS_SHOWN = 3
+MAX_RENDERINGS_LISTED = 3  # more than this: name the first one and count the rest
 
 _SGR = {"bold": "1", "dim": "2", "red": "1;31", "yellow": "1;33", "cyan": "1;36"}
 _SEVERITY_STYLE = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -35,13 +35,16 @@ def judged_against(finding: Finding) -> str:
 
 
 def renderings_line(renderings: Sequence[str]) -> str:
-    """``bf16 · h100`` or, when many, ``12 renderings: bf16 · h100 · tp2, …``."""
+    """``2 renderings: a, b`` or, when many, ``12 renderings: bf16 · h100 · single_node_tp, …``.
+
+    A rendering label may itself contain `` · `` (variant · hardware · strategy).
+    """
     names = list(dict.fromkeys(renderings))
     if len(names) == 1:
         return f"rendering: {names[0]}"
-    if len(names) <= MAX_RENDERINGS_SHOWN + 1:
-        return f"{len(names)} renderings: " + " · ".join(names)
-    return f"{len(names)} renderings: " + " · ".join(names[:MAX_RENDERINGS_SHOWN]) + ", …"
+    if len(names) <= MAX_RENDERINGS_LISTED:
+        return f"{len(names)} renderings: " + ", ".join(names)
+    return f"{len(names)} renderings: {names[0]}, …"
 
 
 class TextReporter:
