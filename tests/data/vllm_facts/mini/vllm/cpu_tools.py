@@ -1,0 +1,3 @@
+import os
+
+SIM = os.environ.get("VLLM_CPU_SIM_FLAG")
