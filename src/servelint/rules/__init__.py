@@ -25,6 +25,7 @@ _MODULES = [
     "backend_hardware",
     "runtime_install",
     "upgrade_notice",
+    "guide_drift",
 ]
 
 

@@ -1,0 +1,80 @@
+"""Fenced code blocks of a Markdown text, with the position of every content line.
+
+CommonMark fences: a line of three or more backticks or tildes opens a block (the info
+string's first word is the language), the same character repeated at least as often
+closes it (an unclosed block runs to the end of the text). A fence may be indented (list
+items nest them); up to that many spaces are removed from each content line, as CommonMark
+does, and ``strip`` records how many were removed so columns map back to the source.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+SHELL_LANGS = frozenset({
+    "", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "sh-session",
+    "bash-session", "terminal", "shellscript", "session",
+})
+CONSOLE_LANGS = frozenset({"console", "shell-session", "shellsession", "sh-session",
+                           "bash-session", "terminal", "session"})
+
+
+@dataclass
+class Fence:
+    index: int  # 1-based number of the block in the document
+    lang: str  # lowercased first word of the info string ("" when none)
+    line: int  # 1-based line of the first content line
+    lines: list[str]  # content lines (fence indentation removed)
+    strip: list[int]  # characters removed from the start of each content line
+    indent: int  # indentation of the opening fence
+    closed: bool = True
+
+    @property
+    def is_shell(self) -> bool:
+        return self.lang in SHELL_LANGS
+
+    @property
+    def is_console(self) -> bool:
+        return self.lang in CONSOLE_LANGS
+
+
+def _lang(info: str) -> str:
+    word = info.strip().split(maxsplit=1)[0] if info.strip() else ""
+    word = word.strip("{}").lstrip(".").lower()
+    return word.split(",", 1)[0]
+
+
+def _strip_indent(line: str, indent: int) -> tuple[str, int]:
+    n = 0
+    while n < indent and n < len(line) and line[n] == " ":
+        n += 1
+    return line[n:], n
+
+
+def find_fences(text: str) -> list[Fence]:
+    """Every fenced code block, in document order."""
+    lines = text.splitlines()
+    out: list[Fence] = []
+    i = 0
+    while i < len(lines):
+        m = _OPEN.match(lines[i])
+        if not m or (m.group("fence")[0] == "`" and "`" in m.group("info")):
+            i += 1
+            continue
+        fence = m.group("fence")
+        indent = len(m.group("indent"))
+        close = re.compile(r"^ *" + re.escape(fence[0]) + "{" + str(len(fence)) + r",} *$")
+        body: list[str] = []
+        strip: list[int] = []
+        j = i + 1
+        while j < len(lines) and not close.match(lines[j]):
+            content, n = _strip_indent(lines[j], indent)
+            body.append(content)
+            strip.append(n)
+            j += 1
+        out.append(Fence(len(out) + 1, _lang(m.group("info")), i + 2, body, strip, indent,
+                         closed=j < len(lines)))
+        i = j + 1
+    return out

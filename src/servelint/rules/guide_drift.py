@@ -1,0 +1,95 @@
+"""guide command disagrees with the recipe it documents
+
+A recipe's ``guide:`` Markdown holds hand-written ``vllm serve`` commands; the site
+renders the real command from the recipe's YAML. The two drift apart. For every guide
+command serving a model id of one of the recipe's variants, servelint takes that
+variant's rendering with the fewest differences (default hardware, strategy and features
+first) and reports each flag the guide sets and the recipe does not, each flag the recipe
+sets and the guide omits, and each flag the two set to different values (JSON values are
+compared as JSON).
+
+Not reported, to keep noise low: capacity tuning flags (``--max-model-len``,
+``--gpu-memory-utilization``, ``--max-num-seqs``, ``--max-num-batched-tokens``: guides size
+them for their demo GPU), parallelism and size flags (``--tensor-parallel-size``,
+``-pp``, ``-dp``, ``--enable-expert-parallel``, ``--decode-context-parallel-size`` and the
+multi-node rendezvous flags: they follow the GPU and strategy), ``--host``, ``--port``,
+``--served-model-name``, and every flag that a ``hardware_overrides`` block of the recipe
+sets (they change with the GPU). A guide that leaves out every flag of a recipe feature
+shows that feature switched off (the site lets users toggle it): not a difference. Guide commands that serve an id none of the variants
+serve, or a symbolic ``$MODEL``, are not compared.
+
+Bad:
+
+```yaml bad
+model:
+  model_id: org/model
+  min_vllm_version: "0.20.0"
+  base_args: ["--trust-remote-code"]
+variants:
+  default: {precision: bf16, vram_minimum_gb: 20}
+compatible_strategies: [single_node_tp]
+guide: |
+  ~~~bash
+  vllm serve org/model
+  ~~~
+```
+
+Good:
+
+```yaml good
+model:
+  model_id: org/model
+  min_vllm_version: "0.20.0"
+  base_args: ["--trust-remote-code"]
+variants:
+  default: {precision: bf16, vram_minimum_gb: 20}
+compatible_strategies: [single_node_tp]
+guide: |
+  ~~~bash
+  vllm serve org/model --trust-remote-code --tensor-parallel-size 2 --max-model-len 8192
+  ~~~
+```
+
+Fix: make the guide command match the recipe (or the recipe match the guide).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+from servelint.model import Finding, Severity
+from servelint.readers.guide_compare import Drift, drifts_of
+from servelint.rules.base import CheckContext, finding
+
+CODE = "SL191"
+NAME = "guide-drift"
+SEVERITY = Severity.WARNING
+FIX_SAFE = False
+ROLES = ("notes",)  # a comparison of two texts: independent of the release
+
+
+def _show(flag: str, value: str | None) -> str:
+    return flag if value in (None, "true") else f"{flag} {value}"
+
+
+def message(d: Drift, label: str) -> str:
+    where = f"the recipe's rendering ({label})"
+    if d.kind == "extra":
+        return f"guide command sets {_show(d.flag, d.guide)}, which {where} does not"
+    if d.kind == "missing":
+        return f"guide command omits {_show(d.flag, d.recipe)}, which {where} sets"
+    return f'guide command sets {d.flag} to "{d.guide}" but {where} sets "{d.recipe}"'
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    spec = ctx.spec
+    label = spec.context.get("guide_rendering", "")
+    mod = sys.modules[__name__]
+    for d in drifts_of(spec):
+        related = [d.recipe_span] if d.recipe_span is not None else []
+        fix = "remove it from the guide, or add it to the recipe" if d.kind == "extra" else \
+            "add it to the guide, or remove it from the recipe" if d.kind == "missing" else \
+            "use the same value in the guide and the recipe"
+        yield finding(mod, ctx, d.span or spec.anchor, message(d, label), fix=fix,
+                      related=related)
