@@ -144,3 +144,45 @@ def test_unusable_selectors_are_problems(selector, message):
     result = render(CASES / "layered.yaml", **selector)
     assert result.renderings == []
     assert message in result.problems[0].message
+
+
+def _paths(data, prefix=(), depth=3):
+    if depth == 0:
+        return
+    items = (
+        data.items()
+        if isinstance(data, dict)
+        else enumerate(data)
+        if isinstance(data, list)
+        else []
+    )
+    for key, value in items:
+        yield (*prefix, key)
+        yield from _paths(value, (*prefix, key), depth - 1)
+
+
+def test_odd_shapes_anywhere_never_raise(tmp_path):
+    import copy
+    import json
+
+    import yaml
+
+    base = yaml.safe_load((CASES / "layered.yaml").read_text())
+    target = tmp_path / "odd.yaml"
+    count = 0
+    for path in _paths(base):
+        for i, odd in enumerate((None, 7, "x", [], {"k": [1, None]})):
+            data = copy.deepcopy(base)
+            node = data
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = odd
+            target.write_text(json.dumps(data, default=str))  # JSON is YAML, faster to write
+            selector = (
+                {"variant": "default", "hardware": "h100", "strategy": "single_node_tep"},
+                {"variant": "big", "hardware": "gb200", "strategy": "pd_cluster"},
+            )[i % 2]
+            result = render(target, features={}, **selector)  # must not raise
+            assert result.renderings or result.problems
+            count += 1
+    assert count > 300

@@ -366,6 +366,7 @@ def test_dedupe_is_last_wins_by_exact_token():
         ('{"a":1}', "'{\"a\":1}'"),
         ("it's", "'it'\\''s'"),
         ("$lower", "'$lower'"),
+        ("$1A", "'$1A'"),
     ],
 )
 def test_quote_value(value, quoted):

@@ -7,7 +7,7 @@ import re
 
 from servelint.model import EnvVar, Token
 
-_BARE_VALUE = re.compile(r"^(\$[A-Z0-9_]+|[A-Za-z0-9_./=:@,+%-]+)$")
+_BARE_VALUE = re.compile(r"^(\$[A-Z_][A-Z0-9_]*|[A-Za-z0-9_./=:@,+%-]+)$")
 
 
 def units(tokens: list[Token]) -> list[list[Token]]:
@@ -42,7 +42,8 @@ def dedupe(tokens: list[Token]) -> list[Token]:
 
 
 def quote_value(text: str) -> str:
-    if _BARE_VALUE.match(text):
+    """Single-quote a value unless it is a bare ``$NAME`` or plain shell-safe text."""
+    if not text or _BARE_VALUE.match(text):
         return text
     return "'" + text.replace("'", "'\\''") + "'"
 
