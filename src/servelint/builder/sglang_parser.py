@@ -469,6 +469,12 @@ class ParserExtractor:
                        "group": None, "required": False, "source": "argparse"}
         actions.insert(0, help_action)
         for act in actions:
+            if act.get("kind") == "boolean_optional":  # argparse adds --no-X per --X
+                neg = ["--no-" + o[2:] for o in act["option_strings"] if o.startswith("--")]
+                act["option_strings"] = [x for o in act["option_strings"]
+                                         for x in ([o, "--no-" + o[2:]] if o.startswith("--")
+                                                   else [o])]
+                act["negative"] = neg
             act.setdefault("accepted", list(act["option_strings"]))
             act.setdefault("negative", list(act["option_strings"])
                            if act.get("kind") == "store_false" else [])

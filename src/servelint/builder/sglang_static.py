@@ -73,6 +73,9 @@ class Evaluator:
         self.src = src
         self._modules: dict[str, ModuleInfo | None] = {}
         self._stack: set[tuple[str, str]] = set()
+        # module -> line: while a module-level statement is evaluated, names of that module
+        # only see the statements above it (module code runs top to bottom)
+        self._limits: dict[str, int] = {}
 
     # ---- modules -------------------------------------------------------------
     def module_path(self, name: str) -> str | None:
@@ -148,13 +151,24 @@ class Evaluator:
 
     def _run_assigns(self, info: ModuleInfo, name: str) -> Any:
         value: Any = UNKNOWN
+        limit = self._limits.get(info.name)
         for st in info.assigns[name]:
-            if isinstance(st, ast.Assign | ast.AnnAssign):
-                value = self.eval(st.value, info.name)
-            elif isinstance(st, ast.AugAssign):
-                value = self._binop(value, st.op, self.eval(st.value, info.name))
-            elif isinstance(st, ast.Expr):
-                value = self._mutate(value, st.value, info.name, {})
+            if limit is not None and st.lineno >= limit:
+                break
+            saved = self._limits.get(info.name)
+            self._limits[info.name] = st.lineno
+            try:
+                if isinstance(st, ast.Assign | ast.AnnAssign):
+                    value = self.eval(st.value, info.name)
+                elif isinstance(st, ast.AugAssign):
+                    value = self._binop(value, st.op, self.eval(st.value, info.name))
+                elif isinstance(st, ast.Expr):
+                    value = self._mutate(value, st.value, info.name, {})
+            finally:
+                if saved is None:
+                    self._limits.pop(info.name, None)
+                else:
+                    self._limits[info.name] = saved
         return value
 
     def _mutate(self, value: Any, call: ast.Call, module: str, local: dict) -> Any:

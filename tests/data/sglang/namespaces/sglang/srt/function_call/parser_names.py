@@ -1,0 +1,2 @@
+# ruff: noqa
+TOOL_CALL_PARSER_NAMES = ["qwen", "glm"]
