@@ -63,7 +63,19 @@ class _Mapper:
                     else self._col(end_line, span.end_column))
 
     def token(self, tok: Token) -> Token:
-        return Token(tok.text, self.span(tok.span), tok.symbolic)
+        return Token(self._spelling(tok), self.span(tok.span), tok.symbolic)
+
+    def _spelling(self, tok: Token) -> str:
+        """A ``<placeholder>`` word keeps its source spelling (it was read as ``$_…``)."""
+        span = tok.span
+        if not tok.symbolic or "$_" not in tok.text or span is None or \
+                span.end_line != span.line or span.end_column is None:
+            return tok.text
+        i = span.line - self.fence.line
+        if not 0 <= i < len(self.fence.lines):
+            return tok.text
+        written = self.fence.lines[i][span.column - 1:span.end_column - 1]
+        return written if "<" in written and len(written) == len(tok.text) else tok.text
 
     def spec(self, spec: LaunchSpec) -> None:
         spec.path = self.path
