@@ -9,6 +9,7 @@ import pytest
 
 from servelint.cli import main
 from servelint.model import Token
+from servelint.readers import recipe_select as sel
 from servelint.readers.recipe import load_recipe
 from servelint.readers.recipe_render import render, render_recipe, tensor_parallel_size
 from servelint.readers.recipe_text import command_lines, dedupe, quote_value
@@ -190,7 +191,7 @@ def test_layering_dedupe_and_generation_blocks():
         ("SECOND", "variant"),
         ("THIRD", "variant"),
     ]
-    assert r.env[0].span.line == 87  # hardware_overrides.hopper.extra_env.FIRST
+    assert r.env[0].span.line == 88  # hardware_overrides.hopper.extra_env.FIRST
 
 
 def test_strategy_generation_block_replaces_recipe_and_variant_blocks():
@@ -217,7 +218,7 @@ def test_strategy_generation_block_replaces_recipe_and_variant_blocks():
 
 def test_exact_gpu_variant_block_image_pin_and_hardware_opt_in():
     r = _one(variant="default", hardware="b200", strategy="single_node_tp")
-    assert r.image == "vllm/vllm-openai:b200-pin" and r.image_span.line == 64
+    assert r.image == "vllm/vllm-openai:b200-pin" and r.image_span.line == 65
     # the exact-GPU --tensor-parallel-size 3 (step 2) loses to the strategy's flag (step 3)
     assert r.argv_text.count("--tensor-parallel-size") == 1 and "3" not in r.argv_text
     assert "--nvidia-fallback" in r.argv_text and "--tool-call-parser" not in r.argv_text
@@ -289,6 +290,15 @@ def test_enumeration_offers_the_site_hardware_and_strategies():
     assert ("nightly", "h100") not in seen  # nvfp4 is Blackwell-only
     assert ("nightly", "dgx_spark_gb10") in seen  # restricted but listed
     assert ("nightly", "dgx_station_gb300") not in seen  # restricted, not listed
+    # non-scalable workstation: the oversize variant gives way to the largest that fits,
+    # and no multi-node strategy is offered there
+    assert ("default", "rtx_pro_6000") in seen and ("big", "rtx_pro_6000") not in seen
+    assert not any(
+        r.hardware == "rtx_pro_6000" and r.strategy == "multi_node_tp" for r in result.renderings
+    )
+    recipe, _ = load_recipe(LAYERED)
+    assert recipe is not None
+    assert sel.effective_variant(recipe, "big", recipe.repo.hardware["rtx_pro_6000"]) == "default"
     heads = [r for r in result.renderings if r.strategy == "multi_node_tp" and r.node_rank == 1]
     assert heads and all("--headless" in r.argv_text for r in heads)
     assert len({r.label for r in result.renderings}) == len(result.renderings)

@@ -23,7 +23,8 @@ def str_list(node: Node | None) -> list[Token]:
         return []
     out = []
     for item in node.items:
-        if isinstance(item, Scalar) and item.value is not None:
+        # the site drops falsy entries (null, "", 0, false) before rendering
+        if isinstance(item, Scalar) and item.value not in (None, "", 0, False):
             text = js_string(item.value)
             out.append(Token(text, item.span, symbolic=is_symbolic(text)))
     return out

@@ -59,18 +59,19 @@ def fits(recipe: Recipe, variant: str, hw: HardwareProfile) -> bool:
     return need is None or hw.vram_gb is None or need <= hw.vram_gb
 
 
-def effective_variant(recipe: Recipe, variant: str, hw: HardwareProfile) -> str:
-    """On non-scalable hardware an oversize variant gives way to the largest fitting one."""
+def effective_variant(recipe: Recipe, variant: str, hw: HardwareProfile) -> str | None:
+    """On non-scalable hardware an oversize variant gives way to the largest fitting one
+    (None: nothing fits, the site renders nothing there)."""
     if hw.scalable or fits(recipe, variant, hw):
         return variant
     best: tuple[float, str] | None = None
     for key in variant_keys(recipe):
-        if key == variant or not hardware_offered(recipe, key, hw) or not fits(recipe, key, hw):
+        if not hardware_offered(recipe, key, hw) or not fits(recipe, key, hw):
             continue
         size = number(recipe.node("variants", key, "vram_minimum_gb")) or 0
         if best is None or size > best[0]:
             best = (size, key)
-    return best[1] if best else variant
+    return best[1] if best else None
 
 
 # ----------------------------------------------------------------------------- strategies
