@@ -138,6 +138,8 @@ def test_duplicate_key_still_renders_with_a_problem():
         ({"strategy": "warp"}, "unknown strategy 'warp'"),
         ({"strategy": "kv_store_distributed_mooncake"}, "is not rendered by servelint yet"),
         ({"features": {"nope": True}}, "unknown feature 'nope'"),
+        ({"features": {"spec": "warp"}}, "feature 'spec' has no mode 'warp'"),
+        ({"features": {"reasoning": "fast"}}, "feature 'reasoning' has no mode 'fast'"),
     ],
 )
 def test_unusable_selectors_are_problems(selector, message):

@@ -13,6 +13,7 @@ from servelint.readers.yamlpos import (
     load_yaml,
     load_yaml_text,
     to_python,
+    yaml11_differences,
 )
 
 DOC = """\
@@ -123,3 +124,15 @@ def test_files_non_utf8_missing_and_bom(tmp_path):
     bom.write_bytes(b"\xef\xbb\xbfa: 1\n")
     assert to_python(load_yaml(bom).root) == {"a": 1}
     assert load_yaml_text("").root is None and load_yaml_text("").problems == []
+
+
+def test_scalars_yaml11_reads_differently_are_flagged():
+    doc = load_yaml_text("a: [yes, 0755, 1e3, 1_000, '0755', true, 2026-01-02, x]\nb: {on: 1}")
+    found = [(s.value, s.yaml11_value, s.span.column) for s in yaml11_differences(doc.root)]
+    assert found == [
+        ("yes", True, 5),
+        (755, 493, 10),
+        (1000.0, "1e3", 16),
+        ("1_000", 1000, 21),
+        ("on", True, 5),
+    ]

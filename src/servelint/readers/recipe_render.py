@@ -379,11 +379,16 @@ def render_recipe(
         return result
     if features:
         known = set(sel.feature_keys(recipe))
-        for name in features:
+        for name, choice in features.items():
+            why = None
             if name not in known:
-                result.problems.append(
-                    ReadProblem(recipe.path, None, f"unknown feature {name!r}", "unresolved")
-                )
+                why = f"unknown feature {name!r}"
+            elif isinstance(choice, str):
+                modes = recipe.node("features", name, "modes")
+                if not isinstance(modes, Map) or choice not in modes:
+                    why = f"feature {name!r} has no mode {choice!r}"
+            if why:
+                result.problems.append(ReadProblem(recipe.path, None, why, "unresolved"))
                 return result
     if recipe.is_omni:
         from servelint.readers.recipe_omni import render_omni

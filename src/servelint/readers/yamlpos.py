@@ -39,6 +39,9 @@ class Scalar:
     value: object  # str | int | float | bool | None (dates normalised to "YYYY-MM-DD")
     span: Span
     quoted: bool = False
+    # A plain scalar that YAML 1.1 loaders (PyYAML) read differently from the site (1.2).
+    yaml11_value: object = None
+    yaml11_differs: bool = False
 
 
 @dataclass(eq=False, slots=True)
@@ -251,6 +254,9 @@ class _Builder:
             quoted = node.style in ("'", '"', "|", ">")
             if not node.style and _is_implicit(node):
                 value = resolve_plain(node.value)
+                old = _yaml11_value(node)
+                if not _same(old, value):
+                    return Scalar(value, span, quoted, old, True), 1
             else:
                 value = _tagged_scalar(node)
             return Scalar(value, span, quoted), 1
@@ -308,6 +314,48 @@ class _Builder:
 
 
 _RESOLVER = yaml.resolver.Resolver()
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+
+
+def _yaml11_value(node: yaml.ScalarNode) -> object:
+    """What PyYAML's YAML 1.1 rules make of a plain scalar (dates as YYYY-MM-DD)."""
+    if node.tag == _STR_TAG:
+        return node.value
+    try:
+        value = _CONSTRUCTOR.construct_object(node)
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError):
+        return node.value
+    return value.isoformat()[:10] if isinstance(value, (_dt.date, _dt.datetime)) else value
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b
+
+
+def yaml11_differences(node: Node | None) -> list[Scalar]:
+    """Plain scalars under ``node`` that YAML 1.1 tools read differently from the site."""
+    out: list[Scalar] = []
+    seen: set[int] = set()
+
+    def walk(n: Node | None) -> None:
+        if n is None or id(n) in seen:
+            return
+        seen.add(id(n))
+        if isinstance(n, Scalar):
+            if n.yaml11_differs:
+                out.append(n)
+        elif isinstance(n, Seq):
+            for child in n.items:
+                walk(child)
+        else:
+            for key, value in n.entries:
+                walk(key)
+                walk(value)
+
+    walk(node)
+    return out
 
 
 def _is_implicit(node: yaml.ScalarNode) -> bool:
