@@ -165,7 +165,12 @@ def read(path: str, kind: str, options: Options) -> tuple[list[LaunchSpec], list
             from servelint.readers.recipe_render import render
 
             result = render(path)
-            return [r.to_launch_spec() for r in result.renderings], list(result.problems)
+            specs = [r.to_launch_spec() for r in result.renderings]
+            # the commands of the recipe's `guide:` Markdown (readers/markdown.py, SL191)
+            from servelint.readers.markdown import read_recipe_guide
+
+            guide = read_recipe_guide(path, result.renderings)
+            return specs + guide.launches, list(result.problems) + guide.problems
         if kind == "script":
             from servelint.readers.bash import read_script
 
@@ -233,7 +238,7 @@ def _is_custom_image(spec: LaunchSpec, prof) -> bool:
 
     ref = resolve_image(spec.image)
     official = prof.image.get("repository")
-    return bool(official and ref.repository and ref.repository != official)
+    return not official or not ref.repository or ref.repository != official
 
 
 def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
@@ -313,10 +318,18 @@ def check_paths(paths: Iterable[str], options: Options | None = None) -> CheckRe
     raw: list[Finding] = []
     t0 = time.perf_counter()
     n_launches = 0
-    for path, kind in discover(paths, options):
+    units = list(discover(paths, options))
+    # master configs first: a launcher they bind is not checked again on its own
+    units.sort(key=lambda u: 0 if u[1].startswith("inferencex") else 1)
+    bound: set[str] = set()
+    for path, kind in units:
+        if kind == "script" and os.path.realpath(path) in bound:
+            continue
         report.files.append(path)
         specs, problems = read(path, kind, options)
         raw.extend(problem_finding(p) for p in problems)
+        if kind.startswith("inferencex"):
+            bound.update(os.path.realpath(s.path) for s in specs)
         for spec in specs:
             n_launches += 1
             try:
@@ -345,9 +358,10 @@ def _apply_control(findings: list[Finding], options: Options, report: CheckRepor
     except ModuleNotFoundError:
         ignores = None  # type: ignore[assignment]
     if ignores is not None and not options.no_ignores:
-        from servelint.rules import known_ids
+        from servelint.reporters.catalog import known_rule_ids
 
-        kept, ignored, extra = ignores.apply_ignores(findings, _read_text, known_ids())
+        kept, ignored, extra = ignores.apply_ignores(findings, _read_text, known_rule_ids(),
+                                                     checked_paths=report.files)
         report.ignored = list(ignored)
         findings = list(kept) + list(extra)
     if options.config is not None and hasattr(options.config, "apply"):

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
                       works_on=args.works_on)
     report = check_paths(args.paths, options)
     findings = report.findings
-    min_sev = args.min_severity or getattr(cfg, "min_severity", None)
+    min_sev = args.min_severity  # the config's own min-severity is applied by Config.apply
     if min_sev:
         floor = Severity.parse(str(min_sev))
         findings = [f for f in findings if f.severity >= floor]
@@ -98,8 +98,9 @@ def emit(report: CheckReport, findings, fmt: str, out) -> None:
     from servelint import reporters
 
     launches = [_launch_json(lr) for lr in report.launches]
-    kwargs = {"stream": out, "files_checked": report.files,
-              "profiles_used": sorted({j for lr in report.launches for j in lr.judged})}
+    kwargs = {"stream": out, "files_checked": report.files, "ignored": len(report.ignored),
+              "profiles_used": sorted({j.split(" (", 1)[0] for lr in report.launches
+                                       for j in lr.judged})}
     params = inspect.signature(reporters.render).parameters
     if "extra" in params:
         kwargs["extra"] = {"launches": launches, "stats": report.stats}

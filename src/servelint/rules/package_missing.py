@@ -143,8 +143,8 @@ def images_shipping(ctx: CheckContext, package: str) -> list[str]:
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     prof = ctx.profile
-    if ctx.extra.get("custom_image"):
-        return  # the package set of a custom image is unknown: cannot check
+    if ctx.extra.get("custom_image") or not prof.image.get("packages"):
+        return  # the image's package set is unknown: cannot check
     for gate in prof.gates:
         trigger = gate.get("trigger")
         package = gate.get("package")

@@ -1,0 +1,2 @@
+# servelint-test: engine=vllm==0.21.0
+vllm serve Qwen/Qwen3-8B --max-model-len 4096 --gpu-memory-utilization 0.9

@@ -1,0 +1,4 @@
+# servelint-test: engine=vllm==0.21.0
+vllm serve Qwen/Qwen3-8B \
+  --disable-log-requests \
+  --max-model-len 4096

@@ -1,0 +1,4 @@
+# servelint-test: image=vllm/vllm-openai:v0.27.1
+pip install "fastokens==0.3.5"
+export VLLM_USE_FASTOKENS=1
+vllm serve nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16
