@@ -14,6 +14,9 @@ from servelint.readers.recipe_render import Rendering, RenderResult, model_token
 from servelint.readers.recipe_text import dedupe
 from servelint.readers.yamlpos import Map, Node, Scalar, Seq, at, js_string
 
+# The site's built-in omni task catalog (presets naming another id are not offered).
+OMNI_TASK_IDS = ("t2i", "i2i", "t2v", "i2v", "ti2v", "t2a")
+
 
 def omni_tasks(recipe: Recipe) -> list[tuple[str, Map | None]]:
     """Task presets as (selector key, object or None for a bare catalog id)."""
@@ -22,13 +25,25 @@ def omni_tasks(recipe: Recipe) -> list[tuple[str, Map | None]]:
     if not isinstance(tasks, Seq):
         return out
     for item in tasks.items:
-        if isinstance(item, Scalar) and item.value is not None:
+        if isinstance(item, Scalar) and item.value in OMNI_TASK_IDS:
             out.append((js_string(item.value), None))
         elif isinstance(item, Map):
-            key = item.get("key") or item.get("id")
-            if isinstance(key, Scalar):
-                out.append((js_string(key.value), item))
+            task_id = item.get("id")
+            if not isinstance(task_id, Scalar) or task_id.value not in OMNI_TASK_IDS:
+                continue
+            key = item.get("key")
+            key = key if isinstance(key, Scalar) and key.value else task_id
+            out.append((js_string(key.value), item))
     return out
+
+
+def _task_model(recipe: Recipe, variant: str, hw: HardwareProfile, task: Map | None) -> Token:
+    """Served id: the task's exact-GPU override, task, variant, then model ``model_id``."""
+    exact = exact_block(at(task, "hardware_overrides"), hw)
+    override = at(exact, "model_id")
+    if isinstance(override, Scalar) and override.value:
+        return Token(js_string(override.value), override.span)
+    return model_token(recipe, variant, task)
 
 
 def _omni_compose(
@@ -81,7 +96,7 @@ def render_omni(
         for hw in hws:
             for key, task in tasks:
                 tokens, env = _omni_compose(recipe, v, hw, task)
-                model = model_token(recipe, v, task)
+                model = _task_model(recipe, v, hw, task)
                 argv = [Token("vllm", model.span), Token("serve", model.span), model, *tokens]
                 dedupe_key = (
                     v,
