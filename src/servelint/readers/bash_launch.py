@@ -1,0 +1,210 @@
+"""Recognise an engine server launch in an expanded command (after wrappers).
+
+Entrypoints: ``vllm serve``, ``python[3] -m vllm.entrypoints.openai.api_server``,
+``python[3] -m sglang.launch_server``, ``sglang serve``, ``trtllm-serve``,
+``python[3] -m atom.entrypoints.openai_server``. Wrappers skipped in front of them:
+``VAR=x`` words, ``exec``, ``nohup``, ``env``, ``timeout``, ``time``, ``sudo``,
+``setsid``, ``stdbuf``, ``nice``, ``numactl``, ``taskset``, ``mpirun``/``mpiexec``,
+``srun``, ``command``. After a wrapper the first entrypoint word is the launch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+
+import yaml
+
+from servelint.model import EnvVar, Span, Token
+
+WRAPPERS = frozenset({
+    "exec", "nohup", "env", "timeout", "time", "sudo", "setsid", "stdbuf", "nice", "ionice",
+    "numactl", "taskset", "mpirun", "mpiexec", "srun", "command", "unbuffer", "chrt",
+})
+_PY_OPTS_WITH_VALUE = frozenset({"-W", "-X", "-c", "-Q"})
+_MODULES = {
+    "vllm.entrypoints.openai.api_server": ("vllm", "python -m vllm.entrypoints.openai.api_server"),
+    "sglang.launch_server": ("sglang", "python -m sglang.launch_server"),
+    "atom.entrypoints.openai_server": ("atom", "python -m atom.entrypoints.openai_server"),
+}
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# options that name a file the engine reads its options from
+CONFIG_FLAGS = {
+    "vllm": ("--config",),
+    "sglang": ("--config",),
+    "trtllm": ("--extra_llm_api_options", "--extra-llm-api-options", "--config"),
+}
+
+
+@dataclass
+class LaunchMatch:
+    engine: str
+    entrypoint: str
+    anchor: Token  # the entrypoint's first word
+    argv: list[Token]
+    env: list[EnvVar]  # VAR=x words found among the wrappers
+
+
+def is_python(word: str) -> bool:
+    return re.fullmatch(r"python(\d+(\.\d+)?)?", os.path.basename(word)) is not None
+
+
+def _entry_at(tokens: list[Token], j: int) -> tuple[str, str, int] | None:
+    """-> (engine, entrypoint, index of first argv token) if an entrypoint starts at j."""
+    tok = tokens[j]
+    if tok.symbolic:
+        return None
+    word = os.path.basename(tok.text)
+    nxt = tokens[j + 1].text if j + 1 < len(tokens) else ""
+    if word == "vllm" and nxt == "serve":
+        return "vllm", "vllm serve", j + 2
+    if word == "sglang" and nxt == "serve":
+        return "sglang", "sglang serve", j + 2
+    if word == "trtllm-serve":
+        if nxt == "serve":
+            return "trtllm", "trtllm-serve", j + 2
+        if nxt == "disaggregated":
+            return "trtllm", "trtllm-serve disaggregated", j + 2
+        return "trtllm", "trtllm-serve", j + 1
+    if is_python(word):
+        k = j + 1
+        while k < len(tokens) and tokens[k].text.startswith("-") and tokens[k].text != "-m":
+            if tokens[k].text in ("-c",):
+                return None
+            k += 2 if tokens[k].text in _PY_OPTS_WITH_VALUE else 1
+        if k + 1 < len(tokens) and tokens[k].text == "-m":
+            mod = tokens[k + 1].text
+            if mod in _MODULES:
+                engine, entry = _MODULES[mod]
+                return engine, entry, k + 2
+            if mod == "vllm.entrypoints.cli.main" and k + 2 < len(tokens) and \
+                    tokens[k + 2].text == "serve":
+                return "vllm", "vllm serve", k + 3
+    return None
+
+
+def strip_wrappers(tokens: list[Token]) -> tuple[list[Token], list[EnvVar], bool]:
+    """Leading ``VAR=x`` words and plain wrappers -> (rest, env, saw_wrapper)."""
+    env: list[EnvVar] = []
+    i = 0
+    saw = False
+    while i < len(tokens):
+        t = tokens[i]
+        if not t.symbolic and _ASSIGN.match(t.text):
+            name, _, value = t.text.partition("=")
+            env.append(EnvVar(name, value, t.span, "$" in value and t.symbolic))
+            i += 1
+            continue
+        base = os.path.basename(t.text)
+        if base in ("exec", "nohup", "time", "setsid", "command"):
+            saw = True
+            i += 1
+            while i < len(tokens) and tokens[i].text.startswith("-") and base in ("exec", "time"):
+                i += 1
+            continue
+        if base == "env":
+            saw = True
+            i += 1
+            while i < len(tokens) and tokens[i].text.startswith("-"):
+                i += 2 if tokens[i].text in ("-u", "-C", "-S") else 1
+            continue
+        if base == "sudo":
+            saw = True
+            i += 1
+            while i < len(tokens) and tokens[i].text.startswith("-"):
+                i += 2 if tokens[i].text in ("-u", "-g", "-C", "-D", "-h", "-p") else 1
+            continue
+        break
+    return tokens[i:], env, saw
+
+
+def match_launch(tokens: list[Token]) -> LaunchMatch | None:
+    rest, env, _ = strip_wrappers(tokens)
+    if not rest:
+        return None
+    hit = _entry_at(rest, 0)
+    j = 0
+    if hit is None and os.path.basename(rest[0].text) in WRAPPERS:
+        # timeout/mpirun/srun/numactl/...: their own options, then the command
+        for j in range(1, len(rest)):
+            hit = _entry_at(rest, j)
+            if hit is not None:
+                break
+            if not rest[j].symbolic and _ASSIGN.match(rest[j].text) and j > 0 and \
+                    rest[j - 1].text in ("-x", "--export"):
+                continue
+    if hit is None:
+        return None
+    engine, entry, start = hit
+    return LaunchMatch(engine, entry, rest[j], list(rest[start:]), env)
+
+
+def config_value(tokens: list[Token], flags: tuple[str, ...]) -> tuple[int, Token] | None:
+    """Index and value token of the first ``--flag X`` / ``--flag=X`` among flags."""
+    for i, t in enumerate(tokens):
+        if t.symbolic and "=" not in t.text:
+            continue
+        name, eq, value = t.text.partition("=")
+        if name in flags:
+            if eq:
+                return i, Token(value, t.span, t.symbolic)
+            if i + 1 < len(tokens):
+                return i + 1, tokens[i + 1]
+    return None
+
+
+def vllm_config_tokens(lines: tuple[tuple[str, Span | None, bool], ...]) -> list[Token] | None:
+    """vLLM ``--config FILE`` semantics (``FlexibleArgumentParser.load_config_file``,
+    read from the 0.21.0 wheel): top-level keys become ``--key``; ``true`` -> flag only,
+    ``false`` -> nothing, list -> ``--key item...``, mapping -> ``--key <json>``,
+    other -> ``--key str(value)``. Blocks holding an unknown value stay symbolic."""
+    blocks: list[list[tuple[str, Span | None, bool]]] = []
+    for line in lines:
+        text = line[0]
+        if not text.strip() or text.lstrip().startswith("#"):
+            if blocks:
+                blocks[-1].append(line)
+            continue
+        if not text[0].isspace() and not text.startswith("-"):
+            blocks.append([line])
+        elif blocks:
+            blocks[-1].append(line)
+        else:
+            return None
+    out: list[Token] = []
+    for block in blocks:
+        head, span, _ = block[0]
+        m = re.match(r"^([^:#\s][^:]*?)\s*:(\s|$)", head)
+        if not m:
+            return None
+        key = m.group(1).strip("'\"")
+        key_span = Span(span.path, span.line, span.column, span.line,
+                        span.column + len(m.group(1))) if span else None
+        val_span = Span(span.path, span.line, span.column + m.end(), span.line,
+                        span.column + len(head)) if span else None
+        symbolic = any(sym for _, _, sym in block)
+        flag = Token("--" + key, key_span)
+        if symbolic:
+            out += [flag, Token(head[m.end():].strip() or "<mapping>", val_span, True)]
+            continue
+        try:
+            loaded = yaml.safe_load("\n".join(t for t, _, _ in block))
+        except yaml.YAMLError:
+            return None
+        if not isinstance(loaded, dict) or len(loaded) != 1:
+            return None
+        value = next(iter(loaded.values()))
+        if isinstance(value, bool):
+            if value:
+                out.append(flag)
+        elif isinstance(value, list):
+            if value:
+                out.append(flag)
+                out += [Token(str(v), val_span) for v in value]
+        elif isinstance(value, dict):
+            out += [flag, Token(json.dumps(value), val_span)]
+        else:
+            out += [flag, Token(str(value), val_span)]
+    return out

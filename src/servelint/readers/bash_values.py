@@ -1,0 +1,154 @@
+"""Values and interpreter state of the static bash reader.
+
+A value is a sequence of ``Piece``s: literal text with the span it was written at,
+or a symbolic part (``$TP`` the script does not fix). A ``State`` is one possible
+flow through the script (one combination of branch choices).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from servelint.model import PackageInstall, Span, Token
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    text: str
+    symbolic: bool = False
+    span: Span | None = None
+    splittable: bool = False  # from an unquoted expansion: subject to word splitting
+
+
+Pieces = tuple[Piece, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One shell word after expansion (before becoming a Token)."""
+
+    pieces: Pieces
+    span: Span | None  # where the word is written (array element or launch-site word)
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.pieces)
+
+    @property
+    def symbolic(self) -> bool:
+        return any(p.symbolic for p in self.pieces)
+
+    def token(self) -> Token:
+        return Token(self.text, self.span, self.symbolic)
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    scalar: Pieces | None = None  # scalar value
+    array: tuple[Field, ...] | None = None  # indexed array value
+    exported: bool = False
+    span: Span | None = None  # where it was (last) assigned
+    external: bool = False  # comes from the caller's env, not from the script
+    unknown_array: bool = False  # an array whose elements cannot be known
+
+    @property
+    def elements(self) -> tuple[Field, ...]:
+        if self.array is not None:
+            return self.array
+        if self.scalar is not None:
+            return (Field(self.scalar, self.span),)
+        return ()
+
+    def scalar_value(self) -> Pieces:
+        if self.scalar is not None:
+            return self.scalar
+        if self.array:
+            return self.array[0].pieces
+        return ()
+
+
+def text_of(pieces: Pieces) -> str:
+    return "".join(p.text for p in pieces)
+
+
+def is_symbolic(pieces: Pieces) -> bool:
+    return any(p.symbolic for p in pieces)
+
+
+@dataclass
+class VFile:
+    """A file the script wrote (heredoc / echo redirect): lines with their spans."""
+
+    lines: tuple[tuple[str, Span | None, bool], ...] = ()  # (text, span, symbolic)
+    unknown: bool = False
+
+
+@dataclass
+class State:
+    vars: dict[str, Var] = field(default_factory=dict)
+    funcs: dict[str, tuple[object, object]] = field(default_factory=dict)  # name -> (node, src)
+    files: dict[str, VFile] = field(default_factory=dict)
+    installs: tuple[PackageInstall, ...] = ()
+    labels: tuple[str, ...] = ()
+    positional: tuple[Field, ...] = ()
+    flow: str = ""  # "" | exit | return | break | continue
+    frames: tuple[dict[str, Var | None], ...] = ()  # saved values of ``local`` names
+    # conditions this flow already decided: text -> (truth, the Var objects it read)
+    facts: dict[str, tuple[bool, tuple]] = field(default_factory=dict)
+
+    def copy(self) -> State:
+        return State(dict(self.vars), dict(self.funcs), dict(self.files), self.installs,
+                     self.labels, self.positional, self.flow, tuple(dict(f) for f in self.frames),
+                     dict(self.facts))
+
+    def key(self) -> tuple:
+        """Content identity (labels excluded) used to merge equivalent flows."""
+        return (
+            tuple(sorted(self.vars.items(), key=lambda kv: kv[0])),
+            tuple(sorted((k, id(v[0])) for k, v in self.funcs.items())),
+            tuple(sorted((k, v.lines, v.unknown) for k, v in self.files.items())),
+            tuple((i.requirement, i.span) for i in self.installs),
+            self.positional, self.flow,
+        )
+
+
+class Source:
+    """One parsed bash file: path, bytes and byte-offset -> (line, column) mapping."""
+
+    def __init__(self, path: str, data: bytes, tree: object) -> None:
+        self.path = path
+        self.data = data
+        self.tree = tree
+        self._line_starts = [0]
+        for i, b in enumerate(data):
+            if b == 10:
+                self._line_starts.append(i + 1)
+
+    def _col(self, row: int, byte_col: int) -> int:
+        start = self._line_starts[row] if row < len(self._line_starts) else 0
+        chunk = self.data[start:start + byte_col]
+        if chunk.isascii():
+            return byte_col + 1
+        return len(chunk.decode("utf-8", "replace")) + 1
+
+    def span(self, node) -> Span:
+        (r0, c0), (r1, c1) = node.start_point, node.end_point
+        return Span(self.path, r0 + 1, self._col(r0, c0), r1 + 1, self._col(r1, c1))
+
+    def span_bytes(self, start: int, end: int) -> Span:
+        r0 = bisect.bisect_right(self._line_starts, start) - 1
+        r1 = bisect.bisect_right(self._line_starts, end) - 1
+        return Span(self.path, r0 + 1, self._col(r0, start - self._line_starts[r0]), r1 + 1,
+                    self._col(r1, end - self._line_starts[r1]))
+
+    def text(self, node) -> str:
+        return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def sub_span(span: Span | None, offset: int, length: int) -> Span | None:
+    """The part of a one-line span starting ``offset`` characters in."""
+    if span is None or (span.end_line is not None and span.end_line != span.line):
+        return span
+    return Span(span.path, span.line, span.column + offset, span.line,
+                span.column + offset + length)
