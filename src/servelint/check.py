@@ -290,10 +290,20 @@ def _context(spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool) -
     return ctx
 
 
+PROBLEM_SEVERITY = {"read-error": Severity.ERROR, "parse-error": Severity.WARNING,
+                    "budget": Severity.WARNING, "unresolved": Severity.WARNING,
+                    "unsupported": Severity.INFO}
+
+
 def problem_finding(problem: Any) -> Finding:
+    """A reader problem as a finding: unreadable input is an error, gaps in what a reader
+    could follow (a construct skipped, a sourced helper outside the checkout) say less."""
     span = problem.span or Span(problem.path, 1, 1)
+    severity = PROBLEM_SEVERITY.get(getattr(problem, "kind", "read-error"), Severity.WARNING)
+    if problem.message.startswith("sourced file"):
+        severity = Severity.INFO
     return Finding(rule=read_error_rule.NAME, code=read_error_rule.CODE,
-                   severity=Severity.ERROR, message=problem.message, span=span)
+                   severity=severity, message=problem.message, span=span)
 
 
 def merge(findings: Iterable[Finding]) -> list[Finding]:

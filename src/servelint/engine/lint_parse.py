@@ -120,6 +120,12 @@ def _lint_parse_cached(engine: str, version: str, argv: tuple[str, ...],
                 if j not in sym:
                     out.problems.append(ArgProblem(j, kind, f"unrecognized arguments: {argv[j]}"))
                 removed.add(j)
+                # argparse reports an unknown flag together with the values that follow it
+                if work[j].startswith("-") and "=" not in work[j]:
+                    k = j + 1
+                    while k < len(work) and not work[k].startswith("-") and k not in removed:
+                        removed.add(k)
+                        k += 1
             continue
         if idx is None:
             out.problems.append(ArgProblem(None, kind, result.error or "", opt))
@@ -135,6 +141,11 @@ def _lint_parse_cached(engine: str, version: str, argv: tuple[str, ...],
                 work[idx] = neutral
         else:
             removed.add(idx)
+            # a flag refused with its value (dotted keys, bad JSON): drop the value too
+            if kind in {"invalid-choice", "bad-value", "other"} and work[idx].startswith("-") \
+                    and "=" not in work[idx] and idx + 1 < len(work) \
+                    and not work[idx + 1].startswith("-"):
+                removed.add(idx + 1)
     return out
 
 

@@ -78,7 +78,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         entry = prof.late_for(target)
         if entry is None or "backend" not in entry[0]:
             continue
-        limits = prof.backends.get(value)
+        prefix = "" if entry[0] == "attention_backend" else entry[0].removesuffix("_backend") + ":"
+        limits = prof.backends.get(prefix + value)
         if not limits:
             continue
         cc = gpu.compute_capability

@@ -3,7 +3,8 @@
 Options such as ``--speculative-config``, ``--compilation-config``,
 ``--attention-config.<field>`` take a JSON object (or dotted keys folded into one)
 that the engine validates against its config class: an unknown key or a value of the
-wrong kind stops the launch.
+wrong kind stops the launch, at parse time for options the parser validates itself and
+when the engine config is built for the others (the message says which).
 
 Bad:
 
@@ -23,12 +24,14 @@ Fix: use a field the release's config class has.
 from __future__ import annotations
 
 import importlib
+import json
 import sys
 from collections.abc import Iterator
 
 from servelint.model import Finding, Severity
 from servelint.rules._util import is_symbolic, token_span
 from servelint.rules.base import CheckContext, finding
+from servelint.rules.value_invalid import KINDS, is_json_option
 
 CODE = "SL113"
 NAME = "config-invalid"
@@ -36,30 +39,47 @@ SEVERITY = Severity.ERROR
 FIX_SAFE = False
 
 
-def check(ctx: CheckContext) -> Iterator[Finding]:
+def _dotted_payload(config_path: str, value: str) -> str:
+    """The JSON the engine folds ``--x-config.a.b VALUE`` into (value parsed as JSON if it is)."""
     try:
-        argv_mod = importlib.import_module(f"servelint.engine.{ctx.profile.engine}_argv")
+        obj = json.loads(value)
+    except ValueError:
+        obj = value
+    for key in reversed(config_path.split(".")[1:]):
+        obj = {key: obj}
+    return json.dumps(obj)
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    mod = sys.modules[__name__]
+    prof = ctx.profile
+    for problem in ctx.parsed.problems:  # refused by the parser itself
+        if problem.kind in KINDS and is_json_option(prof, problem.option) and \
+                not is_symbolic(ctx.spec, problem.index):
+            yield finding(mod, ctx, token_span(ctx.spec, problem.index),
+                          f"{prof.label} rejects this at parse time: {problem.message}",
+                          fix="use a key and value the config class accepts")
+    try:
+        argv_mod = importlib.import_module(f"servelint.engine.{prof.engine}_argv")
     except ModuleNotFoundError:
         return
-    checker = getattr(argv_mod, "check_json_config", None)
-    if checker is None:
+    problems_of = getattr(argv_mod, "json_config_problems", None)
+    if problems_of is None:
         return
     for opt in ctx.parsed.options:
         act = opt.action
-        if act is None or not (act.json_dataclass or opt.config_path):
+        if act is None or not isinstance(opt.value, str):
+            continue
+        if not (opt.config_path or act.json_dataclass or act.raw.get("json_config")):
             continue
         vi = opt.value_index if opt.value_index is not None else opt.index
-        if opt.value is None or is_symbolic(ctx.spec, vi):
+        if is_symbolic(ctx.spec, vi):
             continue
-        text = opt.value if isinstance(opt.value, str) else None
-        if text is None:
-            continue
-        for problem in checker(ctx.profile, act, text) or []:
-            message = getattr(problem, "message", None) or str(problem)
-            stage = getattr(problem, "stage", "")
-            msg = f"{act.primary}: {message}"
-            if stage:
-                msg += f" ({ctx.profile.label} fails at {stage.replace('_', ' ')})"
-            index = opt.index if opt.config_path else vi
-            yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, index), msg,
+        text = _dotted_payload(opt.config_path, opt.value) if opt.config_path else opt.value
+        for problem in problems_of(prof, act, text):
+            if prof.late_for(problem.path):
+                continue  # a registered value set: value-rejected-later says it better
+            stage = problem.stage.replace("_", " ")
+            yield finding(mod, ctx, token_span(ctx.spec, opt.index if opt.config_path else vi),
+                          f"{act.primary}: {problem.message} ({prof.label} fails at {stage})",
                           fix="use a key and value the config class accepts")

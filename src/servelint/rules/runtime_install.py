@@ -57,33 +57,52 @@ def _pinned(inst) -> bool:
     return spec.startswith(("==", "===")) and "," not in spec and "*" not in spec
 
 
+def _reasons(inst, known: frozenset[str]) -> list[str]:
+    """What is wrong with one installed requirement (empty: nothing worth a warning)."""
+    if inst.symbolic or (inst.kind in {"requirements-file", "constraints-file"} and inst.hashed):
+        return []
+    well_known = bool(inst.name) and canonical_pkg(inst.name) in known
+    reasons = []
+    if inst.kind == "name" and not _pinned(inst):
+        reasons.append("range not pinned to one version" if inst.specifier else "no version pinned")
+    if inst.kind in {"url", "vcs", "path", "wheel"}:
+        reasons.append(f"installed from a {inst.kind}")
+    if not inst.hashed:
+        reasons.append("no hash")
+    if inst.kind == "name" and not well_known:
+        reasons.append("not a well-known package (provenance unknown)")
+    return reasons
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     spec = ctx.spec
     trust = any(t.text == "--trust-remote-code" for t in spec.argv)
     known = popular()
+    by_command: dict[tuple, list] = {}
     for inst in spec.installs:
-        if inst.kind in {"requirements-file", "constraints-file"} and inst.hashed:
+        line = inst.span.line if inst.span else 0
+        by_command.setdefault((inst.command, line), []).append(inst)
+    for insts in by_command.values():
+        flagged, minor = [], []
+        for inst in insts:
+            reasons = _reasons(inst, known)
+            if not reasons:
+                continue
+            if "not a well-known package (provenance unknown)" in reasons or \
+                    inst.kind in {"url", "vcs", "path", "wheel"}:
+                flagged.append((inst, reasons))
+            else:
+                minor.append(inst)  # a well-known package, unpinned or unhashed
+        if not flagged and not (minor and trust):
             continue
-        reasons = []
-        if inst.symbolic:
-            continue
-        well_known = bool(inst.name) and canonical_pkg(inst.name) in known
-        if not _pinned(inst) and inst.kind == "name":
-            reasons.append("range not pinned to one version" if inst.specifier
-                           else "no version pinned")
-        if inst.kind in {"url", "vcs", "path", "wheel"}:
-            reasons.append(f"installed from a {inst.kind}")
-        if not inst.hashed:
-            reasons.append("no hash")
-        if not well_known and inst.kind == "name":
-            reasons.append("not a well-known package (provenance unknown)")
-        if well_known and inst.kind == "name" and not trust:
-            continue  # a pinned-or-not well-known package alone is not worth a warning
-        if not reasons:
-            continue
+        first = (flagged[0][0] if flagged else minor[0])
+        parts = [f'"{i.requirement}": ' + ", ".join(r) for i, r in flagged]
+        if minor:
+            names = ", ".join(i.requirement for i in minor)
+            parts.append(f"also unpinned and unhashed: {names}")
+        msg = "runtime install of " + "; ".join(parts)
         if trust:
-            reasons.append("installed before a server started with --trust-remote-code")
-        yield finding(sys.modules[__name__], ctx, inst.span or spec.anchor,
-                      f'runtime install of "{inst.requirement}": ' + ", ".join(reasons),
-                      fix=f"pin {inst.name or 'it'}==<version> with --hash (or a hashed lock "
-                          "file), or bake it into the image")
+            msg += "; installed before a server started with --trust-remote-code"
+        yield finding(sys.modules[__name__], ctx, first.span or spec.anchor, msg,
+                      fix="pin name==version with --hash (or a hashed lock file), or bake the "
+                          "packages into the image")

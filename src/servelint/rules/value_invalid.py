@@ -35,10 +35,18 @@ FIX_SAFE = False
 KINDS = {"invalid-choice", "bad-value", "missing-value", "other"}
 
 
+def is_json_option(profile, option: str) -> bool:
+    act = profile.option_index.get(option) if option else None
+    return bool(act and (act.json_dataclass or act.raw.get("json_config")
+                         or act.raw.get("type") in {"json", "json_dataclass"}))
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for problem in ctx.parsed.problems:
         if problem.kind not in KINDS or is_symbolic(ctx.spec, problem.index):
             continue
+        if is_json_option(ctx.profile, problem.option):
+            continue  # reported by config-invalid
         yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, problem.index),
                       f"{ctx.profile.label} rejects this at parse time: {problem.message}",
                       fix="use a value the parser accepts")
