@@ -7,14 +7,13 @@ each test first reads which releases hold the flag it uses, then checks the verd
 import json
 
 import pytest
-from packaging.version import Version
 
 from servelint import profiles
 from servelint.cli import main
 from servelint.engine import history as history_mod
 
 TARGET = "0.33.0"
-REMOVED = "--disable-log-requests"  # engine-churn.md section 1: deprecated 0.10.2, removed 0.17.0
+BOOL_KINDS = {"store_true", "store_false", "boolean_optional"}
 
 
 def _history():
@@ -26,13 +25,37 @@ def _history():
     return hist
 
 
+def _kinds(hist) -> dict[str, str]:
+    kinds: dict[str, str] = {}
+    for version in hist.releases:
+        for act in profiles.load("vllm", version).actions:
+            for opt in act.accepted:
+                kinds.setdefault(opt, act.kind)
+    return kinds
+
+
+def _flags(hist, *, inner: bool) -> tuple[str, str, str]:
+    """A boolean flag present in one contiguous run of releases that ends before the newest
+    (``inner``: that also starts after the oldest). Chosen from the profiles, never typed."""
+    kinds = _kinds(hist)
+    n = len(hist.releases)
+    for flag in sorted(hist.presence.get("option", {})):
+        pres = hist.of("option", flag).releases
+        if not flag.startswith("--") or kinds.get(flag) not in BOOL_KINDS or not pres:
+            continue
+        idx = [hist.releases.index(r) for r in pres]
+        if idx != list(range(idx[0], idx[-1] + 1)) or idx[-1] >= n - 1:
+            continue
+        if inner and idx[0] == 0:
+            continue
+        return flag, pres[0], pres[-1]
+    pytest.skip("no such flag in the committed profiles")
+
+
 def _removed_flag(hist) -> str:
-    pres = hist.of("option", REMOVED)
-    if not pres.releases:
-        pytest.skip(f"{REMOVED} is in no committed profile")
-    assert TARGET not in pres.releases
-    assert Version(pres.last) < Version("0.17.0")  # the removal the churn study traced
-    return REMOVED
+    flag, _, last = _flags(hist, inner=False)
+    assert TARGET not in hist.of("option", flag).releases and last != TARGET
+    return flag
 
 
 def _run(capsys, *args: str) -> dict:
@@ -55,6 +78,7 @@ def test_script_with_removed_flag_is_judged_against_target(tmp_path, capsys):
     assert _flag_unknown(pinned) == []  # fine on the release the script pins
     bumped = _run(capsys, str(script), "--target-version", f"vllm=={TARGET}")
     assert _flag_unknown(bumped) == [(TARGET, 3, 18)]
+    assert bumped["launches"][0]["judged_against"][0].startswith(f"vllm {TARGET}")
 
 
 def test_recipe_with_removed_flag_is_judged_against_target(tmp_path, capsys):
@@ -74,32 +98,9 @@ def test_recipe_with_removed_flag_is_judged_against_target(tmp_path, capsys):
                for lr in report["launches"])
 
 
-def _range_flag(hist) -> tuple[str, str, str]:
-    """A boolean flag present in one contiguous range strictly inside the known releases."""
-    newest = profiles.load("vllm", hist.releases[-1])
-    oldest = profiles.load("vllm", hist.releases[0])
-    bool_kinds = {"store_true", "store_false", "boolean_optional"}
-    kinds = {}
-    for version in (hist.releases[0], hist.releases[-1], *hist.releases):
-        prof = profiles.load("vllm", version)
-        for act in prof.actions:
-            for opt in act.accepted:
-                kinds.setdefault(opt, act.kind)
-    for flag in sorted(hist.presence.get("option", {})):
-        pres = hist.of("option", flag).releases
-        if not flag.startswith("--") or kinds.get(flag) not in bool_kinds or not pres:
-            continue
-        idx = [hist.releases.index(r) for r in pres]
-        contiguous = idx == list(range(idx[0], idx[-1] + 1))
-        if contiguous and idx[0] > 0 and idx[-1] < len(hist.releases) - 1 and \
-                flag not in newest.option_index and flag not in oldest.option_index:
-            return flag, pres[0], pres[-1]
-    pytest.skip("no flag with a strictly inner release range in the committed profiles")
-
-
 def test_works_on_first_and_last_release(tmp_path, capsys):
     hist = _history()
-    flag, first, last = _range_flag(hist)
+    flag, first, last = _flags(hist, inner=True)
     script = tmp_path / "serve.sh"
     script.write_text(f"vllm serve org/m {flag}\n")
     report = _run(capsys, str(script), "--engine", f"vllm=={first}", "--works-on")
@@ -118,3 +119,17 @@ def test_works_on_removed_flag_ends_before_removal(tmp_path, capsys):
     works = report["launches"][0]["works_on"]
     pres = hist.of("option", flag)
     assert (works["first"], works["last"]) == (pres.first, pres.last)
+
+
+def test_works_on_counts_a_flag_that_came_back(tmp_path, capsys):
+    """--disable-log-requests: deprecated, then gone, then accepted again by 0.33.0 as the
+    negative of --enable-log-requests (oracle out/0.33.0/parser.json: EnableDisableAction)."""
+    hist = _history()
+    flag = "--disable-log-requests"
+    pres = hist.of("option", flag).releases
+    if not pres or TARGET not in pres or len(pres) == hist.releases.index(TARGET) + 1:
+        pytest.skip("profiles do not show the gap")
+    script = tmp_path / "serve.sh"
+    script.write_text(f"vllm serve org/m {flag}\n")
+    works = _run(capsys, str(script), "--works-on")["launches"][0]["works_on"]
+    assert (works["first"], works["last"], works["releases"]) == (pres[0], TARGET, len(pres))

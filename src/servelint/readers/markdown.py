@@ -26,7 +26,10 @@ from servelint.readers.problems import ReadProblem
 
 MAX_BYTES = 4 * 1024 * 1024
 # bash-reader problem kinds that are noise in a Markdown snippet (not a script)
-_SNIPPET_NOISE = {"parse-error", "budget", "unresolved"}
+_SNIPPET_NOISE = {"parse-error", "budget", "unresolved", "unsupported"}
+# `vllm serve … --omni` is served by vLLM-Omni (the stock parser hands `--omni` over to the
+# vllm-omni package and rejects it without): judged as engine "vllm-omni", like omni recipes
+OMNI_FLAG = "--omni"
 
 
 @dataclass
@@ -143,6 +146,8 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
         for spec in interp.launches:
             mapper.spec(spec)
             spec.origin = "markdown"
+            if spec.engine == "vllm" and any(t.text == OMNI_FLAG for t in spec.argv):
+                spec.engine = "vllm-omni"
             spec.rendering = f"{label} {fence.index}" + (f"; {spec.rendering}"
                                                          if spec.rendering else "")
             spec.context["block"] = str(fence.index)

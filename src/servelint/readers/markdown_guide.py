@@ -15,7 +15,7 @@ from pathlib import Path
 
 from servelint.model import Span
 from servelint.readers.markdown import MarkdownResult, read_markdown
-from servelint.readers.yamlpos import Map, Scalar, at, load_yaml
+from servelint.readers.yamlpos import Map, Scalar, Seq, at, load_yaml
 
 _HEADER = re.compile(r"^\|(?:([1-9])[-+]?|[-+]([1-9])?)?\s*(#.*)?$")
 
@@ -46,6 +46,12 @@ def literal_origin(file_lines: list[str], scalar: Scalar, key_column: int,
     return row + 2, indent + 1
 
 
+def _is_omni(root: Map) -> bool:
+    tasks = at(root, "meta", "tasks")
+    return isinstance(tasks, Seq) and any(isinstance(t, Scalar) and t.value == "omni"
+                                          for t in tasks)
+
+
 def read_recipe_guide(recipe_path: str, renderings: list | None = None) -> MarkdownResult:
     """Launches in the recipe's ``guide:``, compared with the recipe's renderings (pass
     ``renderings`` when already rendered: rendering a recipe is the costly part)."""
@@ -74,8 +80,11 @@ def read_recipe_guide(recipe_path: str, renderings: list | None = None) -> Markd
         start = Span(recipe_path, guide.span.line, guide.span.column)
         result = read_markdown(recipe_path, guide.value, floor=floor, floor_span=floor_span,
                                fixed_span=start)
+    omni = _is_omni(root)
     for spec in result.launches:
         spec.context["guide"] = "recipe"
+        if omni and spec.engine == "vllm":  # the site serves omni recipes with vLLM-Omni
+            spec.engine = "vllm-omni"
     from servelint.readers.guide_compare import annotate
 
     annotate(recipe_path, result.launches, renderings, root)
