@@ -51,7 +51,8 @@ def detect_rules(index: ModuleIndex) -> dict[str, Any]:
     if m:
         rules["dash_O_values"] = sorted(re.findall(r"'([^']*)'", m.group(1)))
     rules["dash_O_dot_passthrough"] = "arg[2] != '.'" in text
-    rules["model_flag_to_positional"] = "model_tag" in text and "'--model'" in text
+    rules["model_flag_to_positional"] = "model_tag" in text and (
+        "'--model'" in text or "^--model" in text)
     if rules["model_flag_to_positional"]:
         rules["model_flag"] = "positional"
     elif "arg == '--model'" in text and "raise ValueError" in text:

@@ -464,8 +464,10 @@ def _argparse(profile: Profile, toks: list[_Tok], options: list[ParsedOption]
         tok = toks[flag_i] if flag_i is not None else None
         value: str | list[str] | None
         nargs = _effective_nargs(act)
-        if nargs in (None, "?") and len(vals) <= 1:
-            value = vals[0] if vals else None
+        if nargs in (None, "?") and len(vals) == 1:
+            value = vals[0]
+        elif nargs == "?" and not vals:
+            value = None  # the const (or the default for a positional)
         elif nargs == 0:
             value = None
         else:
