@@ -165,6 +165,13 @@ def _tokenizer_modes(src: WheelSource) -> list[ValueSet]:
             mode = cmp.comparators[0].value
             if isinstance(mode, str) and mode not in values:
                 values.append(mode)
+    renderers = _dict_assign(src, "_VLLM_RENDERERS", "renderers")
+    if renderers:  # a mode also selects a renderer module (e.g. `cohere`)
+        for k, v in zip(renderers[1].keys, renderers[1].values, strict=True):
+            if isinstance(k, ast.Constant) and k.value in modules and isinstance(v, ast.Tuple):
+                mod = module_file(src, f"vllm.renderers.{text_of(v.elts[0])}")
+                if mod:
+                    modules[k.value].append(mod)
     msg = _first_raise(src, path, "No tokenizer registered")
     return [ValueSet("tokenizer_mode", values, ref(path, node), ("TokenizerMode",),
                      (("ModelConfig", "tokenizer_mode"),),
@@ -267,7 +274,8 @@ def _literal_sets(src: WheelSource) -> list[ValueSet]:
             cfg = find_def(src, cfg_field[0], "vllm/config")
             msg = ""
             if cfg and name == "speculative_method":
-                msg = _first_raise(src, cfg[0], "Unsupported speculative method", "Unknown speculative")
+                msg = _first_raise(src, cfg[0], "Unsupported speculative method",
+                                   "Unknown speculative")
             out.append(ValueSet(name, values, ref(found[0], found[1]), (alias,), (cfg_field,),
                                 not _lowercased(src, *cfg_field), msg, "engine_config"))
     return out

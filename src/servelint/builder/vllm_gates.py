@@ -49,6 +49,8 @@ _SITE_MARKERS = ("raise ImportError", "raise ModuleNotFoundError", "PlaceholderM
 
 def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
     reqs = _requirements(src)
+    per_wheel(src, "parser_dests", set).update(
+        a["dest"] for a in (profile.get("parser") or {}).get("actions", []) if "dest" in a)
     gates: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str]] = set()
     for site in _sites(src, reqs):
@@ -162,19 +164,22 @@ def _distribution(site: dict[str, Any], reqs: dict[str, list[Requirement]]
             pkg, spec = canonicalize_name(req.name), str(req.specifier)
         except InvalidRequirement:
             pkg = None
+    extra_m = re.search(r"vllm\[([\w\-]+)\]", msg)
+    if pkg is None and extra_m:
+        names = [n for n, rs in reqs.items() if any(_extra_of(r) == extra_m.group(1)
+                                                     for r in rs)]
+        pkg = names[0] if len(names) == 1 else None
     if pkg is None:
         module = site.get("module")
         quoted = _QUOTED_PKG.search(msg)
-        if module:
-            pkg = _dist_for_module(module, reqs)
-        elif quoted:
+        if quoted:
             pkg = canonicalize_name(quoted.group(1))
-    if pkg is None:
-        extra_m = re.search(r"vllm\[([\w\-]+)\]", msg)
-        if extra_m:
-            names = [n for n, rs in reqs.items() if any(_extra_of(r) == extra_m.group(1)
-                                                         for r in rs)]
-            pkg = names[0] if len(names) == 1 else None
+        elif module:
+            pkg = _dist_for_module(module, reqs)
+            # a bare module name that no requirement or message names is not a distribution
+            # we can vouch for (cv2 -> opencv-*): keep only names the wheel or message state
+            if pkg not in reqs and module.lower() not in msg.lower():
+                return None, "", None
     if pkg is None:
         return None, "", None
     spec = spec or specifier_in(msg)
@@ -206,8 +211,9 @@ _PLATFORM_CALL = re.compile(r"\bis_(rocm|xpu|cpu|tpu|cuda)\(\)")
 def _platform(site: dict[str, Any]) -> str | None:
     """The platform a gate is confined to: an enclosing ``if current_platform.is_xpu()``, or
     the gate's message naming it (``XPU AWQ requires …``)."""
-    for node in site["parents"]:
-        if isinstance(node, ast.If):
+    parents = site["parents"]
+    for i, node in enumerate(parents):
+        if isinstance(node, ast.If) and i + 1 < len(parents) and parents[i + 1] in node.body:
             m = _PLATFORM_CALL.search(ast.unparse(node.test))
             if m and not ast.unparse(node.test).lstrip().startswith("not "):
                 return m.group(1)
@@ -227,6 +233,10 @@ def _triggers(src: WheelSource, site: dict[str, Any], profile: dict[str, Any]
     # call sites of a distinctive module-level function (methods like from_config are not)
     parents = site["parents"]
     top_level = func is not None and (parents.index(func) == 1 or func.name.startswith("_"))
+    if not out and func is None:  # module-level gate: guarded imports of the module
+        for path, imp_parents in _import_sites(src, site["path"]):
+            out += _guard_triggers(src, path, imp_parents)
+        via = "import-site"
     if not out and top_level:
         calls = _call_sites(src, func.name, site["path"])
         if len(calls) <= 5:
@@ -257,10 +267,21 @@ def _test_triggers(src: WheelSource, test: ast.AST, cls: ast.ClassDef | None,
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return []
     out: list[dict[str, Any]] = []
+    dests = _known_dests(src)
     for sub in ast.walk(test):
         name = dotted(sub)
         if isinstance(sub, ast.Attribute) and re.match(r"^envs\.VLLM_\w+$", name):
             out.append({"kind": "env", "name": name.split(".", 1)[1], "value": "truthy"})
+        # bare truth tests of a CLI value: `if args.grpc:` / `getattr(args, "grpc", False)`
+        if test is sub or isinstance(test, ast.BoolOp) and sub in test.values:
+            flag = None
+            if isinstance(sub, ast.Attribute) and dotted(sub.value) == "args":
+                flag = sub.attr
+            elif isinstance(sub, ast.Call) and dotted(sub.func) == "getattr" \
+                    and len(sub.args) >= 2 and dotted(sub.args[0]) == "args":
+                flag = text_of(sub.args[1])
+            if flag and flag in dests:
+                out.append({"kind": "option", "dest": flag, "value": "truthy"})
         if isinstance(sub, ast.Compare) and len(sub.ops) == 1:
             out += _compare_trigger(src, sub, cls)
         if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) \
@@ -269,6 +290,12 @@ def _test_triggers(src: WheelSource, test: ast.AST, cls: ast.ClassDef | None,
             if prop is not None:
                 out += _test_triggers(src, prop, cls, depth + 1)
     return out
+
+
+def _known_dests(src: WheelSource) -> set[str]:
+    fields = engine_fields(src)
+    extra = per_wheel(src, "parser_dests", set)
+    return set(fields.annotations) | extra
 
 
 def _property_compare(cls: ast.ClassDef, attr: str) -> ast.AST | None:
@@ -330,6 +357,28 @@ def _call_sites(src: WheelSource, fname: str, home: str) -> list[tuple[str, list
             if isinstance(node, ast.Call) and (dotted(node.func).rsplit(".", 1)[-1] == fname):
                 out.append((path, parents))
     return out
+
+
+def _import_sites(src: WheelSource, path: str) -> list[tuple[str, list[ast.AST]]]:
+    """Function-level ``import``/``from … import`` statements of ``path``'s module."""
+    module = file_module(path)
+    out = []
+    for cand in files_with(src, module):
+        tree = parse(src, cand)
+        marks = lines_with(src.read(cand), module)
+        for node, parents in walk_lines(tree, marks) if tree else []:
+            if isinstance(node, ast.ImportFrom | ast.Import) and len(parents) > 1 \
+                    and _imports_module(node, cand, module):
+                out.append((cand, parents))
+    return out
+
+
+def _imports_module(node: ast.AST, path: str, module: str) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return node.module == module and not node.level
+    if isinstance(node, ast.Import):
+        return any(a.name == module for a in node.names)
+    return False
 
 
 def _registry_triggers(src: WheelSource, path: str, profile: dict[str, Any],
