@@ -26,6 +26,8 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
         if vs is None:
             continue
         qualnames = _qualnames(src, vs.source)
+        if not qualnames and set_name == "attention_backend":  # <= 0.11: enum of auto() names
+            qualnames = _by_get_name(src)
         for member in vs.values:
             qual = qualnames.get(member)
             facts = _class_facts(src, qual) if qual else None
@@ -49,6 +51,26 @@ def _qualnames(src: WheelSource, source: str) -> dict[str, str]:
                         out[stmt.targets[0].id] = value
             return out
     return {}
+
+
+def _by_get_name(src: WheelSource) -> dict[str, str]:
+    """Backend name -> class, from classes whose ``get_name()`` returns a constant."""
+    from servelint.builder.vllm_facts_common import file_module, files_with, parse
+    out: dict[str, str] = {}
+    for path in files_with(src, "def get_name("):
+        if "attention/backends" not in path:
+            continue
+        tree = parse(src, path)
+        for cls in tree.body if tree else []:
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for fn in cls.body:
+                if isinstance(fn, ast.FunctionDef) and fn.name == "get_name":
+                    ret = next((n for n in ast.walk(fn) if isinstance(n, ast.Return)), None)
+                    if ret and isinstance(ret.value, ast.Constant) \
+                            and isinstance(ret.value.value, str):
+                        out.setdefault(ret.value.value, f"{file_module(path)}.{cls.name}")
+    return out
 
 
 def _class_facts(src: WheelSource, qual: str) -> dict[str, Any] | None:
