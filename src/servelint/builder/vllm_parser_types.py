@@ -273,10 +273,16 @@ def class_fields(index: ModuleIndex, d: Definition, _depth: int = 0) -> list[Fie
     return list(out.values())
 
 
-def default_text(node: ast.AST | None) -> str | None:
-    """Stringified default, best effort (the value as written in the source)."""
+def default_text(node: ast.AST | None, index: ModuleIndex | None = None,
+                 module: str = "") -> str | None:
+    """Stringified default, best effort (the value as written in the source; module-level
+    constants are followed)."""
     if node is None:
         return None
+    if index is not None and isinstance(node, ast.Name):
+        d = index.resolve(module, node.id)
+        if d is not None and d.kind == "value" and isinstance(d.node, (ast.Constant, ast.BinOp)):
+            return default_text(d.node)
     if isinstance(node, ast.Call):
         fname = ast.unparse(node.func)
         kw = {k.arg: k.value for k in node.keywords if k.arg}
@@ -295,10 +301,30 @@ def default_text(node: ast.AST | None) -> str | None:
             return None
     if isinstance(node, ast.Constant):
         return None if node.value is None else str(node.value)
+    number = _arith(node)
+    if number is not None:
+        return str(number)
     try:
         return str(ast.literal_eval(node))
     except (ValueError, SyntaxError, TypeError):
         return ast.unparse(node)
+
+
+_ARITH = {ast.Mult: lambda a, b: a * b, ast.Add: lambda a, b: a + b,
+          ast.Sub: lambda a, b: a - b, ast.Pow: lambda a, b: a ** b if b < 64 else None,
+          ast.LShift: lambda a, b: a << b if b < 64 else None}
+
+
+def _arith(node: ast.AST) -> int | float | None:
+    """Value of small constant arithmetic (``4 * 1024 * 1024``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(
+            node.value, bool):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
+        left, right = _arith(node.left), _arith(node.right)
+        if left is not None and right is not None:
+            return _ARITH[type(node.op)](left, right)
+    return None
 
 
 def type_text(f: FieldInfo) -> str:
@@ -334,7 +360,8 @@ def compute_kwargs(resolver: TypeResolver, feats: KwargsFeatures, f: FieldInfo,
     hints = set(resolver.hints(f.module, f.annotation))
     if feats.dict_subclass:
         hints = {Hint("builtin", "dict") if h.kind == "dictsub" else h for h in hints}
-    kw: dict[str, Any] = {"default": default_text(f.default), "help": f.doc or "",
+    kw: dict[str, Any] = {"default": default_text(f.default, resolver.index, f.module),
+                          "help": f.doc or "",
                           "_field": f}
     names = {h.name for h in hints if h.kind in {"builtin"}}
     has_none = any(h.kind == "none" for h in hints)
