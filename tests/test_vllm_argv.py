@@ -115,7 +115,8 @@ def test_dash_O_and_dotted_keys(fake):
                      ("attention_config.use_fast", 3, 4, True)]
     r = parse(fake, ["m", "--attention-config.kv_dtype", "fp4"])
     assert not r.ok and "fp4" in r.error and r.error_index == 1
-    assert not parse(fake, ["m", "--attention-config.nope", "1"]).ok  # extra="forbid"
+    r = parse(fake, ["m", "-ac.use_fast", "true", "--attention-config.nope", "1"])
+    assert not r.ok and r.error_index == 3  # extra="forbid": points at the bad key
     assert parse(fake, ["m", "--attention-config.backend", "flash"]).ok  # names, any case
     assert parse(fake, ["m", "--attention-config.backend", "auto"]).ok
     assert not parse(fake, ["m", "--attention-config.backend", "nope"]).ok

@@ -477,8 +477,13 @@ def _argparse(profile: Profile, toks: list[_Tok], options: list[ParsedOption]
                 probs = problems_for(profile, act, v)
                 bad = [pr for pr in probs if pr.stage == "parse"]
                 if bad:
-                    raise _Fail(f"argument {_arg_name(act)}: {bad[0].message}",
-                                tok.index if tok else None)
+                    where = tok.index if tok else None
+                    for path, _raw, fi, _vi in (tok.dotted or []) if tok else []:
+                        full = f"{act.dest}.{path}"
+                        if bad[0].path == full or bad[0].path.startswith(full + "."):
+                            where = fi
+                            break
+                    raise _Fail(f"argument {_arg_name(act)}: {bad[0].message}", where)
         if tok is not None and tok.dotted:
             for path, raw_value, fi, vi in tok.dotted:
                 options.append(ParsedOption(act, _written_key(toks, fi, tok), opt, raw_value,
