@@ -17,6 +17,12 @@ from servelint import profiles
 from servelint.model import LaunchSpec
 from servelint.profiles import Profile
 
+# Repositories whose ``latest`` tag is the newest release of the engine.
+OFFICIAL_REPOSITORIES = {
+    "vllm": ("vllm/vllm-openai", "vllm/vllm-openai-rocm"),
+    "sglang": ("lmsysorg/sglang", "lmsysorg/sglang-rocm"),
+}
+
 
 @dataclass(slots=True)
 class Target:
@@ -34,6 +40,7 @@ class Resolution:
     image_release: str | None = None  # release the image tag names, if any
     floor_release: str | None = None
     unknown_image: bool = False  # a tag that names no release (nightly, custom)
+    capped: bool = False  # the release is a guess: errors are reported as warnings
 
 
 def _version(text: str | None) -> Version | None:
@@ -79,9 +86,16 @@ def resolve(spec: LaunchSpec, *, target_version: str | None = None,
             res.targets.append(Target(prof, "primary", f"--target-version {target_version}"))
         return res
 
+    from_floor = spec.context.get("release_from", "").startswith("min_vllm_version")
     if spec.release:
         prof, why = profile_for(engine, spec.release)
-        if prof:
+        if prof and from_floor:  # a guess: the document pins nothing, its recipe's floor is used
+            res.targets.append(Target(prof, "primary", f"no pin; judged at the floor "
+                                      f"{spec.release}", floating=True))
+            res.capped = True
+            res.notes.append(f"the command pins no image or release: judged at the recipe's "
+                             f"floor {spec.release}")
+        elif prof:
             res.targets.append(Target(prof, "primary", f"pinned release {spec.release}"))
         else:
             notes.append(f"cannot check: {why}")
@@ -108,6 +122,7 @@ def resolve(spec: LaunchSpec, *, target_version: str | None = None,
             assert prof is not None
             res.targets.append(Target(prof, "floor", f"min_vllm_version {spec.floor}",
                                       floating=True))
+    res.capped = res.capped or res.unknown_image
     if res.unknown_image and not any(t.role == "primary" for t in res.targets):
         # nightly / custom tag: judge against the floor (else the newest), capped at warning
         floor = next((t for t in res.targets if t.role == "floor"), None)
@@ -145,7 +160,8 @@ def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
             res.notes.append(f"cannot check image {spec.image}: {why}")
         return
     newest = profiles.newest(spec.engine)
-    if ref.tag in {"latest", None, ""} and not ref.custom and newest:
+    official = ref.repository in OFFICIAL_REPOSITORIES.get(spec.engine, ())
+    if ref.tag in {"latest", None, ""} and official and not ref.custom and newest:
         prof = profiles.load(spec.engine, newest)
         assert prof is not None
         res.targets.append(Target(prof, "primary", f"{spec.image} taken as the newest release "
