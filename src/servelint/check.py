@@ -269,9 +269,9 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
             if "primary" not in getattr(rule, "ROLES", ("primary",)):
                 continue
             for f in rule.check(ctx):
-                if tgt.floating and f.severity > Severity.WARNING and res.unknown_image:
+                if tgt.floating and f.severity > Severity.WARNING and res.capped:
                     f.severity = Severity.WARNING
-                    f.message += " (release guessed: the image names none)"
+                    f.message += f" (release not pinned: {tgt.how})"
                 out.append(f)
     report.errors = sum(1 for f in out if f.severity == Severity.ERROR)
     return out, report
