@@ -142,3 +142,17 @@ def test_unreadable_and_empty(tmp_path):
     empty = tmp_path / "e.md"
     empty.write_text("no code here\n")
     assert read_markdown(str(empty)).commands_found == 0
+
+
+def test_recipe_guide_without_pin_runs_in_the_recipe_image(tmp_path):
+    recipe = tmp_path / "models" / "org" / "img.yaml"
+    recipe.parent.mkdir(parents=True)
+    recipe.write_text(
+        "model:\n  model_id: org/img\n  min_vllm_version: \"0.11.0\"\n"
+        "  docker_image: {nvidia: vllm/vllm-openai:v0.22.0, amd: vllm/vllm-openai-rocm:x}\n"
+        "variants:\n  default: {precision: bf16, vram_minimum_gb: 20}\n"
+        "compatible_strategies: [single_node_tp]\n"
+        "guide: |\n  ```bash\n  vllm serve org/img\n  ```\n")
+    (spec,) = read_recipe_guide(str(recipe)).launches
+    assert spec.image == "vllm/vllm-openai:v0.22.0" and spec.release is None
+    assert spec.floor == "0.11.0" and spec.image_span.line == 4

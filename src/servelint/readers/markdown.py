@@ -10,7 +10,8 @@ for a recipe's ``guide:`` string, into the recipe YAML).
 
 Release of a command: its own image or same-block ``pip install vllm==X``; else the
 nearest pin (release-tagged image or ``pip install vllm==X``) before it in the document,
-else the nearest one after it; else ``floor`` (a recipe's ``min_vllm_version``); else
+else the nearest one after it; else, for a recipe guide, the recipe's own NVIDIA
+``docker_image`` when it sets one; else ``floor`` (a recipe's ``min_vllm_version``); else
 none, and the pipeline says it cannot check the release.
 """
 
@@ -106,12 +107,14 @@ def _nearest(pins: list[Pin], at: Span) -> Pin | None:
 def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
                   base_column: int = 1, floor: str | None = None,
                   floor_span: Span | None = None, fixed_span: Span | None = None,
-                  label: str = "guide block") -> MarkdownResult:
+                  label: str = "guide block",
+                  default_image: tuple[str, Span | None] | None = None) -> MarkdownResult:
     """Launches in the fenced shell blocks of a Markdown text (never raises for bad input).
 
     ``base_line``/``base_column``: where line 1, column 1 of ``text`` is in ``path`` (a
     guide string inside a recipe); ``fixed_span``: put every span there instead (text
-    whose lines cannot be mapped back one to one).
+    whose lines cannot be mapped back one to one); ``default_image``: the image the
+    document's commands run in when it pins none (a recipe's ``docker_image``).
     """
     result = MarkdownResult()
     if text is None:
@@ -154,12 +157,13 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
             result.launches.append(spec)
     result.commands_found = len(result.launches)
     for spec in result.launches:
-        _assign_release(spec, pins, floor, floor_span)
+        _assign_release(spec, pins, floor, floor_span, default_image)
     return result
 
 
 def _assign_release(spec: LaunchSpec, pins: list[Pin], floor: str | None,
-                    floor_span: Span | None) -> None:
+                    floor_span: Span | None,
+                    default_image: tuple[str, Span | None] | None = None) -> None:
     if floor:
         spec.floor, spec.floor_span = floor, floor_span
     if spec.image or spec.release:
@@ -171,6 +175,9 @@ def _assign_release(spec: LaunchSpec, pins: list[Pin], floor: str | None,
     elif pin is not None and pin.release:
         spec.release, spec.release_span = pin.release, pin.span
         spec.context["release_from"] = f"pip pin vllm=={pin.release} at line {pin.line}"
+    elif default_image is not None and spec.engine == "vllm":
+        spec.image, spec.image_span = default_image
+        spec.context["release_from"] = f"the recipe's docker_image {default_image[0]}"
     elif floor and spec.engine == "vllm":
         spec.release, spec.release_span = floor, floor_span
         spec.context["release_from"] = f"min_vllm_version {floor}"

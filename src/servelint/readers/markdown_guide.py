@@ -52,6 +52,19 @@ def _is_omni(root: Map) -> bool:
                                           for t in tasks)
 
 
+def recipe_image(root: Map) -> tuple[str, Span] | None:
+    """The recipe's own NVIDIA image (``model.docker_image`` string, or its ``nvidia`` entry,
+    or that entry's first CUDA-keyed tag), where the site runs its commands."""
+    node = at(root, "model", "docker_image")
+    if isinstance(node, Map):
+        node = node.get("nvidia")
+    if isinstance(node, Map):
+        node = next((v for _, v in node.items() if isinstance(v, Scalar)), None)
+    if isinstance(node, Scalar) and isinstance(node.value, str) and node.value.strip():
+        return node.value.strip(), node.span
+    return None
+
+
 def read_recipe_guide(recipe_path: str, renderings: list | None = None) -> MarkdownResult:
     """Launches in the recipe's ``guide:``, compared with the recipe's renderings (pass
     ``renderings`` when already rendered: rendering a recipe is the costly part)."""
@@ -73,13 +86,15 @@ def read_recipe_guide(recipe_path: str, renderings: list | None = None) -> Markd
     except (OSError, UnicodeError):
         file_lines = []
     origin = literal_origin(file_lines, guide, key_column, guide.value)
+    image = recipe_image(root)
     if origin is not None:
         result = read_markdown(recipe_path, guide.value, base_line=origin[0],
-                               base_column=origin[1], floor=floor, floor_span=floor_span)
+                               base_column=origin[1], floor=floor, floor_span=floor_span,
+                               default_image=image)
     else:  # folded/quoted/plain scalar: no line-for-line mapping (see module docstring)
         start = Span(recipe_path, guide.span.line, guide.span.column)
         result = read_markdown(recipe_path, guide.value, floor=floor, floor_span=floor_span,
-                               fixed_span=start)
+                               fixed_span=start, default_image=image)
     omni = _is_omni(root)
     for spec in result.launches:
         spec.context["guide"] = "recipe"
