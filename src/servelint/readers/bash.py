@@ -42,6 +42,9 @@ from servelint.readers.problems import ReadProblem
 class ScriptResult:
     launches: list[LaunchSpec] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)
+    # variables read before the last launch: a caller varying any other input
+    # (e.g. a benchmark's concurrency) gets the same launches
+    inputs: set[str] = field(default_factory=set)
 
 
 def find_root(path: str) -> str:
@@ -85,6 +88,7 @@ def read_script(path: str, text: str | None = None, env: dict[str, str] | None =
         interp.run(src)
         result.launches = dedupe_launches(interp.launches)
         result.problems.extend(interp.problems)
+        result.inputs = interp.inputs()
     except Exception as exc:  # a reader must never take the run down
         result.problems.append(ReadProblem(path, None, f"internal reader error: {exc!r}",
                                            "read-error"))

@@ -104,8 +104,18 @@ class Interpreter(Expander):
         self.launches: list[LaunchSpec] = []
         self.problems: list[ReadProblem] = []
         self._reported: set[str] = set()
+        self.first_read: dict[str, int] = {}  # variable -> step it was first read at
+        self.last_launch_step = -1
 
     # ------------------------------------------------------------------ basics
+    def lookup(self, name: str, src: Source, st: State) -> tuple[str, Var | None]:
+        self.first_read.setdefault(name, self.steps)
+        return super().lookup(name, src, st)
+
+    def inputs(self) -> set[str]:
+        """Variables read before the last launch (the launches can depend on no others)."""
+        return {n for n, step in self.first_read.items() if step <= self.last_launch_step}
+
     def tick(self) -> None:
         self.steps += 1
         if self.steps > self.max_steps or (self.steps % 1024 == 0
@@ -526,7 +536,7 @@ class Interpreter(Expander):
         if t == "unary_expression":
             op_node = node.child_by_field_name("operator") or node.children[0]
             op = src.text(op_node)
-            operand = next((c for c in node.named_children if c is not op_node), None)
+            operand = next((c for c in node.named_children if c.id != op_node.id), None)
             if op == "!":
                 v = self._test_expr(operand, src, st, double) if operand is not None else None
                 return None if v is None else not v
@@ -623,6 +633,9 @@ class Interpreter(Expander):
                                          is_symbolic(pieces)))
             elif fname in ("name", "argument"):
                 arg_nodes.append(_first_named_or_self(c) if c.type == "command_name" else c)
+        if arg_nodes and arg_nodes[0].type == "word" and src.text(arg_nodes[0]) in (
+                "echo", "printf") and not (len(arg_nodes) > 1 and src.text(arg_nodes[1]) == "-v"):
+            return [(st, True)]  # output only: its arguments change nothing
         fields = self.expand_args(arg_nodes, src, st)
         if not fields:
             return [(st, True)]
@@ -725,6 +738,7 @@ class Interpreter(Expander):
                     and "," not in inst.specifier and "*" not in inst.specifier:
                 spec.release, spec.release_span = inst.specifier[2:], inst.span
         self.launches.append(spec)
+        self.last_launch_step = self.steps
 
     # ------------------------------------------------------------ calls/files
     def call(self, name: str, args: list[Field], st: State, src: Source, node) -> list[

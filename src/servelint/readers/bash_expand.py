@@ -390,6 +390,9 @@ class Expander:
             return (Piece(base),)
         if cmd in ("realpath", "readlink") and args and os.path.isabs(args[-1]):
             return (Piece(os.path.normpath(args[-1])),)
+        if (cmd == "command" and len(args) == 2 and args[0] == "-v") or (
+                cmd == "which" and len(args) == 1):
+            return (Piece(args[-1]),)
         if cmd == "echo" and args and not args[0].startswith("-"):
             return (Piece(" ".join(args)),)
         if cmd == "cat" and len(args) == 1 and args[0] in st.files:

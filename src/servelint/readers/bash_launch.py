@@ -54,9 +54,13 @@ def is_python(word: str) -> bool:
 def _entry_at(tokens: list[Token], j: int) -> tuple[str, str, int] | None:
     """-> (engine, entrypoint, index of first argv token) if an entrypoint starts at j."""
     tok = tokens[j]
-    if tok.symbolic:
-        return None
     word = os.path.basename(tok.text)
+    if tok.symbolic:
+        # an interpreter the script does not fix ("$PYTHON" -m sglang.launch_server)
+        if j + 2 < len(tokens) and tokens[j + 1].text == "-m" and tokens[j + 2].text in _MODULES:
+            engine, entry = _MODULES[tokens[j + 2].text]
+            return engine, entry, j + 3
+        return None
     nxt = tokens[j + 1].text if j + 1 < len(tokens) else ""
     if word == "vllm" and nxt == "serve":
         return "vllm", "vllm serve", j + 2
