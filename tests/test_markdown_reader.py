@@ -156,3 +156,16 @@ def test_recipe_guide_without_pin_runs_in_the_recipe_image(tmp_path):
     (spec,) = read_recipe_guide(str(recipe)).launches
     assert spec.image == "vllm/vllm-openai:v0.22.0" and spec.release is None
     assert spec.floor == "0.11.0" and spec.image_span.line == 4
+
+
+def test_legacy_config_file_next_to_the_guide_is_expanded_and_ellipsis_is_symbolic():
+    config, dots = read_markdown(str(CASES / "legacy.md")).launches
+    got = [(t.text, Path(t.span.path).name, t.span.line, t.span.column) for t in config.argv]
+    assert got == [
+        ("org/legacy", "legacy.md", 5, 12), ("--config", "legacy.md", 6, 3),
+        ("Legacy_Hopper.yaml", "legacy.md", 6, 12),
+        ("--no-enable-prefix-caching", "Legacy_Hopper.yaml", 1, 1),
+        ("--max-num-batched-tokens", "Legacy_Hopper.yaml", 2, 1),
+        ("8192", "Legacy_Hopper.yaml", 2, 25),
+        ("--tensor-parallel-size", "legacy.md", 7, 3), ("1", "legacy.md", 7, 26)]
+    assert dots.argv[0].text == "..." and dots.argv[0].symbolic

@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
+from servelint.readers.bash_launch import CONFIG_FLAGS, config_value, vllm_config_tokens
 from servelint.readers.markdown_fences import Fence, find_fences
 from servelint.readers.markdown_shell import Pin, interpret, prepare, worth_reading
 from servelint.readers.problems import ReadProblem
 
 MAX_BYTES = 4 * 1024 * 1024
+_ELLIPSES = {"...", "…", "[...]", "<...>"}
 # bash-reader problem kinds that are noise in a Markdown snippet (not a script)
 _SNIPPET_NOISE = {"parse-error", "budget", "unresolved", "unsupported"}
 # `vllm serve … --omni` is served by vLLM-Omni (the stock parser hands `--omni` over to the
@@ -67,7 +69,9 @@ class _Mapper:
                     else self._col(end_line, span.end_column))
 
     def token(self, tok: Token) -> Token:
-        return Token(self._spelling(tok), self.span(tok.span), tok.symbolic)
+        # "..." / "…" stand for words the guide leaves out: never judged as values
+        symbolic = tok.symbolic or tok.text in _ELLIPSES
+        return Token(self._spelling(tok), self.span(tok.span), symbolic)
 
     def _spelling(self, tok: Token) -> str:
         """A ``<placeholder>`` word keeps its source spelling (it was read as ``$_…``)."""
@@ -94,6 +98,30 @@ class _Mapper:
 def _moved_install(inst: PackageInstall, span: Span | None) -> PackageInstall:
     return PackageInstall(inst.requirement, inst.name, inst.specifier, inst.kind, span,
                           inst.hashed, inst.symbolic, inst.installer, inst.command)
+
+
+def _expand_config_file(spec: LaunchSpec, md_path: str) -> None:
+    """``vllm serve m --config FILE.yaml`` naming a file next to the guide (the legacy
+    ``<Org>/*_Hopper.yaml`` files): its keys become options, spans in that file."""
+    name = spec.context.get("config_file")
+    if spec.engine != "vllm" or not name or "config_text" in spec.context:
+        return
+    hit = config_value(spec.argv, CONFIG_FLAGS["vllm"])
+    if hit is None or hit[1].symbolic:
+        return
+    config = Path(md_path).parent / name
+    try:
+        if not config.is_file() or config.stat().st_size > 1 << 20:
+            return
+        text = config.read_text(encoding="utf-8")
+    except (OSError, UnicodeError):
+        return
+    lines = tuple((line, Span(str(config), i, 1, i, len(line) + 1), False)
+                  for i, line in enumerate(text.splitlines(), start=1))
+    extra = vllm_config_tokens(lines)
+    if extra is not None:
+        spec.argv[hit[0] + 1:hit[0] + 1] = extra
+        spec.context["config_text"] = text
 
 
 def _nearest(pins: list[Pin], at: Span) -> Pin | None:
@@ -154,6 +182,7 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
             spec.rendering = f"{label} {fence.index}" + (f"; {spec.rendering}"
                                                          if spec.rendering else "")
             spec.context["block"] = str(fence.index)
+            _expand_config_file(spec, path)
             result.launches.append(spec)
     result.commands_found = len(result.launches)
     for spec in result.launches:
