@@ -11,10 +11,12 @@ a requirement, so such installs get a ``problems`` note).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
@@ -146,23 +148,24 @@ def classify_requirement(tok: Token, installer: str, command: str, *, kind: str 
             rec.name = canonicalize_name(text.split("#egg=", 1)[1].split("&")[0])
         return rec
     low = text.lower()
-    if low.startswith(_VCS):
+    direct = re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?\s*@\s*\S", text)
+    if low.startswith(_VCS) and not direct:
         rec.kind = "vcs"
         if "#egg=" in text:
             rec.name = canonicalize_name(text.split("#egg=", 1)[1].split("&")[0])
         return rec
-    if re.match(r"^[a-z][a-z0-9+.-]*://", low):
+    if re.match(r"^[a-z][a-z0-9+.-]*://", low) and not direct:
         rec.kind = "wheel" if low.split("#")[0].split("?")[0].endswith(".whl") else "url"
         if rec.kind == "wheel":
             m = _WHEEL_NAME.match(os.path.basename(text.split("#")[0].split("?")[0]))
             rec.name = canonicalize_name(m.group(1)) if m else None
         return rec
-    if low.endswith(".whl"):
+    if low.endswith(".whl") and not direct:
         rec.kind = "wheel"
         m = _WHEEL_NAME.match(os.path.basename(text))
         rec.name = canonicalize_name(m.group(1)) if m else None
         return rec
-    if (text in (".", "..") or text.startswith(("./", "../", "/", "~")) or
+    if not direct and (text in (".", "..") or text.startswith(("./", "../", "/", "~")) or
             low.endswith((".tar.gz", ".zip", ".tgz", ".tar.bz2")) or
             ("/" in text and " @ " not in text and "@" not in text.split("/")[0])):
         rec.kind = "path"
@@ -282,3 +285,20 @@ def installs_from_tokens(tokens: Sequence[Token]) -> list[PackageInstall]:
     """Convenience: the ``PackageInstall`` records of one command, [] if it is no install."""
     cmd = parse_pip_command(tokens)
     return cmd.installs if cmd else []
+
+
+_POPULAR_FILE = Path(__file__).resolve().parent.parent / "data" / "popular_packages.txt"
+
+
+@functools.cache
+def well_known_packages() -> frozenset[str]:
+    """Canonical names of well-known PyPI projects (see tools/gen_popular_packages.py)."""
+    try:
+        lines = _POPULAR_FILE.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return frozenset()
+    return frozenset(ln.strip() for ln in lines if ln.strip() and not ln.startswith("#"))
+
+
+def is_well_known(name: str | None) -> bool:
+    return bool(name) and canonicalize_name(name or "") in well_known_packages()
