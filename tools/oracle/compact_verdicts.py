@@ -5,9 +5,10 @@
         --cases tests/conformance/cases.jsonl --out tests/conformance/verdicts/0.27.1.jsonl.gz
 
 One line per case, in corpus order:
-  {"id", "stage", "ok", "msg" (first line), "raised_at", "tag"}
+  {"id", "stage", "ok", "msg" (first line), "raised_at", "tag", "deep"}
 stage: the first stage that failed (main, parse, validate, serve_cmd, api_args,
-engine_args, engine_config, renderer), "accepted", or oracle-timeout / oracle-error.
+engine_args, engine_config, renderer), "accepted", or oracle-timeout / oracle-error;
+deep: whether engine_config and renderer ran for this case.
 tag says what kind of rejection it is:
   argparse             argparse error (exit 2)
   parse-exception      exception raised inside parse_args (traceback, exit 1)
@@ -81,7 +82,8 @@ def compact(case: dict, rec: dict) -> dict:
     info = rec.get("stages", {}).get(rec.get("rejected_at") or "", {})
     return {"id": case["id"], "stage": stage, "ok": ok,
             "msg": _first_line(rec.get("message")) if not ok else "",
-            "raised_at": info.get("raised_at") or "", "tag": tag_of(case, rec)}
+            "raised_at": info.get("raised_at") or "", "tag": tag_of(case, rec),
+            "deep": bool(rec.get("deep"))}
 
 
 def main() -> int:

@@ -17,6 +17,7 @@ committed verdict file.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import select
@@ -33,6 +34,7 @@ def run_forked(parser, argv: list[str], kw: dict, timeout: float) -> dict:
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # child
+        gc.disable()  # a collection would touch (and copy) every inherited page
         os.close(rfd)
         code = 0
         try:
@@ -78,7 +80,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("cases", type=Path)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--deep", action="store_true")
+    ap.add_argument("--deep", action="store_true", help="deep stages for every case")
+    ap.add_argument("--deep-origins", default="",
+                    help="comma-separated case origins that get the deep stages (others: "
+                    "parse .. engine_args only); e.g. recipe,late,late-ignored,handpicked")
+    ap.add_argument("--resume", action="store_true",
+                    help="append to --out, skipping case ids already recorded there")
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--limit", type=int, default=0, help="only the first N cases (smoke test)")
     a = ap.parse_args(check_argv._REAL_ARGV[1:])
@@ -86,10 +93,14 @@ def main() -> int:
     cases = [json.loads(line) for line in a.cases.read_text().splitlines() if line.strip()]
     if a.limit:
         cases = cases[: a.limit]
+    deep_origins = {o for o in a.deep_origins.split(",") if o}
+    done: set[str] = set()
+    if a.resume and a.out.is_file():
+        done = {json.loads(line)["id"] for line in a.out.read_text().splitlines() if line}
     t0 = time.perf_counter()
     with oracle_common.capture_output():
         top, *_ = oracle_common.build_cli_parser()
-        if a.deep:  # warm-up on a throw-away parser (see check_argv.main)
+        if a.deep or deep_origins:  # warm-up on a throw-away parser (see check_argv.main)
             warm, *_ = oracle_common.build_cli_parser()
             for fm in sorted({c.get("fake_model") or "llama" for c in cases}):
                 try:
@@ -97,19 +108,27 @@ def main() -> int:
                                          include_namespace=False)
                 except Exception:  # noqa: BLE001
                     pass
+    gc.collect()
+    gc.freeze()  # keep the parent's objects out of the children's collections (copy-on-write)
     t_built = time.perf_counter()
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    with a.out.open("w") as fh:
+    with a.out.open("a" if a.resume else "w") as fh:
         for i, c in enumerate(cases):
-            kw = dict(deep=a.deep, env=c.get("env"), include_namespace=False,
+            if c["id"] in done:
+                continue
+            deep = a.deep or c.get("origin") in deep_origins
+            kw = dict(deep=deep, env=c.get("env"), include_namespace=False,
                       fake_model=c.get("fake_model"))
             r = run_forked(top, ["serve", *c["argv"]], kw, a.timeout)
             r["id"] = c["id"]
+            r["deep"] = deep
             r.pop("argv", None)
             fh.write(json.dumps(r, sort_keys=True, default=str) + "\n")
+            fh.flush()
             if i % 250 == 0:
                 print(f"[{i}/{len(cases)}] {time.perf_counter() - t_built:.0f} s", flush=True)
-    meta = {"vllm_version": oracle_common.vllm_version(), "deep": a.deep, "cases": len(cases),
+    meta = {"vllm_version": oracle_common.vllm_version(), "deep": a.deep or sorted(deep_origins),
+            "cases": len(cases), "resumed_after": len(done),
             "build_s": round(t_built - t0, 1), "checks_s": round(time.perf_counter() - t_built, 1)}
     a.out.with_suffix(".meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(json.dumps(meta))

@@ -103,7 +103,8 @@ def late_rejection(profile: Profile, effective: dict[str, Any],
                   f"values of {name} in {profile.label}"
         if entry.get("source"):
             message += f" ({entry['source']})"
-        return StaticVerdict(entry.get("stage") or "later", False, message, name, target)
+        stage = (entry.get("target_stages") or {}).get(target) or entry.get("stage") or "later"
+        return StaticVerdict(stage, False, message, name, target)
     return None
 
 
