@@ -19,7 +19,7 @@ Unknown values stay symbolic (``Token.symbolic``): a variable the script never a
 ``$(cmd)`` output, ``read`` results, loop-widened values. ``${VAR:-default}`` takes its
 default only when the caller passes ``env`` (then ``env`` is the script's whole input
 environment) and VAR is neither in it nor assigned before; without ``env`` it stays
-symbolic. Bounds: ``max_states`` concurrent flows (then differing values are joined
+symbolic. A plain unset ``$VAR`` stays symbolic unless the script assigns VAR elsewhere. Bounds: ``max_states`` concurrent flows (then differing values are joined
 into symbolic ones), a step budget and a wall-clock limit (a ``budget`` problem is
 reported and the launches found so far are returned).
 

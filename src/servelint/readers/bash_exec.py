@@ -136,6 +136,7 @@ class Interpreter(Expander):
         return st
 
     def run(self, src: Source) -> None:
+        self.script_assigned = frozenset(_assigned_names(src.tree.root_node, src))
         try:
             self.exec_block(src.tree.root_node.named_children, src, [self.initial_state()])
         except Budget:
@@ -582,6 +583,8 @@ class Interpreter(Expander):
         redirects = [c for c in node.children if c.type in ("file_redirect", "heredoc_redirect",
                                                              "herestring_redirect")]
         heredoc = next((c for c in redirects if c.type == "heredoc_redirect"), None)
+        if heredoc is not None:  # `cat << EOF >> file`: the file redirect nests in the heredoc
+            redirects += [c for c in heredoc.children if c.type == "file_redirect"]
         if body is not None and body.type == "command":
             words = self._words(body, src, st)
             outs: list[tuple[str, bool]] = []

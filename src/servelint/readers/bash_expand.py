@@ -4,7 +4,8 @@ Rules (documented in ``bash.py``): a variable the script never assigned is
 *unknown* (its expansion stays symbolic) unless the caller passed ``env``; then the
 caller's ``env`` is the script's whole input environment, so an unassigned variable
 absent from it is unset and ``${VAR:-default}`` takes its default. A plain ``$VAR``
-that is unset stays symbolic even then (launchers add variables we cannot see).
+that is unset stays symbolic even then (launchers add variables we cannot see), unless
+the script itself assigns VAR somewhere: then it is empty on a flow that did not.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class Expander:
 
     main_path: str
     env_complete: bool
+    script_assigned: frozenset[str] = frozenset()
 
     def tick(self) -> None:  # overridden by the interpreter (budget)
         pass
@@ -217,7 +219,9 @@ class Expander:
             if status == "unknown":
                 return sym
             if status == "unset":
-                return sym  # launchers may set variables the caller's env does not list
+                # launchers may set variables the caller's env does not list; a variable
+                # the script assigns itself is simply empty on this flow
+                return [] if name in self.script_assigned else sym
             if elements is not None:
                 return _splice(elements, quoted, name == "*" or index == "*")
             assert value is not None
