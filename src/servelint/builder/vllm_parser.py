@@ -96,13 +96,24 @@ def _type_class(t: TypeFn | None, kind: str) -> str:
     return "other"
 
 
-def _custom_action(index: ModuleIndex, cls: Definition) -> tuple[str, bool]:
-    """(kind, deprecated) of a custom argparse.Action subclass."""
-    text = ast.unparse(cls.node)
+def _custom_action(index: ModuleIndex, cls: Definition) -> tuple[str, bool, str]:
+    """(kind, deprecated, warning text) of a custom argparse.Action subclass."""
     bases = " ".join(ast.unparse(b) for b in cls.node.bases)  # type: ignore[attr-defined]
-    if "BooleanOptionalAction" in bases:
-        return "boolean_optional", "deprecat" in text.lower()
-    return "other", "deprecat" in cls.name.lower()
+    kind = "boolean_optional" if "BooleanOptionalAction" in bases else "other"
+    message = ""
+    for node in ast.walk(cls.node):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("warn") and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                message = arg.value
+            elif isinstance(arg, ast.Name):
+                d = index.resolve(cls.module, arg.id)
+                if d is not None and isinstance(d.node, ast.Constant):
+                    message = str(d.node.value)
+                elif d is not None and isinstance(d.node, ast.JoinedStr | ast.BinOp):
+                    message = ast.unparse(d.node)
+    deprecated = "deprecat" in cls.name.lower() or "deprecat" in message.lower()
+    return kind, deprecated, message
 
 
 def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
@@ -112,6 +123,7 @@ def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
     positional = bool(strings) and not strings[0].startswith("-")
     act = kw.get("action")
     deprecated = kw.get("deprecated") is True
+    explicit_message = ""
     kind = "store"
     action_class = None
     if act == "BooleanOptionalAction":  # from get_kwargs
@@ -122,8 +134,10 @@ def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
         kind = "boolean_optional" if "BooleanOptional" in act.name else "other"
         action_class = act.name
     elif isinstance(act, ClassRef):
-        kind, dep = _custom_action(index, act.d)
+        kind, dep, warning = _custom_action(index, act.d)
         deprecated = deprecated or dep
+        if dep and warning:
+            explicit_message = warning
         action_class = act.d.name
     if kind == "boolean_optional" and enable_disable and action_class in (
             None, "BooleanOptionalAction"):
@@ -221,7 +235,11 @@ def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
     lam = kw.get("type")
     if isinstance(lam, TypeFn) and lam.repr == "lambda" and lam.text:
         entry["type_lambda"] = lam.text
-    if deprecated and isinstance(help_text, str) and "deprecat" in help_text.lower():
+    entry["help_mentions_deprecated"] = isinstance(help_text, str) and (
+        "deprecat" in help_text.lower())
+    if explicit_message:
+        entry["deprecated_message"] = first_line(explicit_message)
+    elif deprecated and isinstance(help_text, str) and "deprecat" in help_text.lower():
         entry["deprecated_message"] = first_line(help_text)
     return entry
 
@@ -233,6 +251,7 @@ HELP_ACTION = {
     "choices": None, "choices_none": False, "metavar": None, "const": None,
     "default": "==SUPPRESS==", "deprecated": False, "deprecated_message": "",
     "help": "show this help message and exit", "group": "options", "source": "argparse",
+    "help_mentions_deprecated": False,
 }
 
 

@@ -383,16 +383,18 @@ def _convert(act: Action, value: str) -> tuple[bool, Any, str]:
             except ValueError:
                 return False, None, f"argument {name}: invalid JSON: {value!r}"
         return True, value, ""
-    if base == "lambda" and raw.get("type_lambda"):
-        return True, _apply_lambda(raw["type_lambda"], value), ""
+    if base == "lambda":
+        applied = _apply_lambda(raw.get("type_lambda") or "", value)
+        return True, value if applied is None else applied, ""
     return True, value, ""
 
 
-def _apply_lambda(src: str, value: str) -> str:
-    """Apply the simple string-method chain of a ``type=lambda s: s.lower()...``."""
+def _apply_lambda(src: str, value: str) -> str | None:
+    """Apply the simple string-method chain of a ``type=lambda s: s.lower()...``;
+    None when the lambda is anything else (its effect is then unknown)."""
     m = re.match(r"lambda (\w+): \1((?:\.\w+\([^()]*\))*)$", src.strip())
     if not m:
-        return value
+        return None
     out = value
     for meth, args in re.findall(r"\.(\w+)\(([^()]*)\)", m.group(2)):
         lits = re.findall(r"'([^']*)'|\"([^\"]*)\"", args)
@@ -402,14 +404,23 @@ def _apply_lambda(src: str, value: str) -> str:
         elif meth == "replace" and len(strs) == 2:
             out = out.replace(strs[0], strs[1])
         else:
-            return value
+            return None
     return out
+
+
+KNOWN_TYPES = {"int", "float", "str", "bool", "human_readable_int", "human_readable_int_or_auto",
+               "json.loads", "union_dict_and_str", "lambda"}
 
 
 def _check_choice(act: Action, converted: Any, value: str) -> str | None:
     choices = act.raw.get("choices")
     if choices is None or act.raw.get("choices_open"):
         return None
+    trepr = act.raw.get("type_repr") or "str"
+    base = re.sub(r"^(optional\(|parse\()+|\)+$", "", trepr)
+    if base not in KNOWN_TYPES or (base == "lambda" and _apply_lambda(
+            act.raw.get("type_lambda") or "", "x") is None):
+        return None  # an unknown conversion runs first: the choices cannot be judged
     if converted is None:
         if act.raw.get("choices_none"):
             return None
@@ -420,9 +431,22 @@ def _check_choice(act: Action, converted: Any, value: str) -> str | None:
     return f"argument {_arg_name(act)}: invalid choice: {converted!r} (choose from {shown})"
 
 
+_PARSERS: dict[int, tuple[Profile, _Parser]] = {}
+
+
+def _parser_for(profile: Profile) -> _Parser:
+    cached = _PARSERS.get(id(profile))
+    if cached is None or cached[0] is not profile:
+        if len(_PARSERS) > 64:
+            _PARSERS.clear()
+        cached = (profile, _Parser(profile))
+        _PARSERS[id(profile)] = cached
+    return cached[1]
+
+
 def _argparse(profile: Profile, toks: list[_Tok], options: list[ParsedOption]
               ) -> tuple[list[str], list[str], list[int | None]]:
-    p = _Parser(profile)
+    p = _parser_for(profile)
     pattern_chars: list[str] = []
     found: dict[int, tuple[Action | None, str, str | None, bool]] = {}
     seen_dashdash = False
