@@ -38,14 +38,17 @@ class Options:
     config: Any = None  # servelint.config.Config
     no_ignores: bool = False
     works_on: bool = False  # compute the range of releases each launch passes on
+    use_cache: bool = False  # reuse results of unchanged files (servelint.cache)
+    jobs: int = 0  # worker processes (0: one per core)
 
 
 @dataclass(slots=True)
 class LaunchReport:
-    spec: LaunchSpec
+    spec: LaunchSpec | None  # dropped once summarised
     judged: list[str]  # "vllm 0.27.1 (image tag v0.27.1)"
     errors: int = 0
     works_on: dict[str, str | None] | None = None
+    summary: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -322,43 +325,105 @@ def merge(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(merged.values(), key=lambda f: (f.span.sort_key(), f.code, f.message))
 
 
+@dataclass(slots=True)
+class FileResult:
+    """What checking one unit (a file, or an InferenceX checkout) gives; cacheable."""
+
+    path: str
+    findings: list[Finding]
+    launches: list[LaunchReport]
+    bound: list[str] = field(default_factory=list)  # launchers a master config bound
+
+
+def check_unit(path: str, kind: str, options: Options) -> FileResult:
+    raw: list[Finding] = []
+    specs, problems = read(path, kind, options)
+    raw.extend(problem_finding(p) for p in problems)
+    result = FileResult(path, [], [])
+    if kind.startswith("inferencex"):
+        result.bound = sorted({os.path.realpath(s.path) for s in specs})
+    for spec in specs:
+        try:
+            found, launch = check_spec(spec, options)
+        except RecursionError:
+            raw.append(Finding(rule=read_error_rule.NAME, code=read_error_rule.CODE,
+                               severity=Severity.ERROR, span=spec.anchor,
+                               message="launch too deeply nested to check"))
+            continue
+        if options.works_on:
+            launch.works_on = works_on(spec)
+        launch.summary = launch_summary(launch)
+        launch.spec = None  # keep results small (cache, worker processes)
+        raw.extend(found)
+        result.launches.append(launch)
+    result.findings = merge(raw)
+    return result
+
+
+def _check_unit_cached(args: tuple[str, str, Options]) -> FileResult:
+    from servelint import cache
+
+    path, kind, options = args
+    key = cache.key_for(path, kind, options) if options.use_cache else None
+    if key is not None:
+        hit = cache.load(key)
+        if hit is not None:
+            return hit
+    result = check_unit(path, kind, options)
+    if key is not None:
+        cache.store(key, result)
+    return result
+
+
+def _run_units(units: list[tuple[str, str]], options: Options) -> list[FileResult]:
+    jobs = [(p, k, options) for p, k in units]
+    workers = min(options.jobs or (os.cpu_count() or 1), len(jobs))
+    if workers <= 1 or len(jobs) < PARALLEL_MIN_UNITS:
+        return [_check_unit_cached(j) for j in jobs]
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork")) as pool:
+        return list(pool.map(_check_unit_cached, jobs, chunksize=4))
+
+
+PARALLEL_MIN_UNITS = 16
+
+
 def check_paths(paths: Iterable[str], options: Options | None = None) -> CheckReport:
     options = options or Options()
     report = CheckReport()
     raw: list[Finding] = []
     t0 = time.perf_counter()
-    n_launches = 0
     units = list(discover(paths, options))
     # master configs first: a launcher they bind is not checked again on its own
-    units.sort(key=lambda u: 0 if u[1].startswith("inferencex") else 1)
-    bound: set[str] = set()
-    for path, kind in units:
-        if kind == "script" and os.path.realpath(path) in bound:
-            continue
-        report.files.append(path)
-        specs, problems = read(path, kind, options)
-        raw.extend(problem_finding(p) for p in problems)
-        if kind.startswith("inferencex"):
-            bound.update(os.path.realpath(s.path) for s in specs)
-        for spec in specs:
-            n_launches += 1
-            try:
-                found, launch = check_spec(spec, options)
-            except RecursionError:
-                raw.append(Finding(rule=read_error_rule.NAME, code=read_error_rule.CODE,
-                                   severity=Severity.ERROR, span=spec.anchor,
-                                   message="launch too deeply nested to check"))
-                continue
-            if options.works_on:
-                launch.works_on = works_on(spec)
-            raw.extend(found)
-            report.launches.append(launch)
+    masters = [u for u in units if u[1].startswith("inferencex")]
+    results = _run_units(masters, options)
+    bound = {p for r in results for p in r.bound}
+    rest = [u for u in units if not u[1].startswith("inferencex")
+            and not (u[1] == "script" and os.path.realpath(u[0]) in bound)]
+    results += _run_units(rest, options)
+    for r in results:
+        report.files.append(r.path)
+        raw.extend(r.findings)
+        report.launches.extend(r.launches)
     findings = merge(raw)
     findings = _apply_control(findings, options, report)
     report.findings = findings
-    report.stats = {"files": len(report.files), "launches": n_launches,
+    report.stats = {"files": len(report.files), "launches": len(report.launches),
                     "seconds": round(time.perf_counter() - t0, 3)}
     return report
+
+
+def launch_summary(lr: LaunchReport) -> dict[str, Any]:
+    spec = lr.spec
+    anchor = spec.anchor
+    return {"path": spec.path, "line": anchor.line, "column": anchor.column,
+            "engine": spec.engine, "entrypoint": spec.entrypoint, "rendering": spec.rendering,
+            "image": spec.image, "gpu": spec.gpu, "judged_against": lr.judged,
+            "errors": lr.errors, "argv": [t.text for t in spec.argv],
+            "symbolic": [i for i, t in enumerate(spec.argv) if t.symbolic],
+            **({"works_on": lr.works_on} if lr.works_on is not None else {})}
 
 
 def _apply_control(findings: list[Finding], options: Options, report: CheckReport) -> list[Finding]:

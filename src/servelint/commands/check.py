@@ -37,6 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--works-on", action="store_true",
                    help="compute, for each launch, the releases it passes on (JSON output)")
     p.add_argument("--output", "-o", type=Path, help="write the report to a file")
+    p.add_argument("--no-cache", action="store_true",
+                   help="do not reuse results of unchanged files (cache in ~/.cache/servelint)")
+    p.add_argument("--jobs", "-j", type=int, default=0,
+                   help="worker processes (default: one per core; 1 = no workers)")
     p.set_defaults(func=run)
 
 
@@ -77,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     options = Options(image=args.image, engine=args.engine,
                       gpu=args.gpu or getattr(cfg, "gpu", None),
                       target_version=target, config=cfg, no_ignores=args.no_ignores,
-                      works_on=args.works_on)
+                      works_on=args.works_on, use_cache=not args.no_cache, jobs=args.jobs)
     report = check_paths(args.paths, options)
     findings = report.findings
     min_sev = args.min_severity  # the config's own min-severity is applied by Config.apply
@@ -97,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
 def emit(report: CheckReport, findings, fmt: str, out) -> None:
     from servelint import reporters
 
-    launches = [_launch_json(lr) for lr in report.launches]
+    launches = [lr.summary for lr in report.launches]
     kwargs = {"stream": out, "files_checked": report.files, "ignored": len(report.ignored),
               "profiles_used": sorted({j.split(" (", 1)[0] for lr in report.launches
                                        for j in lr.judged})}
@@ -105,17 +109,3 @@ def emit(report: CheckReport, findings, fmt: str, out) -> None:
     if "extra" in params:
         kwargs["extra"] = {"launches": launches, "stats": report.stats}
     reporters.render(findings, fmt, **kwargs)
-
-
-def _launch_json(lr) -> dict:
-    spec = lr.spec
-    anchor = spec.anchor
-    data = {"path": spec.path, "line": anchor.line, "column": anchor.column,
-            "engine": spec.engine, "entrypoint": spec.entrypoint, "rendering": spec.rendering,
-            "image": spec.image, "gpu": spec.gpu, "judged_against": lr.judged,
-            "errors": lr.errors,
-            "argv": [t.text for t in spec.argv],
-            "symbolic": [i for i, t in enumerate(spec.argv) if t.symbolic]}
-    if lr.works_on is not None:
-        data["works_on"] = lr.works_on
-    return data

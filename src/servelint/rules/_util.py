@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import lru_cache
 
 from servelint.model import LaunchSpec, Span, Token
 
@@ -43,7 +44,12 @@ def normalise_flag(text: str) -> str:
 
 
 def suggest(word: str, candidates: list[str] | set[str], cutoff: float = 0.8) -> str | None:
-    matches = difflib.get_close_matches(word, sorted(candidates), n=1, cutoff=cutoff)
+    return _suggest(word, tuple(sorted(candidates)), cutoff)
+
+
+@lru_cache(maxsize=8192)
+def _suggest(word: str, candidates: tuple[str, ...], cutoff: float) -> str | None:
+    matches = difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)
     return matches[0] if matches else None
 
 

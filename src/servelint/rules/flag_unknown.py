@@ -64,11 +64,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             continue
         name = normalise_flag(text)
         base = name.split(".", 1)[0] if prof.rules.get("dotted_keys") else name
-        message, fix = _explain(ctx, base, release)
+        message, fix = _explain_cached(ctx, base, release)
         yield finding(sys.modules[__name__], ctx, span, message, fix=fix)
 
 
-def _explain(ctx: CheckContext, name: str, release: str) -> tuple[str, str]:
+def _explain_uncached(ctx: CheckContext, name: str, release: str) -> tuple[str, str]:
     prof, hist = ctx.profile, ctx.history
     pres = hist.of("option", name).releases if hist else ()
     if pres:
@@ -94,3 +94,14 @@ def _explain(ctx: CheckContext, name: str, release: str) -> tuple[str, str]:
     if guess:
         msg += f'; did you mean "{guess}"?'
     return msg, f'use "{guess}"' if guess else "remove the flag"
+
+
+_EXPLAINED: dict[tuple, tuple[str, str]] = {}
+
+
+def _explain_cached(ctx: CheckContext, *args: str) -> tuple[str, str]:
+    """The explanation depends only on the release and the name: compute it once."""
+    key = (ctx.profile.engine, ctx.profile.version, *args)
+    if key not in _EXPLAINED:
+        _EXPLAINED[key] = _explain_uncached(ctx, *args)
+    return _EXPLAINED[key]
