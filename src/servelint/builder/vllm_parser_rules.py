@@ -51,6 +51,9 @@ def detect_rules(index: ModuleIndex) -> dict[str, Any]:
     if m:
         rules["dash_O_values"] = sorted(re.findall(r"'([^']*)'", m.group(1)))
     rules["dash_O_dot_passthrough"] = "arg[2] != '.'" in text
+    # 0.12: `-O.key v` is rewritten to another alias (`-cc.key v`), with a warning
+    m = re.search(r"arg\.replace\('-O', '(-[\w-]+)', 1\)", text)
+    rules["dash_O_dot_alias"] = m.group(1) if m else None
     rules["model_flag_to_positional"] = "model_tag" in text and (
         "'--model'" in text or "^--model" in text)
     if rules["model_flag_to_positional"]:
@@ -61,6 +64,7 @@ def detect_rules(index: ModuleIndex) -> dict[str, Any]:
         rules["model_flag"] = None
     rules["served_model_name_needs_model"] = "served[-_]model[-_]name" in text
     rules["config_file"] = "_pull_args_from_config" in text
+    rules["help_equals"] = "startswith('--help=')" in text  # --help=KEYWORD searches help
     rules["list_append_plus"] = "endswith('+')" in text
     rules["dotted_human_int"] = "human_readable_int(value_str)" in text
     # dataclass-json values get 1k/80g expanded before pydantic sees them

@@ -153,7 +153,7 @@ def _preprocess(rules: dict[str, Any], argv: list[str], options: list[ParsedOpti
     o_values = set(rules.get("dash_O_values") or [])
     for i, t in enumerate(toks):
         a = t.text
-        if a.startswith("--help="):
+        if a.startswith("--help=") and rules.get("help_equals", True):
             out.append(_Tok("--help", t.index, t.written))
         elif a.startswith("--") and rules.get("underscore_to_dash", True):
             if "=" in a:
@@ -174,6 +174,8 @@ def _preprocess(rules: dict[str, Any], argv: list[str], options: list[ParsedOpti
                 out.append(_Tok("--optimization-level", t.index, a))
             else:
                 out.append(_Tok(f"-O.{rules.get('dash_O_key', 'level')}", t.index, a))
+        elif rules.get("dash_O_dot_alias") and a.startswith("-O."):
+            out.append(_Tok(rules["dash_O_dot_alias"] + a[2:], t.index, a))
         else:
             out.append(t)
     if rules.get("dotted_keys"):
