@@ -14,12 +14,13 @@ from typing import Any
 from servelint.builder.vllm_facts_common import (
     dotted,
     files_with,
+    lines_with,
     module_consts,
     parse,
     ref,
     str_list,
     text_of,
-    walk_with_parents,
+    walk_lines,
 )
 from servelint.builder.wheel import WheelSource
 
@@ -222,10 +223,13 @@ def _scan_reads(src: WheelSource, registry: dict[str, Any]) -> tuple[set[str], d
     unregistered: set[str] = set()
     hints: dict[str, str] = {}
     for path in files_with(src, '"VLLM_', "'VLLM_"):
+        text = src.read(path)
+        if "environ" not in text and "getenv" not in text:
+            continue
         tree = parse(src, path)
         if tree is None:
             continue
-        for node, _ in walk_with_parents(tree):
+        for node, _ in walk_lines(tree, lines_with(text, "VLLM_")):
             name = _env_read(node)
             if name and name not in registry:
                 unregistered.add(name)

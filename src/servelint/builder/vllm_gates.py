@@ -94,7 +94,10 @@ def _hard_required(reqs: dict[str, list[Requirement]], name: str) -> bool:
 
 def _sites(src: WheelSource, reqs: dict[str, list[Requirement]]) -> list[dict[str, Any]]:
     sites = []
-    for path in files_with(src, *_SITE_MARKERS):
+    candidates = set(files_with(src, *_SITE_MARKERS[:-1])) | {
+        p for p in files_with(src, "is required")
+        if "except ImportError" in src.read(p) or "except ModuleNotFoundError" in src.read(p)}
+    for path in sorted(candidates):
         tree = parse(src, path)
         if tree is None:
             continue
@@ -364,8 +367,11 @@ def _import_sites(src: WheelSource, path: str) -> list[tuple[str, list[ast.AST]]
     module = file_module(path)
     out = []
     for cand in files_with(src, module):
+        marks = {i for i, line in enumerate(src.read(cand).splitlines(), 1)
+                 if module in line and "import" in line and line[:1].isspace()}
+        if not marks:  # only module-level imports: not a guarded import site
+            continue
         tree = parse(src, cand)
-        marks = lines_with(src.read(cand), module)
         for node, parents in walk_lines(tree, marks) if tree else []:
             if isinstance(node, ast.ImportFrom | ast.Import) and len(parents) > 1 \
                     and _imports_module(node, cand, module):
