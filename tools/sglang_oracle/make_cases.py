@@ -102,6 +102,14 @@ def mutations(argvs: list[list[str]], rng: random.Random) -> list[tuple[str, lis
         ("config-equals", base + ["--config=missing.yaml"]),
         ("prefix-equals", base + ["--tensor-parallel=2"]),
         ("short-h-value", base + ["-hx"]),
+    ] + [(f"config-{name}", base + ["--config", f"tests/conformance_sglang/configs/{name}.yaml"])
+         for name in ("basic", "bad_choice", "deprecated_flag", "unknown_key", "prefix_key",
+                      "not_dict", "ep_moe")] + [
+        ("config-after", ["--config", "tests/conformance_sglang/configs/basic.yaml",
+                          "--model-path", "m", "--tp-size", "4"]),
+        ("config-twice", base + ["--config", "tests/conformance_sglang/configs/basic.yaml",
+                                 "--config", "tests/conformance_sglang/configs/basic.yaml"]),
+        ("config-last", base + ["--config"]),
     ]
     out = [(f"mut:{k}", v) for k, v in fixed]
     for n, argv in enumerate(argvs):
@@ -115,25 +123,23 @@ def mutations(argvs: list[list[str]], rng: random.Random) -> list[tuple[str, lis
 
 
 def _mutate(argv: list[str], i: int, kind: str) -> list[str]:
-    typos = lambda s: s[:-1] if len(s) > 6 else s + "x"  # noqa: E731
-    if True:
-        a = list(argv)
-        name, eq, val = a[i].partition("=")
-        if kind == "typo":
-            a[i] = typos(name) + eq + val
-        elif kind == "underscore":
-            a[i] = "--" + name[2:].replace("-", "_") + eq + val
-        elif kind == "prefix":
-            a[i] = name[: max(4, len(name) * 2 // 3)] + eq + val
-        elif kind == "drop-value":
-            if i + 1 < len(a) and not a[i + 1].startswith("-"):
-                del a[i + 1]
-        elif kind == "bad-value":
-            if eq:
-                a[i] = name + "=zz_bad"
-            elif i + 1 < len(a) and not a[i + 1].startswith("-"):
-                a[i + 1] = "zz_bad"
-        return a
+    a = list(argv)
+    name, eq, val = a[i].partition("=")
+    if kind == "typo":
+        a[i] = (name[:-1] if len(name) > 6 else name + "x") + eq + val
+    elif kind == "underscore":
+        a[i] = "--" + name[2:].replace("-", "_") + eq + val
+    elif kind == "prefix":
+        a[i] = name[: max(4, len(name) * 2 // 3)] + eq + val
+    elif kind == "drop-value":
+        if i + 1 < len(a) and not a[i + 1].startswith("-"):
+            del a[i + 1]
+    elif kind == "bad-value":
+        if eq:
+            a[i] = name + "=zz_bad"
+        elif i + 1 < len(a) and not a[i + 1].startswith("-"):
+            a[i + 1] = "zz_bad"
+    return a
 
 
 def main() -> None:

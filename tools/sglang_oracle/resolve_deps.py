@@ -55,6 +55,12 @@ def main() -> None:
         run = subprocess.run([py, str(HERE / "probe.py")], capture_output=True, text=True)
         if run.returncode == 0:
             break
+        pin = re.search(r"ImportError: (\S+) is required for a normal functioning", run.stderr)
+        if pin:  # transformers checks its own pins at import (newest hub/tokenizers too new)
+            print("install", pin.group(1), flush=True)
+            subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", pin.group(1)], check=True)
+            log.append({"module": pin.group(1), "action": "install-pin", "spec": pin.group(1)})
+            continue
         m = re.search(r"No module named '([\w.]+)'", run.stderr)
         if not m:
             print(run.stderr[-3000:])

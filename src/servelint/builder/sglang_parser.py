@@ -295,6 +295,7 @@ class ParserExtractor:
         act["default"] = _stringify(default) if has_default else None
         act["deprecated"] = _help_says_deprecated(help_text)
         act["deprecated_message"] = help_text if act["deprecated"] else ""
+        act["deprecated_by"] = "help" if act["deprecated"] else None
         act.update(base)
         return act
 
@@ -322,7 +323,7 @@ class ParserExtractor:
         nargs = val("nargs")
         act: dict[str, Any] = {"action_class": None, "nargs": nargs if nargs is not UNKNOWN else None,
                                "type": None, "required": val("required") is True}
-        deprecated, message, error = False, "", False
+        deprecated, message, error, by = False, "", False, None
         if action_name is None or action_name in _STD_ACTIONS:
             kind = action_name or "store"
             act["kind"] = {"append_const": "append", "extend": "append"}.get(kind, kind)
@@ -336,7 +337,7 @@ class ParserExtractor:
             act["kind"] = "store_const" if act["nargs"] == 0 else (
                 "store" if action_name.startswith("Deprecated") else "other")
             if action_name.startswith("Deprecated"):
-                deprecated = True
+                deprecated, by = True, "action"
                 err = val("error_message")
                 new_flag = val("new_flag")
                 if "error_message" in kwargs and err is not None:
@@ -359,9 +360,11 @@ class ParserExtractor:
             default = val("default")
         act["default"] = _stringify(default)
         if not deprecated and _help_says_deprecated(help_text):
-            deprecated, message = True, help_text
+            deprecated, message, by = True, help_text, "help"
+        # deprecated_by: "action" = a Deprecated*Action that logs (or errors, deprecated_error);
+        # "help" = only the help text says so (no runtime message)
         act.update(deprecated=deprecated, deprecated_message=message, deprecated_error=error,
-                   help=help_text)
+                   deprecated_by=by, help=help_text)
         return act
 
     def _action_class_nargs(self, module: str, name: str) -> Any:
@@ -567,5 +570,35 @@ def _help_says_deprecated(help_text: str) -> bool:
     return low.startswith("deprecated") or "(deprecated" in low or "is deprecated" in low
 
 
+def value_remaps(ev: Evaluator, cls: ast.ClassDef) -> list[dict[str, Any]]:
+    """``{old: new}`` dicts in ``ServerArgs._handle_deprecated_args`` guarding
+    ``if self.<dest> in <dict>``: accepted values the release rewrites with a warning."""
+    out: list[dict[str, Any]] = []
+    for fn in cls.body:
+        if not (isinstance(fn, ast.FunctionDef) and fn.name == "_handle_deprecated_args"):
+            continue
+        tables: dict[str, tuple[dict, int]] = {}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Dict):
+                table = ev.eval(node.value, SERVER_MOD)
+                if isinstance(table, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                   for k, v in table.items()):
+                    tables[node.targets[0].id] = (table, node.lineno)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Compare) and len(node.ops) == 1 \
+                    and isinstance(node.ops[0], ast.In) and isinstance(node.left, ast.Attribute) \
+                    and isinstance(node.comparators[0], ast.Name) \
+                    and node.comparators[0].id in tables:
+                table, line = tables[node.comparators[0].id]
+                for old, new in table.items():
+                    out.append({"dest": node.left.attr, "from": old, "to": new,
+                                "source": f"{SERVER_ARGS}:{line}"})
+    return out
+
+
 def extract(src: WheelSource, profile: dict) -> dict:
-    return {"parser": ParserExtractor(src).extract()}
+    extractor = ParserExtractor(src)
+    parser = extractor.extract()
+    return {"parser": parser,
+            "value_remaps": value_remaps(extractor.ev, extractor.server_args_class())}

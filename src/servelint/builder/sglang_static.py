@@ -255,7 +255,15 @@ class Evaluator:
                                self._eval(node.right, module, local))
         if isinstance(node, ast.Call):
             return self._call(node, module, local)
-        if isinstance(node, ast.JoinedStr):
+        if isinstance(node, ast.UnaryOp):
+            val = self._eval(node.operand, module, local)
+            if isinstance(val, int | float) and not isinstance(val, bool):
+                if isinstance(node.op, ast.USub):
+                    return -val
+                if isinstance(node.op, ast.UAdd):
+                    return val
+            if isinstance(node.op, ast.Not) and val is not UNKNOWN and not isinstance(val, tuple):
+                return not val
             return UNKNOWN
         return UNKNOWN
 
@@ -268,8 +276,16 @@ class Evaluator:
                 return left + right
             if isinstance(op, ast.BitOr) and isinstance(left, set | dict):
                 return left | right
-            if isinstance(op, ast.Sub) and isinstance(left, set):
+            if isinstance(op, ast.Sub) and isinstance(left, set | int | float):
                 return left - right
+            numbers = (isinstance(left, int | float) and isinstance(right, int | float))
+            if numbers and isinstance(op, ast.Mult):
+                return left * right
+            if numbers and isinstance(op, ast.LShift | ast.Pow) and isinstance(right, int) \
+                    and 0 <= right < 64:
+                return left << right if isinstance(op, ast.LShift) else left ** right
+            if isinstance(op, ast.Mult) and isinstance(left, list | str) and isinstance(right, int):
+                return left * right
         except TypeError:
             return UNKNOWN
         return UNKNOWN

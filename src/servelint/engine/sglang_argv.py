@@ -56,8 +56,8 @@ class _Parser:
             opt, explicit = arg.split("=", 1)
             if opt in self.options:
                 return self.options[opt], opt, explicit
-        if self.profile.allow_abbrev:
-            tuples = self.prefix_matches(arg)
+        tuples = self.prefix_matches(arg)
+        if tuples:
             if len(tuples) > 1:
                 names = ", ".join(t[1] for t in tuples)
                 raise ArgError(f"ambiguous option: {arg} could match {names}", index)
@@ -72,6 +72,8 @@ class _Parser:
     def prefix_matches(self, arg: str) -> list[tuple[Action, str, str | None]]:
         out = []
         if arg.startswith("--"):
+            if not self.profile.allow_abbrev:
+                return out
             prefix, explicit = (arg.split("=", 1) + [None])[:2] if "=" in arg else (arg, None)
             for opt, act in self.options.items():
                 if opt.startswith(prefix):  # type: ignore[arg-type]
@@ -94,22 +96,21 @@ class _Parser:
             try:
                 value = int(text)
             except ValueError:
-                raise ArgError(f"argument {_name(action)}: invalid int value: '{text}'",
+                raise ArgError(f"argument {_name(action)}: invalid int value: {text!r}",
                                index) from None
         elif typ == "float":
             try:
                 value = float(text)
             except ValueError:
-                raise ArgError(f"argument {_name(action)}: invalid float value: '{text}'",
+                raise ArgError(f"argument {_name(action)}: invalid float value: {text!r}",
                                index) from None
         choices = action.choices
         if choices is None or action.raw.get("choices_unresolved"):
             return
-        if typ in {"int", "float", "str", None} or typ == "bool":
-            shown = str(value)
-            if shown not in choices:
-                listed = ", ".join(repr(c) for c in choices)
-                raise ArgError(f"argument {_name(action)}: invalid choice: '{shown}' "
+        if typ in {"int", "float", "str", None}:
+            if str(value) not in choices:
+                listed = ", ".join(repr(c) if typ in {"str", None} else c for c in choices)
+                raise ArgError(f"argument {_name(action)}: invalid choice: {value!r} "
                                f"(choose from {listed})", index)
 
     def parse(self, argv: list[str], config_count: int = 0) -> ParseResult:
@@ -137,8 +138,7 @@ class _Parser:
         while i < n:
             tup = parsed[i][1]
             if pattern[i] != "O" or tup is None:
-                if pattern[i] != "-":
-                    extras.append(i)
+                extras.append(i)  # with no positionals, even "--" is left over (3.11)
                 i += 1
                 continue
             action, opt, explicit = tup
@@ -152,11 +152,10 @@ class _Parser:
                 explicit is not None and "=" not in argv[i])
             if explicit is not None:
                 if nargs == 0:
-                    if argv[i].startswith("--") or len(opt) != 2:
-                        raise ArgError(f"argument {_name(action)}: ignored explicit argument "
-                                       f"'{explicit}'", i)
+                    # argparse: a single-dash flag would chain -xy into -x -y; SGLang has no
+                    # single-letter flags taking no value besides -h, so this always errors
                     raise ArgError(f"argument {_name(action)}: ignored explicit argument "
-                                   f"'{explicit}'", i)
+                                   f"{explicit!r}", i)
                 if isinstance(nargs, int) and nargs > 1:
                     raise ArgError(f"argument {_name(action)}: expected {nargs} arguments", i)
                 values = [explicit]
@@ -192,11 +191,15 @@ class _Parser:
                 values = [argv[k] for k in range(j, j + take)]
                 value_idx = j if take else None
                 nxt = j + take
-            for k, text in enumerate(values):
-                self.check_value(action, text, (value_idx + k) if value_idx is not None else i)
+            if "--" in values:  # argparse _get_values drops the first "--" (3.11)
+                values.remove("--")
+            if not (nargs is None and not values):  # "--x=--": stores [] unchecked
+                for k, text in enumerate(values):
+                    self.check_value(action, text,
+                                     (value_idx + k) if value_idx is not None else i)
             if action.raw.get("deprecated_error"):
                 raise ArgError(action.raw.get("deprecated_message") or "deprecated", i)
-            if action.deprecated:
+            if action.deprecated and action.raw.get("deprecated_by") == "action":
                 result.warnings.append(
                     f"'{opt}' is deprecated. {action.raw.get('deprecated_message', '')}".strip())
             if action.kind == "help":

@@ -1,0 +1,59 @@
+"""sglang_argv.parse against the verdicts of SGLang's real parser (tools/sglang_oracle).
+
+verdicts-<version>.json.gz: {"meta": ..., "results": [{"id", "argv", "verdict",
+"exit_code", "message": [last stderr line]}]} recorded by check_argv.py in an oracle venv.
+Known disagreements are listed in KNOWN with the reason; everything else must agree on the
+verdict and, for argparse rejections, on the error text.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from servelint import profiles
+from servelint.engine import sglang_argv
+
+HERE = Path(__file__).parent
+FILES = sorted(HERE.glob("verdicts-*.json.gz"))
+KNOWN: dict[tuple[str, str], str] = {}
+
+
+def _load(path: Path) -> tuple[str, list[dict]]:
+    version = path.name[len("verdicts-"):-len(".json.gz")]
+    with gzip.open(path, "rt") as fh:
+        return version, json.load(fh)["results"]
+
+
+def _message(case: dict) -> str:
+    line = (case.get("message") or [""])[-1]
+    return re.sub(r"^[^:]*: error: ", "", line)
+
+
+def disagreements(version: str, cases: list[dict]) -> list[str]:
+    profile = profiles.load("sglang", version)
+    assert profile is not None, f"no committed profile for sglang {version}"
+    out = []
+    for case in cases:
+        if case["verdict"] == "error" or (version, case["id"]) in KNOWN:
+            continue
+        res = sglang_argv.parse(profile, case["argv"])
+        real_ok = case["verdict"] == "accepted"
+        if res.ok != real_ok:
+            out.append(f"{case['id']}: real={case['verdict']} {_message(case)!r} ours={res.error!r}")
+        elif not real_ok and case.get("kind") == "argparse" and case.get("exit_code") == 2 \
+                and res.error != _message(case):
+            out.append(f"{case['id']}: message real={_message(case)!r} ours={res.error!r}")
+    return out
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_agreement(path):
+    version, cases = _load(path)
+    assert len(cases) >= 500
+    bad = disagreements(version, cases)
+    assert not bad, f"{len(bad)} disagreements:\n" + "\n".join(bad[:40])
