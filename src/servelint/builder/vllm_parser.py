@@ -232,6 +232,8 @@ def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
         entry["field_source"] = f"{fld.path}:{fld.line}"
         entry["field_of"] = fld.owner
     entry.update(extra_flags)
+    if kw.get("_from_cli"):
+        entry["json_from_cli"] = True  # `cls.from_cli(val)` may accept non-JSON shorthands
     lam = kw.get("type")
     if isinstance(lam, TypeFn) and lam.repr == "lambda" and lam.text:
         entry["type_lambda"] = lam.text

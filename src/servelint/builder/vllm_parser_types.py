@@ -48,6 +48,8 @@ class KwargsFeatures:
     human_int_names: frozenset[str] = frozenset()
     human_int_or_auto_names: frozenset[str] = frozenset()
     none_choice: str = "none"  # what is appended to choices of Optional literals: none | str
+    literal_str_metavar: bool = True  # Literal | str -> metavar (not enforced); else choices
+    dataclass_from_cli: bool = False  # the JSON type first tries ``cls.from_cli(val)``
     source: str = ""
 
     @classmethod
@@ -62,6 +64,10 @@ class KwargsFeatures:
         feats.bool_str_none_optional = "{bool, str, type(None)}" in text
         feats.dict_subclass = "is_dict_subclass" in text
         feats.none_choice = "str" if "append('None')" in text else "none"
+        feats.dataclass_from_cli = "from_cli" in text
+        lit = index.resolve("vllm.engine.arg_utils", "literal_to_kwargs")
+        if lit is not None and isinstance(lit.node, ast.FunctionDef):
+            feats.literal_str_metavar = "metavar" in ast.unparse(lit.node)
         # the int branch: names compared with name == "..." or name in {...}
         for node in ast.walk(d.node):
             if not isinstance(node, ast.If):
@@ -370,6 +376,8 @@ def compute_kwargs(resolver: TypeResolver, feats: KwargsFeatures, f: FieldInfo,
     plain = {h.name if h.kind in {"builtin", "none"} else h.kind for h in hints}
     if dc is not None:
         kw["type"] = TypeFn(f"dataclass-json({dc.name})", dataclass=dc.name)
+        if feats.dataclass_from_cli:
+            kw["_from_cli"] = True
     elif feats.bool_str_none_optional and plain == {"bool", "str", "NoneType"}:
         kw["type"] = TypeFn("str")
         kw["nargs"] = "?"
@@ -377,7 +385,7 @@ def compute_kwargs(resolver: TypeResolver, feats: KwargsFeatures, f: FieldInfo,
     elif "bool" in names:
         kw["action"] = "BooleanOptionalAction"
     elif literal is not None:
-        kw.update(_literal_kwargs(literal, "str" in names))
+        kw.update(_literal_kwargs(literal, "str" in names and feats.literal_str_metavar))
     elif names & {"tuple", "list", "set"}:
         coll = next(n for n in ("tuple", "list", "set") if n in names)
         kw.update(_collection_kwargs(next(h for h in hints if h.is_(coll)), coll))

@@ -674,6 +674,8 @@ def json_config_problems(profile: Profile, action: Action, value_text: str
     trepr = action.raw.get("type_repr") or ""
     if trepr.startswith("optional(") and text in ("", "None"):
         return []
+    if action.raw.get("json_from_cli") and not text.lstrip().startswith("{"):
+        return []  # the release's from_cli shorthand (e.g. "-O 3") is not judged
     try:
         value = json.loads(text)
     except ValueError as exc:
