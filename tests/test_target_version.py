@@ -1,6 +1,6 @@
 """Upgrade impact: ``--target-version`` and ``--works-on`` on small launches.
 
-Engine facts come from the committed profiles (the history index), never from this file:
+Engine facts come from the committed profiles, never from this file:
 each test first reads which releases hold the flag it uses, then checks the verdicts.
 """
 
@@ -10,40 +10,44 @@ import pytest
 
 from servelint import profiles
 from servelint.cli import main
-from servelint.engine import history as history_mod
 
 TARGET = "0.33.0"
 BOOL_KINDS = {"store_true", "store_false", "boolean_optional"}
 
 
-def _history():
+class Releases:
+    """Which committed profiles accept each option (read from the profiles themselves)."""
+
+    def __init__(self) -> None:
+        self.releases = list(profiles.available("vllm"))
+        self.profiles = {v: profiles.load("vllm", v) for v in self.releases}
+
+    def of(self, flag: str) -> list[str]:
+        return [v for v in self.releases if flag in self.profiles[v].option_index]
+
+    def kind(self, flag: str) -> str | None:
+        for prof in self.profiles.values():
+            if flag in prof.option_index:
+                return prof.option_index[flag].kind
+        return None
+
+
+def _releases() -> Releases:
     if TARGET not in profiles.available("vllm"):
         pytest.skip(f"no committed vLLM {TARGET} profile")
-    hist = history_mod.load("vllm")
-    if hist is None or TARGET not in hist.releases:
-        pytest.skip("no vLLM history index covering the target")
-    return hist
+    return Releases()
 
 
-def _kinds(hist) -> dict[str, str]:
-    kinds: dict[str, str] = {}
-    for version in hist.releases:
-        for act in profiles.load("vllm", version).actions:
-            for opt in act.accepted:
-                kinds.setdefault(opt, act.kind)
-    return kinds
-
-
-def _flags(hist, *, inner: bool) -> tuple[str, str, str]:
+def _flags(rel: Releases, *, inner: bool) -> tuple[str, str, str]:
     """A boolean flag present in one contiguous run of releases that ends before the newest
     (``inner``: that also starts after the oldest). Chosen from the profiles, never typed."""
-    kinds = _kinds(hist)
-    n = len(hist.releases)
-    for flag in sorted(hist.presence.get("option", {})):
-        pres = hist.of("option", flag).releases
-        if not flag.startswith("--") or kinds.get(flag) not in BOOL_KINDS or not pres:
+    n = len(rel.releases)
+    options = sorted({o for p in rel.profiles.values() for o in p.option_index})
+    for flag in options:
+        pres = rel.of(flag)
+        if not flag.startswith("--") or rel.kind(flag) not in BOOL_KINDS or not pres:
             continue
-        idx = [hist.releases.index(r) for r in pres]
+        idx = [rel.releases.index(r) for r in pres]
         if idx != list(range(idx[0], idx[-1] + 1)) or idx[-1] >= n - 1:
             continue
         if inner and idx[0] == 0:
@@ -52,9 +56,9 @@ def _flags(hist, *, inner: bool) -> tuple[str, str, str]:
     pytest.skip("no such flag in the committed profiles")
 
 
-def _removed_flag(hist) -> str:
-    flag, _, last = _flags(hist, inner=False)
-    assert TARGET not in hist.of("option", flag).releases and last != TARGET
+def _removed_flag(rel: Releases) -> str:
+    flag, _, last = _flags(rel, inner=False)
+    assert TARGET not in rel.of(flag) and last != TARGET
     return flag
 
 
@@ -69,10 +73,10 @@ def _flag_unknown(report: dict) -> list[tuple[str, int, int]]:
 
 
 def test_script_with_removed_flag_is_judged_against_target(tmp_path, capsys):
-    hist = _history()
-    flag = _removed_flag(hist)
+    rel = _releases()
+    flag = _removed_flag(rel)
     script = tmp_path / "serve.sh"
-    script.write_text(f"#!/bin/bash\npip install vllm=={hist.of('option', flag).last}\n"
+    script.write_text(f"#!/bin/bash\npip install vllm=={rel.of(flag)[-1]}\n"
                       f"vllm serve org/m {flag}\n")
     pinned = _run(capsys, str(script))
     assert _flag_unknown(pinned) == []  # fine on the release the script pins
@@ -82,8 +86,8 @@ def test_script_with_removed_flag_is_judged_against_target(tmp_path, capsys):
 
 
 def test_recipe_with_removed_flag_is_judged_against_target(tmp_path, capsys):
-    hist = _history()
-    flag = _removed_flag(hist)
+    rel = _releases()
+    flag = _removed_flag(rel)
     recipe = tmp_path / "models" / "org" / "m.yaml"
     recipe.parent.mkdir(parents=True)
     recipe.write_text(
@@ -99,35 +103,35 @@ def test_recipe_with_removed_flag_is_judged_against_target(tmp_path, capsys):
 
 
 def test_works_on_first_and_last_release(tmp_path, capsys):
-    hist = _history()
-    flag, first, last = _flags(hist, inner=True)
+    rel = _releases()
+    flag, first, last = _flags(rel, inner=True)
     script = tmp_path / "serve.sh"
     script.write_text(f"vllm serve org/m {flag}\n")
     report = _run(capsys, str(script), "--engine", f"vllm=={first}", "--works-on")
     (launch,) = report["launches"]
     works = launch["works_on"]
     assert (works["first"], works["last"]) == (first, last)
-    assert works["releases"] == len(hist.of("option", flag).releases)
+    assert works["releases"] == len(rel.of(flag))
 
 
 def test_works_on_removed_flag_ends_before_removal(tmp_path, capsys):
-    hist = _history()
-    flag = _removed_flag(hist)
+    rel = _releases()
+    flag = _removed_flag(rel)
     script = tmp_path / "serve.sh"
     script.write_text(f"vllm serve org/m {flag}\n")
     report = _run(capsys, str(script), "--works-on")
     works = report["launches"][0]["works_on"]
-    pres = hist.of("option", flag)
-    assert (works["first"], works["last"]) == (pres.first, pres.last)
+    pres = rel.of(flag)
+    assert (works["first"], works["last"]) == (pres[0], pres[-1])
 
 
 def test_works_on_counts_a_flag_that_came_back(tmp_path, capsys):
     """--disable-log-requests: deprecated, then gone, then accepted again by 0.33.0 as the
     negative of --enable-log-requests (oracle out/0.33.0/parser.json: EnableDisableAction)."""
-    hist = _history()
+    rel = _releases()
     flag = "--disable-log-requests"
-    pres = hist.of("option", flag).releases
-    if not pres or TARGET not in pres or len(pres) == hist.releases.index(TARGET) + 1:
+    pres = rel.of(flag)
+    if not pres or TARGET not in pres or len(pres) == rel.releases.index(TARGET) + 1:
         pytest.skip("profiles do not show the gap")
     script = tmp_path / "serve.sh"
     script.write_text(f"vllm serve org/m {flag}\n")
