@@ -10,7 +10,8 @@ applies the image's entrypoint shape:
   arguments are ``<model> --flags``. Arguments that start by repeating an entrypoint
   (``vllm serve m`` or ``python3 -m vllm.entrypoints.openai.api_server``) are the
   entrypoint-shape mistake of engine-churn.md section 4: the server would receive
-  ``vllm serve vllm serve m`` and stop on the extra positionals. The repeated words are
+  ``vllm serve vllm serve m`` and stop on the extra positionals (the real 0.21.0 parser:
+  ``vllm: error: unrecognized arguments: serve org/m``). The repeated words are
   dropped (so the flags are still checked) and the mistake is returned as ``shape_error``.
   The same holds for an image whose entrypoint is the older ``api_server`` module.
 * Other vLLM images (ROCm, CPU, TPU builds) have entrypoints servelint cannot see: arguments
@@ -201,9 +202,9 @@ def container_command(run: DockerRun) -> ContainerCommand | None:
                 entry + run.args[skip:],
                 shape_error=(f"docker run: the image {run.image.text} already runs `vllm serve` "
                              f"(its entrypoint); the arguments repeat `{written}`, so the "
-                             f"server receives `vllm serve {written} …` and stops on the extra "
-                             "arguments. Pass only `<model> --flags` after the image, or set "
-                             "--entrypoint"),
+                             f"server receives `vllm serve {written} …` and stops at parse time "
+                             "(\"unrecognized arguments\"). Pass only `<model> --flags` after "
+                             "the image, or set --entrypoint"),
                 shape_span=first)
         return ContainerCommand(entry + run.args)
     if ref.engine == "vllm":
