@@ -332,11 +332,12 @@ def _bind_entry(entry: _Entry, binder: _Binder, result: InferenceXResult, stats:
                 targets.setdefault(path, gpu)
         if not targets:
             names = sorted({os.path.basename(t) for t in tried_all})
+            why = (f"tried {', '.join(names)}" if names else
+                   f"fleet(s) {', '.join(fleets)} have no single-node launcher")
             result.problems.append(ReadProblem(
                 entry.path, entry.span,
                 f"{entry.name}: no launcher script for {sdir} spec={spec_kind} on runner "
-                f"{label!r} (tried {', '.join(names) or 'no launcher for these fleets'})",
-                "unresolved"))
+                f"{label!r} ({why})", "unresolved"))
             continue
         for script, gpu in targets.items():
             merged = _read_rows(script, env, concs, repo_root, cache, stats, time_limit,

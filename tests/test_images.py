@@ -1,0 +1,83 @@
+"""Image reference -> engine + release (release None = cannot check)."""
+
+from __future__ import annotations
+
+import pytest
+
+from servelint.readers.images import resolve_image
+
+
+@pytest.mark.parametrize("ref, engine, release, floating, custom", [
+    ("vllm/vllm-openai:v0.21.0", "vllm", "0.21.0", False, False),
+    ("vllm/vllm-openai:v0.21.0-cu130", "vllm", "0.21.0", False, False),
+    ("vllm/vllm-openai:v0.20.1-ubuntu2404", "vllm", "0.20.1", False, False),
+    ("docker.io/vllm/vllm-openai:v0.27.1", "vllm", "0.27.1", False, False),
+    ("vllm/vllm-openai-rocm:v0.22.1", "vllm", "0.22.1", False, False),
+    ("vllm/vllm-openai:latest", "vllm", None, True, False),
+    ("vllm/vllm-openai:nightly", "vllm", None, True, False),
+    ("vllm/vllm-openai", "vllm", None, True, False),
+    ("vllm/vllm-openai:nightly-09663abde0f50944a8d5ea30120666024b503faa", "vllm", None, False,
+     True),
+    ("vllm/vllm-openai:nightly-dev-x86_64-cu13.0.1-426e59f", "vllm", None, False, True),
+    ("vllm/vllm-openai:kimi-k3", "vllm", None, False, True),
+    ("vllm/vllm-openai:dsv4-megamoe-mxfp4-arm64-cu130-4ba0a72", "vllm", None, False, True),
+    ("vllm/vllm-openai:vllm-x86_64-cu13-0.25.1-7a33ba9", "vllm", None, False, True),
+    ("lmsysorg/sglang:v0.5.9-cu130", "sglang", "0.5.9", False, False),
+    ("lmsysorg/sglang:v0.5.12.post1", "sglang", "0.5.12.post1", False, False),
+    ("lmsysorg/sglang:v0.5.8.post1-cu130-amd64", "sglang", "0.5.8.post1", False, False),
+    ("lmsysorg/sglang-rocm:v0.5.14-rocm720-mi35x-20260701", "sglang", "0.5.14", False, False),
+    ("lmsysorg/sglang:v0.5.12-rocm700-mi30x", "sglang", "0.5.12", False, False),
+    ("lmsysorg/sglang:v0.5.14-cu130@sha256:5027e95bf6ec", "sglang", "0.5.14", False, False),
+    ("lmsysorg/sglang:nightly-dev-cu13-20260610-f332e526", "sglang", None, False, True),
+    ("lmsysorg/sglang:dev-nightly-0820", "sglang", None, False, True),
+    ("lmsysorg/sglang:deepseek-v4-hopper@sha256:1bf5d508", "sglang", None, False, True),
+    ("rocm/sgl-dev:sglang-0.5.9-rocm720-mi35x-mori-0227-2", "sglang", None, False, True),
+    ("nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc14", "trtllm", "1.3.0rc14", False, False),
+    ("nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc22.post1", "trtllm", "1.3.0rc22.post1", False,
+     False),
+    ("nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1.post1", "trtllm", None, False, True),
+    ("rocm/atom:rocm7.2.4_ubuntu24.04_py3.12_pytorch_release_2.10.0_atom0.1.3", "atom", "0.1.3",
+     False, False),
+    ("rocm/atom-dev:nightly_202606101403", "atom", None, False, True),
+    ("rocm/atom:rocm7.2.3_ubuntu24.04_py3.12_pytorch_release_2.10.0_atom20260511", "atom", None,
+     False, True),
+    ("ghcr.io/tile-ai/tilert:0.1.5", "tilert", "0.1.5", False, False),
+    ("quay.io/rh-ee-imarkov/llm-d-nokube-vllm:vllm0.26@sha256:a9095d4c", "vllm", None, False,
+     True),
+    ("ubuntu:22.04", "unknown", None, False, False),
+])
+def test_resolve_image(ref, engine, release, floating, custom):
+    img = resolve_image(ref)
+    assert (img.engine, img.release, img.floating, img.custom) == (engine, release, floating,
+                                                                  custom)
+    if release is None and engine != "unknown":
+        assert img.note  # says why it cannot be checked
+
+
+def test_parts_are_split():
+    img = resolve_image("nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc14")
+    assert (img.registry, img.repository, img.tag) == ("nvcr.io", "nvidia/tensorrt-llm/release",
+                                                       "1.3.0rc14")
+    img = resolve_image("lmsysorg/sglang:v0.5.14-cu130@sha256:abc")
+    assert img.digest == "sha256:abc" and img.tag == "v0.5.14-cu130"
+
+
+def test_digest_pinned_latest_is_not_floating():
+    assert not resolve_image("vllm/vllm-openai:latest@sha256:abc").floating
+
+
+def test_every_inferencex_image_resolves_without_error():
+    import os
+
+    import yaml
+
+    root = "/work/shared/corpus/inferencex/configs"
+    if not os.path.isdir(root):
+        pytest.skip("shared corpus not present")
+    images = set()
+    for name in ("nvidia-master.yaml", "amd-master.yaml"):
+        with open(os.path.join(root, name)) as fh:
+            images |= {e["image"] for e in yaml.safe_load(fh).values()}
+    refs = [resolve_image(i) for i in images]
+    assert all(r.engine != "unknown" for r in refs)
+    assert sum(r.release is not None for r in refs) >= 40
