@@ -38,6 +38,7 @@ class ValueSet:
     message: str = ""
     stage: str | None = None
     modules: dict[str, list[str]] = field(default_factory=dict)  # value -> wheel .py paths
+    only_with: tuple[str, ...] = ()  # other options the rejecting check requires to be set
 
 
 def value_sets(src: WheelSource) -> dict[str, ValueSet]:
@@ -325,9 +326,27 @@ def _tool_parsers(src: WheelSource) -> list[ValueSet]:
                             "_TOOL_PARSERS_TO_REGISTER")
     for vs in out:
         vs.stage = "api_args"
-        found = files_with(src, "class ToolParserManager")
-        vs.message = _first_raise(src, found[0], "not found", "not registered") if found else ""
+        check = _args_check(src, "tool_call_parser")
+        if check:  # `if args.enable_auto_tool_choice and args.tool_call_parser not in …: raise`
+            vs.message, vs.only_with, vs.source = check
     return out
+
+
+def _args_check(src: WheelSource, dest: str) -> tuple[str, tuple[str, ...], str] | None:
+    """The ``if … args.<dest> not in …: raise`` check: (message, other args it needs, source)."""
+    for path in files_with(src, f"args.{dest} not in"):
+        tree = parse(src, path)
+        for node in ast.walk(tree) if tree else []:
+            if not (isinstance(node, ast.If) and f"args.{dest} not in" in ast.unparse(node.test)):
+                continue
+            raise_ = next((n for n in node.body if isinstance(n, ast.Raise)), None)
+            if raise_ is None or not isinstance(raise_.exc, ast.Call) or not raise_.exc.args:
+                continue
+            others = tuple(dict.fromkeys(
+                a.attr for a in ast.walk(node.test) if isinstance(a, ast.Attribute)
+                and dotted(a.value) == "args" and a.attr != dest))
+            return text_of(raise_.exc.args[0]) or "", others, ref(path, node)
+    return None
 
 
 def _reasoning_parsers(src: WheelSource) -> list[ValueSet]:

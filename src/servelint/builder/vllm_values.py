@@ -62,6 +62,12 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
             "values": vs.values, "targets": list(targets), "stage": main,
             "case_sensitive": vs.case_sensitive, "source": vs.source, "message": vs.message,
         }
+        plugin = {"tool_call_parser": "tool_parser_plugin",
+                  "reasoning_parser": "reasoning_parser_plugin"}.get(name)
+        if plugin and (plugin in fields.annotations or f"--{plugin.replace('_', '-')}" in frontend):
+            entry["extended_by"] = [plugin]  # a plugin file may register further names
+        if vs.only_with:  # the engine checks the value only when these options are set
+            entry["only_with"] = list(vs.only_with)
         differing = {t: s for t, s in targets.items() if s != main}
         if differing:
             entry["target_stages"] = differing
