@@ -134,6 +134,8 @@ def available(engine: str) -> tuple[str, ...]:
 
 
 def engines() -> tuple[str, ...]:
+    if not DATA_DIR.is_dir():
+        return ()
     return tuple(sorted(p.name for p in DATA_DIR.iterdir() if p.is_dir() and available(p.name)))
 
 
