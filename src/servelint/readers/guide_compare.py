@@ -223,14 +223,21 @@ def _spaced_flag(text: str) -> bool:
     return text.startswith("-") and " " in text.strip() and "{" not in text
 
 
-def _prepared(renderings: list) -> list[tuple[int, object, str, list[Item]]]:
-    """(order, rendering, served id lowercased, flag items) of the non-omni renderings."""
+def _prepared(renderings: list, served: set[str]) -> list[tuple[int, object, str, list[Item]]]:
+    """(order, rendering, served id lowercased, flag items) of the non-omni renderings that
+    serve one of ``served``; renderings with the same argv as an earlier one are skipped."""
     out = []
+    seen: set[tuple[str, ...]] = set()
     for order, r in enumerate(renderings):
-        if r.strategy and len(r.argv) >= 3:
-            argv = [Token(w, t.span, t.symbolic) for t in r.argv[2:]
-                    for w in (t.text.split() if _spaced_flag(t.text) else [t.text])]
-            out.append((order, r, r.argv[2].text.lower(), fold_dotted(split_argv(argv)[1])))
+        if not r.strategy or len(r.argv) < 3 or r.argv[2].text.lower() not in served:
+            continue
+        key = tuple(t.text for t in r.argv)
+        if key in seen:
+            continue
+        seen.add(key)
+        argv = [Token(w, t.span, t.symbolic) for t in r.argv[2:]
+                for w in (t.text.split() if _spaced_flag(t.text) else [t.text])]
+        out.append((order, r, r.argv[2].text.lower(), fold_dotted(split_argv(argv)[1])))
     return out
 
 
@@ -266,7 +273,12 @@ def annotate(recipe_path: str, launches: list[LaunchSpec], renderings: list | No
         renderings = render(recipe_path).renderings
     if root is None:
         root = load_yaml(recipe_path).root
-    prepared = _prepared(renderings)
+    served = set()
+    for spec in todo:
+        model = split_argv(spec.argv)[0]
+        if model is not None and not model.symbolic:
+            served.add(model.text.lower())
+    prepared = _prepared(renderings, served)
     ignored, groups = override_flags(root), feature_groups(root)
     for spec in todo:
         rendering, drifts = closest(spec, prepared, ignored, groups)
