@@ -118,7 +118,8 @@ def test_seed_master_binds_to_the_launcher_next_to_it():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.path.isdir(CORPUS), reason="shared corpus not present")
+@pytest.mark.skipif(not os.environ.get("SERVELINT_SLOW") or not os.path.isdir(CORPUS),
+                    reason="about 3 minutes: set SERVELINT_SLOW=1 (and have the shared corpus)")
 def test_whole_inferencex_corpus():
     res = read_inferencex(CORPUS)
     st = res.stats
