@@ -110,9 +110,10 @@ def test_dash_O_and_dotted_keys(fake):
     assert not parse(fake, ["m", "-O", "7"]).ok  # -O stays -O: unknown
     r = parse(fake, ["m", "--attention_config.kv_dtype", "fp8", "-ac.use_fast", "true"])
     assert r.ok
-    paths = [(o.config_path, o.index, o.value_index, o.dotted) for o in opt(r, "attention_config")]
-    assert paths == [("attention_config.kv_dtype", 1, 2, True),
-                     ("attention_config.use_fast", 3, 4, True)]
+    paths = [(o.written, o.config_path, o.index, o.value_index, o.dotted)
+             for o in opt(r, "attention_config")]
+    assert paths == [("--attention_config.kv_dtype", "attention_config.kv_dtype", 1, 2, True),
+                     ("-ac.use_fast", "attention_config.use_fast", 3, 4, True)]
     r = parse(fake, ["m", "--attention-config.kv_dtype", "fp4"])
     assert not r.ok and "fp4" in r.error and r.error_index == 1
     r = parse(fake, ["m", "-ac.use_fast", "true", "--attention-config.nope", "1"])

@@ -215,8 +215,6 @@ class Interpreter:
             key = self.eval(target.slice, module, env, depth)
             if isinstance(container, dict) and not isinstance(key, Opaque):
                 container[key] = value
-                if key == "type" and isinstance(value, TypeFn) and "choices" in container:
-                    pass
             elif isinstance(container, list) and isinstance(key, int):
                 container[key] = value
 

@@ -9,7 +9,7 @@ detected from that function's own source (``KwargsFeatures``).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from servelint.builder.astutil import Definition, ModuleIndex, docstring_after
@@ -353,11 +353,6 @@ class TypeFn:
         while r.startswith(("optional(", "parse(")):
             r = r[r.index("(") + 1: -1]
         return r
-
-
-@dataclass
-class FieldKwargs:
-    values: dict[str, Any] = field(default_factory=dict)
 
 
 def compute_kwargs(resolver: TypeResolver, feats: KwargsFeatures, f: FieldInfo,

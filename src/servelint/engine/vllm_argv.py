@@ -446,8 +446,8 @@ def _parser_for(profile: Profile) -> _Parser:
     return cached[1]
 
 
-def _argparse(profile: Profile, toks: list[_Tok], options: list[ParsedOption]
-              ) -> tuple[list[str], list[str], list[int | None]]:
+def _argparse(profile: Profile, toks: list[_Tok], options: list[ParsedOption],
+              argv_texts: list[str]) -> tuple[list[str], list[str], list[int | None]]:
     p = _parser_for(profile)
     pattern_chars: list[str] = []
     found: dict[int, tuple[Action | None, str, str | None, bool]] = {}
@@ -500,7 +500,7 @@ def _argparse(profile: Profile, toks: list[_Tok], options: list[ParsedOption]
             value = list(vals)
         if act.raw.get("json_dataclass") or act.raw.get("type") == "json":
             for v in vals:
-                probs = problems_for(profile, act, v)
+                probs = json_config_problems(profile, act, v)
                 bad = [pr for pr in probs if pr.stage == "parse"]
                 if bad:
                     where = tok.index if tok else None
@@ -512,7 +512,7 @@ def _argparse(profile: Profile, toks: list[_Tok], options: list[ParsedOption]
                     raise _Fail(f"argument {_arg_name(act)}: {bad[0].message}", where)
         if tok is not None and tok.dotted:
             for path, raw_value, fi, vi in tok.dotted:
-                options.append(ParsedOption(act, _written_key(toks, fi, tok), opt, raw_value,
+                options.append(ParsedOption(act, _written_at(argv_texts, fi, tok), opt, raw_value,
                                             fi, vi, abbreviated, True,
                                             f"{act.dest}.{path}" if path else act.dest))
         elif act.raw.get("positional"):
@@ -592,8 +592,9 @@ def _argparse(profile: Profile, toks: list[_Tok], options: list[ParsedOption]
     return positionals, extras, extras_idx
 
 
-def _written_key(toks: list[_Tok], index: int, tok: _Tok) -> str:
-    return tok.written if index == tok.index else tok.written
+def _written_at(argv: list[str], index: int, tok: _Tok) -> str:
+    """The flag as written at argv[index] (each dotted part has its own token)."""
+    return argv[index] if 0 <= index < len(argv) else tok.written
 
 
 def _match(nargs: Any, selected: str, optional: bool = True) -> int | None:
@@ -620,7 +621,7 @@ def parse(profile: Profile, argv: list[str]) -> ParseResult:
         if main_fail:
             raise main_fail
         toks, config_file = _preprocess(rules, list(argv), options, profile)
-        positionals, extras, extras_idx = _argparse(profile, toks, options)
+        positionals, extras, extras_idx = _argparse(profile, toks, options, list(argv))
     except _Fail as fail:
         return ParseResult(False, fail.message, fail.index, options, [], fail.kind, config_file)
     if extras:
@@ -695,10 +696,6 @@ def json_config_problems(profile: Profile, action: Action, value_text: str
         return out
     _check_object(profile, cls, value, base, stage, out)
     return out
-
-
-def problems_for(profile: Profile, action: Action, value_text: str) -> list[JsonProblem]:
-    return json_config_problems(profile, action, value_text)
 
 
 def check_json_config(profile: Profile, action: Action, value_text: str) -> list[str]:
