@@ -132,7 +132,7 @@ def test_model_flag_config_file_and_omni(fake):
     r = parse(fake, ["m", "--config", "cfg.yaml", "-tp", "2"])
     assert r.ok and r.config_file == "cfg.yaml"
     r = parse(fake, ["m", "--omni"])
-    assert not r.ok and r.error_kind == "exception"
+    assert not r.ok and r.error_kind == "exception" and r.stage == "main"
 
 
 def test_json_config_checks_and_stages(fake):

@@ -48,14 +48,17 @@ class ParseResult:
     error_kind: str | None = None
     config_file: str | None = None  # --config FILE: recorded, not read
     unrecognized: list[str] = field(default_factory=list)
+    stage: str | None = None  # where a failure happens: "main" (the vllm entry) | "parse"
 
 
 class _Fail(Exception):
-    def __init__(self, message: str, index: int | None, kind: str = "argparse"):
+    def __init__(self, message: str, index: int | None, kind: str = "argparse",
+                 stage: str = "parse"):
         super().__init__(message)
         self.message = message
         self.index = index
         self.kind = kind
+        self.stage = stage
 
 
 @dataclass
@@ -623,11 +626,13 @@ def parse(profile: Profile, argv: list[str]) -> ParseResult:
         toks, config_file = _preprocess(rules, list(argv), options, profile)
         positionals, extras, extras_idx = _argparse(profile, toks, options, list(argv))
     except _Fail as fail:
-        return ParseResult(False, fail.message, fail.index, options, [], fail.kind, config_file)
+        return ParseResult(False, fail.message, fail.index, options, [], fail.kind, config_file,
+                           stage=fail.stage)
     if extras:
         first = next((i for i in extras_idx if i is not None), None)
         return ParseResult(False, "unrecognized arguments: " + " ".join(extras), first,
-                           options, positionals, "argparse", config_file, list(extras))
+                           options, positionals, "argparse", config_file, list(extras),
+                           stage="parse")
     return ParseResult(True, None, None, options, positionals, None, config_file)
 
 
@@ -635,7 +640,7 @@ def _main_stage(profile: Profile, argv: list[str]) -> _Fail | None:
     """``vllm`` main hands ``--omni`` to vllm-omni in releases that have that hook."""
     if profile.rules.get("omni_handoff") and "--omni" in argv:
         return _Fail("--omni flag requires a valid instance of vllm-omni to be installed.",
-                     argv.index("--omni"), "exception")
+                     argv.index("--omni"), "exception", "main")
     return None
 
 
