@@ -403,3 +403,29 @@ def test_seed_launcher():
     assert [(i.name, i.specifier, i.hashed) for i in spec.installs] == [
         ("fastokens", "<0.2.0,>=0.1.1", False), ("datasets", "", False), ("pandas", "", False)]
     assert [(e.name, e.value) for e in spec.env] == [("VLLM_ENGINE_READY_TIMEOUT_S", "3600")]
+
+
+# --- command substitution and helper statuses ---------------------------------------------
+
+def test_small_substitutions_are_evaluated():
+    text = 'X=$( [[ $CONC -gt 4 ]] && echo 30 || echo 10 )\nvllm serve m --x "$X"\n'
+    assert argv(one(text, env={"CONC": "8"}))[-1] == "30"
+    assert argv(one(text, env={"CONC": "2"}))[-1] == "10"
+    assert one(text).argv[-1].symbolic  # the two flows print different things
+
+
+def test_seq_printf_dirname_command_v():
+    text = ('S="$(seq -s, 1 4)"\nC=$(printf \'{"a":%s}\' 3)\nP="$(command -v python3)"\n'
+            'D=$(dirname /a/b/c.sh)\nvllm serve m --s "$S" --c "$C" --p "$P" --d "$D"\n')
+    assert argv(one(text))[1:] == ["--s", "1,2,3,4", "--c", '{"a":3}', "--p", "python3", "--d",
+                                   "/a/b"]
+
+
+def test_substitution_running_unknown_programs_stays_symbolic():
+    assert one('X=$(nvidia-smi -L | wc -l)\nvllm serve m --x "$X"\n').argv[-1].symbolic
+
+
+def test_function_status_decides_a_condition():
+    text = ('is_fast() { [ "$MODE" = fast ]; }\nif is_fast; then A=1; else A=2; fi\n'
+            "ret() { return 1; }\nret || B=3\nvllm serve m --a $A --b $B\n")
+    assert argv(one(text, env={"MODE": "fast"}))[1:] == ["--a", "1", "--b", "3"]

@@ -104,6 +104,7 @@ class Interpreter(Expander):
         self.launches: list[LaunchSpec] = []
         self.problems: list[ReadProblem] = []
         self._reported: set[str] = set()
+        self.in_cond = 0  # > 0 while evaluating a condition (helper statuses matter then)
         self.first_read: dict[str, int] = {}  # variable -> step it was first read at
         self.last_launch_step = -1
 
@@ -355,7 +356,12 @@ class Interpreter(Expander):
         out: list[tuple[State, bool | None]] = []
         label = f"L{left.start_point[0] + 1} {_short(src.text(left))}"
         left_text = src.text(left)
-        for s, v in self.exec_status(left, src, st):
+        self.in_cond += 1
+        try:
+            left_results = self.exec_status(left, src, st)
+        finally:
+            self.in_cond -= 1
+        for s, v in left_results:
             if s.flow:
                 out.append((s, v))
                 continue
@@ -418,7 +424,12 @@ class Interpreter(Expander):
                     continue
                 cond_text = " ".join(src.text(c) for c in cond)
                 label = f"L{line} {_short(cond_text)}"
-                for s2, v in self.exec_seq(cond, src, s):
+                self.in_cond += 1
+                try:
+                    cond_results = self.exec_seq(cond, src, s)
+                finally:
+                    self.in_cond -= 1
+                for s2, v in cond_results:
                     if v is None:
                         v = _recall(s2, cond_text)
                     if s2.flow:
@@ -638,6 +649,14 @@ class Interpreter(Expander):
                 arg_nodes.append(_first_named_or_self(c) if c.type == "command_name" else c)
         if arg_nodes and arg_nodes[0].type == "word" and src.text(arg_nodes[0]) in (
                 "echo", "printf") and not (len(arg_nodes) > 1 and src.text(arg_nodes[1]) == "-v"):
+            if st.capturing and st.capture is not None:
+                fields = self.expand_args(arg_nodes, src, st)
+                out = _echo_output([f.text for f in fields]) if not any(
+                    f.symbolic for f in fields) else None
+                if out is None:
+                    st.capture = None
+                else:
+                    st.capture.append(out)
             return [(st, True)]  # output only: its arguments change nothing
         fields = self.expand_args(arg_nodes, src, st)
         if not fields:
@@ -658,7 +677,12 @@ class Interpreter(Expander):
             return [(st, None)]
         if cmd == "return":
             st.flow = "return" if st.frames else "exit"
-            return [(st, None)]
+            st.ret = None
+            if not args:
+                st.ret = True
+            elif not args[0].symbolic and args[0].text.isdigit():
+                st.ret = int(args[0].text) == 0
+            return [(st, st.ret)]
         if cmd in ("break", "continue"):
             st.flow = cmd
             return [(st, None)]
@@ -689,6 +713,16 @@ class Interpreter(Expander):
         if cmd in ("[", "test"):
             return [(st, _simple_test([f.text for f in args if f.text != "]"])
                      if not any(f.symbolic for f in args) else None)]
+        if st.capturing and cmd == "seq":
+            out = _seq_output([f.text for f in args]) if not any(f.symbolic for f in args) \
+                else None
+            if out is None or st.capture is None:
+                st.capture = None
+            else:
+                st.capture.append(out)
+            return [(st, True)]
+        if st.capturing:
+            st.capture = None  # any other command prints what we cannot know
         self.on_command(fields, prefix, src, st, node)
         return [(st, None)]
 
@@ -750,7 +784,8 @@ class Interpreter(Expander):
             self.problem(src.span(node), f"call depth limit reached at {name!r}", "budget")
             return [(st, None)]
         body, fsrc = st.funcs[name]
-        if fsrc.path != self.main_path and not self._may_launch(body, fsrc, st):
+        if fsrc.path != self.main_path and not self.in_cond and not self._may_launch(
+                body, fsrc, st):
             # a helper that can start no engine nor install anything: only its global
             # assignments matter, and they become unknown
             for var_name in _global_assignments(body, fsrc):
@@ -769,14 +804,16 @@ class Interpreter(Expander):
             if body.type == "subshell":
                 inner = st.copy()
                 self.exec_block(body.named_children, fsrc, [inner])
-                results = [st]
+                results: list[tuple[State, bool | None]] = [(st, None)]
             else:
-                results = self.exec_block(body.named_children, fsrc, [st])
+                results = self.exec_seq(body.named_children, fsrc, st)
         finally:
             self.depth -= 1
             self.cap = saved_cap
-        out: list[State] = []
-        for s in results:
+        out: list[tuple[State, bool | None]] = []
+        for s, status in results:
+            if s.flow == "exit":
+                continue
             frame = s.frames[-1] if s.frames else {}
             for var_name, old in frame.items():
                 if old is None:
@@ -787,8 +824,9 @@ class Interpreter(Expander):
             s.positional = saved
             if s.flow == "return":
                 s.flow = ""
-            out.append(s)
-        return [(s, None) for s in self._bound(out)]
+                status = s.ret
+            out.append((s, status))
+        return self._bound_status(out)
 
     def _may_launch(self, body, src: Source, st: State, seen: set | None = None) -> bool:
         """Whether a helper function can (transitively) launch an engine or install."""
@@ -812,6 +850,26 @@ class Interpreter(Expander):
                     break
         _RELEVANT[key] = result
         return result
+
+    def capture_output(self, stmts, src: Source, st: State) -> Pieces | None:
+        """Run a small ``$( … )`` body that only tests, computes and echoes."""
+        text = " ".join(src.text(s) for s in stmts)
+        if len(text) > 4000 or self.depth >= 8 or _RELEVANT_TEXT.search(text):
+            return None
+        probe = st.copy()
+        probe.capture, probe.capturing = [], True
+        probe.labels = ()
+        self.depth += 1
+        saved_cap, self.cap = self.cap, 4
+        try:
+            results = self.exec_block(stmts, src, [probe])
+        finally:
+            self.depth -= 1
+            self.cap = saved_cap
+        outs = {tuple(s.capture) if s.capture is not None else None for s in results}
+        if len(outs) != 1 or None in outs:
+            return None
+        return (Piece("".join(outs.pop()).rstrip("\n")),)
 
     def resolve_path(self, text: str, src: Source) -> str | None:
         candidates = [text] if os.path.isabs(text) else [
@@ -916,6 +974,64 @@ _RELEVANT_TEXT = re.compile(
     r"(bash|sh)\s|^\s*\"?\$\{?[A-Za-z_][A-Za-z0-9_]*\[@\]", re.M)
 
 
+def _echo_output(words: list[str]) -> str | None:
+    """stdout of ``echo``/``printf`` with known words (None: a form we do not model)."""
+    cmd, args = words[0], words[1:]
+    if cmd == "echo":
+        newline = "\n"
+        while args and args[0] in ("-n", "-e", "-E"):
+            if args[0] == "-n":
+                newline = ""
+            args = args[1:]
+        return " ".join(args) + newline
+    if not args:
+        return None
+    fmt, values = args[0], args[1:]
+    if re.search(r"%[^sdi%]", fmt.replace("%%", "")):
+        return None
+    n = len(re.findall(r"%[sdi]", fmt.replace("%%", "")))
+    fmt = fmt.replace("\\n", "\n").replace("\\t", "\t")
+    out = ""
+    while True:
+        chunk, values = values[:n], values[n:]
+        chunk += [""] * (n - len(chunk))
+        pieces = re.split(r"(%[sdi%])", fmt)
+        k = 0
+        for piece in pieces:
+            if piece == "%%":
+                out += "%"
+            elif piece in ("%s", "%d", "%i"):
+                out += chunk[k]
+                k += 1
+            else:
+                out += piece
+        if not values or n == 0:
+            return out
+
+
+def _seq_output(args: list[str]) -> str | None:
+    sep = "\n"
+    if len(args) >= 2 and args[0] == "-s":
+        sep, args = args[1], args[2:]
+    elif args and args[0].startswith("-s") and len(args[0]) > 2:
+        sep, args = args[0][2:], args[1:]
+    try:
+        nums = [int(a) for a in args]
+    except ValueError:
+        return None
+    if len(nums) == 1:
+        first, step, last = 1, 1, nums[0]
+    elif len(nums) == 2:
+        first, step, last = nums[0], 1, nums[1]
+    elif len(nums) == 3:
+        first, step, last = nums
+    else:
+        return None
+    if step == 0 or abs(last - first) // abs(step) > 100_000:
+        return None
+    return sep.join(str(v) for v in range(first, last + (1 if step > 0 else -1), step)) + "\n"
+
+
 def _global_assignments(body, src: Source) -> set[str]:
     assigned = _assigned_names(body, src)
     local: set[str] = set()
@@ -954,6 +1070,7 @@ def _keys(states: list[State]) -> list[tuple]:
             tuple(sorted((k, id(v[0])) for k, v in s.funcs.items())),
             tuple(sorted((k, v.lines, v.unknown) for k, v in s.files.items())),
             tuple(id(i) for i in s.installs), s.positional, s.flow,
+            tuple(s.capture) if s.capture is not None else None,
         ))
     return out
 
@@ -1020,6 +1137,8 @@ def _join(states: list[State], label: bool = True) -> State:
     base.labels = _common_prefix([s.labels for s in states]) + (
         (f"{len(states)} flows joined",) if label else ())
     base.facts = {}
+    if any(s.ret != base.ret for s in states):
+        base.ret = None
     return base
 
 

@@ -355,8 +355,18 @@ class Expander:
         return _to_int(text)
 
     # ------------------------------------------------------ command substitution
+    def capture_output(self, stmts, src: Source, st: State) -> Pieces | None:
+        return None  # the interpreter runs small substitutions and collects their echo
+
     def cmdsub(self, node, src: Source, st: State) -> Pieces | None:
-        """The few substitutions whose output is knowable; None = symbolic."""
+        """The substitutions whose output is knowable; None = symbolic."""
+        known = self._cmdsub_known(node, src, st)
+        if known is not None:
+            return known
+        stmts = [c for c in node.named_children if c.type != "comment"]
+        return self.capture_output(stmts, src, st) if stmts else None
+
+    def _cmdsub_known(self, node, src: Source, st: State) -> Pieces | None:
         stmts = [c for c in node.named_children if c.type != "comment"]
         if len(stmts) != 1:
             return None

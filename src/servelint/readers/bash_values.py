@@ -96,11 +96,16 @@ class State:
     frames: tuple[dict[str, Var | None], ...] = ()  # saved values of ``local`` names
     # conditions this flow already decided: text -> (truth, the Var objects it read)
     facts: dict[str, tuple[bool, tuple]] = field(default_factory=dict)
+    ret: bool | None = None  # status given to ``return`` (True = 0)
+    # stdout collected inside ``$( )``; None = not capturing or output unknown
+    capture: list[str] | None = None
+    capturing: bool = False
 
     def copy(self) -> State:
         return State(dict(self.vars), dict(self.funcs), dict(self.files), self.installs,
                      self.labels, self.positional, self.flow, tuple(dict(f) for f in self.frames),
-                     dict(self.facts))
+                     dict(self.facts), self.ret,
+                     list(self.capture) if self.capture is not None else None, self.capturing)
 
     def key(self) -> tuple:
         """Content identity (labels excluded) used to merge equivalent flows."""
@@ -110,6 +115,7 @@ class State:
             tuple(sorted((k, v.lines, v.unknown) for k, v in self.files.items())),
             tuple((i.requirement, i.span) for i in self.installs),
             self.positional, self.flow,
+            tuple(self.capture) if self.capture is not None else None,
         )
 
 
