@@ -285,3 +285,25 @@ def test_argparse_layer_matches_cpython_on_fake(fake):
 def test_argparse_layer_matches_cpython_on_release(version):
     checked, mismatches = _differential(_profile(version), 300, seed=11)
     assert checked > 100 and mismatches == []
+
+
+@pytest.mark.parametrize("version", ORACLE_RELEASES)
+def test_json_config_stage_agrees_with_real_engine(version):
+    """Plain-JSON config options are judged when the engine config is built: a bad
+    `--speculative-config` method passes parse and fails at engine_config, as we say."""
+    path = ORACLE / version / "checks_deep.json"
+    if not path.is_file():
+        pytest.skip("oracle verdicts not available")
+    prof = _profile(version)
+    checked = 0
+    for case in json.loads(path.read_text())["results"]:
+        argv = case["argv"][1:]
+        if "--speculative-config" not in argv or "SpeculativeConfig" not in (
+                case.get("message") or ""):
+            continue
+        value = argv[argv.index("--speculative-config") + 1]
+        problems = json_config_problems(prof, prof.by_dest["speculative_config"], value)
+        assert parse(prof, argv).ok
+        assert problems and {p.stage for p in problems} == {case["rejected_at"]}
+        checked += 1
+    assert checked >= 1
