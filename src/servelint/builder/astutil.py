@@ -75,6 +75,9 @@ class ModuleIndex:
         self._tables: dict[str, dict[str, tuple[str, Any]]] = {}
         self._stars: dict[str, list[str]] = {}
 
+    def modules(self) -> list[str]:
+        return sorted(self._files)
+
     def has_module(self, module: str) -> bool:
         return module in self._files
 

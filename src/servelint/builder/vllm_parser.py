@@ -48,14 +48,14 @@ def _serve_parser(index: ModuleIndex, interp: Interpreter) -> tuple[ParserObj, s
                         top = ParserObj()
                         result = interp.call_function(fn, [top], {}, 0)
                         if isinstance(result, ParserObj):
-                            return result, f"{mod}:{stmt.lineno}"
-    for cand in sorted(index._files):
+                            return result, f"{index.file_of(mod)}:{stmt.lineno}"
+    for cand in index.modules():
         if cand.startswith("vllm.entrypoints") and cand.endswith("cli_args"):
             d = index.resolve(cand, "make_arg_parser")
             if d is not None and d.kind == "function":
                 parser = ParserObj()
                 interp.call_function(FuncRef(d), [parser], {}, 0)
-                return parser, f"{cand}:{d.node.lineno}"  # type: ignore[attr-defined]
+                return parser, f"{index.file_of(cand)}:{d.node.lineno}"  # type: ignore[attr-defined]
     raise RuntimeError("no serve parser registration found")
 
 
