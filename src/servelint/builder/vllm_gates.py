@@ -64,6 +64,7 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
             gates.append({"trigger": trigger, "via": via, "platform": _platform(site),
                           "package": site["package"],
                           "specifier": site["specifier"], "extra": site["extra"],
+                          "package_named_by": site["named_by"],
                           "source": site["source"], "message": site["message"]})
     return {"gates": gates}
 
@@ -122,6 +123,7 @@ def _sites(src: WheelSource, reqs: dict[str, list[Requirement]]) -> list[dict[st
                          if isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef)), None)
             sites.append({"path": path, "node": node, "parents": parents, "func": func,
                           "package": pkg, "specifier": spec, "extra": extra,
+                          "named_by": _named_by(site, pkg, reqs),
                           "source": ref(path, node), "message": site["message"]})
     return sites
 
@@ -154,6 +156,17 @@ def _guarding_import(parents: list[ast.AST]) -> str | None:
                     if isinstance(sub, ast.ImportFrom) and sub.module and not sub.level:
                         return sub.module.split(".")[0]
     return None
+
+
+def _named_by(site: dict[str, Any], pkg: str, reqs: dict[str, list[Requirement]]) -> str:
+    """How sure the distribution name is: stated in the message, a wheel requirement, or only
+    the imported module's name (a guess, e.g. ``mooncake``)."""
+    msg = (site["message"] or "").lower()
+    if pkg in reqs:
+        return "requires-dist"
+    if pkg in msg or pkg.replace("-", "_") in msg:
+        return "message"
+    return "module"
 
 
 def _distribution(site: dict[str, Any], reqs: dict[str, list[Requirement]]
