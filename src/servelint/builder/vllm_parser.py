@@ -191,6 +191,8 @@ def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
                 choices_none = True
             elif not isinstance(c, Opaque):
                 vals.append(str(c))
+        if choices_none:  # "None" (and "") convert to None, which the release accepts
+            vals.append("None")
         choices_out: list[str] | None = vals
         if isinstance(choices, PartialList):
             extra_flags["choices_open"] = True
