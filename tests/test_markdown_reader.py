@@ -3,6 +3,8 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from servelint.readers.markdown import read_markdown, read_recipe_guide
 from servelint.readers.markdown_fences import find_fences
@@ -169,3 +171,28 @@ def test_legacy_config_file_next_to_the_guide_is_expanded_and_ellipsis_is_symbol
         ("8192", "Legacy_Hopper.yaml", 2, 25),
         ("--tensor-parallel-size", "legacy.md", 7, 3), ("1", "legacy.md", 7, 26)]
     assert dots.argv[0].text == "..." and dots.argv[0].symbolic
+
+
+def test_content_less_indented_than_the_fence_keeps_exact_columns(tmp_path):
+    md = tmp_path / "i.md"
+    md.write_text("- item\n\n    ```bash\n    vllm serve m \\\n  --seed 1\n    ```\n")
+    (spec,) = read_markdown(str(md)).launches
+    assert (spec.anchor.line, spec.anchor.column) == (4, 5)
+    assert where(spec.argv[1]) == ("--seed", 5, 3, 9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([
+    "```", "~~~", "```bash", "```console", "   ```sh", "$ vllm serve m \\", "> --seed 1",
+    "vllm serve <m> --x", "docker run -e A=1 vllm/vllm-openai:v0.21.0 m", "pip install vllm==0.21.0",
+    "if [ x ]; then", "fi", "`", "\\", "# c", "EOF", "cat <<EOF", "'", '"', "$(", "- item"]),
+    max_size=25))
+def test_any_markdown_is_read_without_raising(lines):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "f.md"
+        path.write_text("\n".join(lines))
+        result = read_markdown(str(path))
+    for spec in result.launches:
+        assert all(t.span is None or t.span.line >= 1 for t in spec.argv)

@@ -164,7 +164,13 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
             continue
         result.shell_blocks += 1
         mapper = _Mapper(path, fence, base_line, base_column, fixed_span)
-        interp = interpret(path, fence, prepare(fence))
+        try:
+            interp = interpret(path, fence, prepare(fence))
+        except Exception as exc:  # a reader must never take the run down
+            at = mapper.span(Span(path, fence.line, 1))
+            result.problems.append(ReadProblem(path, at, f"internal reader error in code block "
+                                               f"{fence.index}: {exc!r}", "read-error"))
+            continue
         for pin in interp.pins:
             span = mapper.span(pin.span)
             if span is not None:
