@@ -90,3 +90,17 @@ def test_config_file(profile, tmp_path, monkeypatch):
     assert by["cuda_graph_bs"].value == ["1", "2"]
     assert parse(profile, "--model-path", "m", "--config", "c.json").exit_code == 1
     assert "not found" in parse(profile, "--model-path", "m", "--config", "x.yaml").error
+
+
+def test_sglang_serve_entry(profile):
+    profile.rules.update(serve_positional_model=True, serve_model_type_selector=True)
+    try:
+        res = sglang_argv.parse(profile, ["m", "--model-type", "llm", "--tp-size", "2"],
+                                entry="serve")
+        assert res.ok, res.error
+        by = {o.dest: o for o in res.options}
+        assert by["model_path"].value == "m" and by["model_path"].value_index == 0
+        assert by["tp_size"].index == 3
+    finally:
+        profile.rules.update(serve_positional_model=False, serve_model_type_selector=False)
+    assert not sglang_argv.parse(profile, ["m"], entry="serve").ok

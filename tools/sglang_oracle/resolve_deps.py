@@ -30,7 +30,7 @@ DIST_OF = {"yaml": "PyYAML", "zmq": "pyzmq", "PIL": "pillow", "google": "protobu
 STUB = {"triton", "sgl_kernel", "flashinfer", "deep_gemm", "cuda", "tilelang", "cutlass",
         "flash_attn", "vllm", "decord", "torch_memory_saver", "nvidia", "pynvml", "cuda_python",
         "quack", "flash_mla", "mooncake", "nixl", "aiter", "deep_ep", "kt_kernel", "sglang_kernel",
-        "xgrammar", "llguidance", "outlines"}
+        "xgrammar", "llguidance", "outlines", "torchvision", "torchaudio"}
 
 
 def requires(wheel: str) -> dict[str, str]:

@@ -493,6 +493,12 @@ class ParserExtractor:
                  "equals_form": True}
         if rules["config_file"]:
             rules["config_merge"] = config_merge_rules(self.src)
+        serve = "sglang/cli/serve.py"
+        serve_text = self.src.read(serve) if self.src.exists(serve) else ""
+        # `sglang serve` pre-processing before prepare_server_args (sglang/cli/serve.py)
+        rules["serve_cli"] = bool(serve_text)
+        rules["serve_positional_model"] = "def _normalize_positional_model_path" in serve_text
+        rules["serve_model_type_selector"] = "def _extract_model_type_override" in serve_text
         return {"prog": "python -m sglang.launch_server", "argparse_prog": kw["argparse_prog"],
                 "allow_abbrev": kw["allow_abbrev"], "shape": shape, "actions": actions,
                 "rules": rules}

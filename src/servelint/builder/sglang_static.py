@@ -255,6 +255,15 @@ class Evaluator:
                                self._eval(node.right, module, local))
         if isinstance(node, ast.Call):
             return self._call(node, module, local)
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+            base = self._eval(node.value, module, local)
+            key = self._eval(node.slice, module, local)
+            if isinstance(base, list | tuple | dict) and key is not UNKNOWN:
+                try:
+                    return base[key]
+                except (KeyError, IndexError, TypeError):
+                    return UNKNOWN
+            return UNKNOWN
         if isinstance(node, ast.UnaryOp):
             val = self._eval(node.operand, module, local)
             if isinstance(val, int | float) and not isinstance(val, bool):

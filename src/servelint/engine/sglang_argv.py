@@ -284,9 +284,40 @@ def _config_args(profile: Profile, argv: list[str],
     return merged, len(out)
 
 
+def serve_argv(profile: Profile, argv: list[str]) -> tuple[list[str], list[int]]:
+    """``sglang serve ARGV`` -> the argv prepare_server_args sees, and the original index of
+    each of its tokens (-1 for inserted ones): ``--model-type X`` is removed and a leading
+    positional model becomes ``--model-path`` when the release's CLI does so."""
+    pairs = list(enumerate(argv))
+    if profile.rules.get("serve_model_type_selector"):
+        kept, skip = [], False
+        for k, tok in pairs:
+            if skip:
+                skip = False
+                continue
+            if tok == "--model-type":
+                skip = True
+                continue
+            if tok.startswith("--model-type="):
+                continue
+            kept.append((k, tok))
+        pairs = kept
+    if profile.rules.get("serve_positional_model") and pairs and not pairs[0][1].startswith("-"):
+        pairs = [(-1, "--model-path")] + pairs
+    return [t for _, t in pairs], [k for k, _ in pairs]
+
+
 def parse(profile: Profile, argv: list[str],
-          config_loader: Callable[[str], Any] | None = None) -> ParseResult:
-    """Parse ``argv`` as the release's ``prepare_server_args`` would (parse step only)."""
+          config_loader: Callable[[str], Any] | None = None,
+          entry: str = "launch_server") -> ParseResult:
+    """Parse ``argv`` as the release's ``prepare_server_args`` would (parse step only).
+
+    ``entry="serve"``: argv follows ``sglang serve`` (its pre-processing is applied and
+    indices refer to the argv given)."""
+    if entry == "serve":
+        inner, index_map = serve_argv(profile, list(argv))
+        result = parse(profile, inner, config_loader)
+        return _remap(result, index_map)
     argv = list(argv)
     config_count = 0
     offset_map: list[int] | None = None
@@ -317,4 +348,20 @@ def parse(profile: Profile, argv: list[str],
             o, index=offset_map[o.index],
             value_index=offset_map[o.value_index] if o.value_index is not None else None)
             for o in result.options]
+    return result
+
+
+def _remap(result: ParseResult, index_map: list[int]) -> ParseResult:
+    import dataclasses
+
+    def back(k: int | None) -> int | None:
+        if k is None or k >= len(index_map):
+            return k
+        return max(index_map[k], 0)
+
+    result.error_index = back(result.error_index)
+    result.unrecognized_indices = [back(k) or 0 for k in result.unrecognized_indices]
+    result.options = [dataclasses.replace(o, index=back(o.index) or 0,
+                                          value_index=back(o.value_index))
+                      for o in result.options]
     return result
