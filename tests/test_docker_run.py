@@ -99,3 +99,12 @@ def test_markdown_docker_shape_problem_and_bash_c_entrypoint(tmp_path):
     assert [t.text for t in second.argv] == ["org/n", "--dtype", "half"]
     assert [(e.name, e.value) for e in second.env] == [("X", "1")]
     assert second.context["docker_entrypoint"] == "bash"
+
+
+def test_entrypoint_shape_reaches_the_report():
+    from servelint.check import check_text
+
+    text = "```bash\ndocker run vllm/vllm-openai:v0.27.1 vllm serve org/m\n```\n"
+    report = check_text(text, "markdown")
+    (shape,) = [f for f in report.findings if "already runs `vllm serve`" in f.message]
+    assert (shape.span.line, shape.span.column) == (2, 37)

@@ -196,3 +196,18 @@ def test_any_markdown_is_read_without_raising(lines):
         result = read_markdown(str(path))
     for spec in result.launches:
         assert all(t.span is None or t.span.line >= 1 for t in spec.argv)
+
+
+def test_pipeline_judges_a_guide_command_at_its_pin_with_md_positions():
+    from servelint import profiles
+    from servelint.check import check_text
+
+    if "0.21.0" not in profiles.available("vllm"):
+        pytest.skip("no vLLM 0.21.0 profile")
+    text = "Install:\n\n```bash\npip install vllm==0.21.0\n```\n\n```bash\n" \
+           "vllm serve org/m --no-such-flag-xyz\n```\n"
+    report = check_text(text, "markdown")
+    (bad,) = [f for f in report.findings if f.rule == "flag-unknown"]
+    assert (bad.span.line, bad.span.column, bad.release) == (8, 18, "0.21.0")
+    assert bad.severity.label == "error"
+    assert report.launches[0].judged[0].startswith("vllm 0.21.0")
