@@ -112,6 +112,12 @@ def test_0_21_0_tokenspeed_and_fastokens(facts: Any) -> None:
     assert "fp8" in ts["kv_cache_dtypes"]
 
 
+def test_0_18_0_ray_gate(facts: Any) -> None:
+    gates = facts("0.18.0", "values", "gates")["gates"]
+    assert any(g["trigger"] == {"kind": "option", "dest": "distributed_executor_backend",
+                                "value": "ray"} and g["package"] == "ray" for g in gates)
+
+
 def test_0_22_0_has_no_fastokens_mode(facts: Any) -> None:
     late = facts("0.22.0", "values")["late_values"]
     assert "fastokens" not in late["tokenizer_mode"]["values"]
@@ -132,6 +138,8 @@ def test_0_27_1_fastokens_env_gate_and_image(facts: Any) -> None:
     assert tensorizer and tensorizer[0]["package"] == "tensorizer"
     packages = prof["image"]["packages"]
     assert "tokenspeed-mla" in packages and "fastokens" not in packages
+    tool = prof["late_values"]["tool_call_parser"]
+    assert tool["only_with"] == ["enable_auto_tool_choice"] and tool["stage"] == "api_args"
 
 
 @pytest.mark.slow
