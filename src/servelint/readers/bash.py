@@ -19,7 +19,8 @@ Unknown values stay symbolic (``Token.symbolic``): a variable the script never a
 ``$(cmd)`` output, ``read`` results, loop-widened values. ``${VAR:-default}`` takes its
 default only when the caller passes ``env`` (then ``env`` is the script's whole input
 environment) and VAR is neither in it nor assigned before; without ``env`` it stays
-symbolic. A plain unset ``$VAR`` stays symbolic unless the script assigns VAR elsewhere. Bounds: ``max_states`` concurrent flows (then differing values are joined
+symbolic. A plain unset ``$VAR`` stays symbolic unless the script assigns VAR elsewhere.
+An ``env`` value of ``None`` marks a variable that is set to an unknown value. Bounds: ``max_states`` concurrent flows (then differing values are joined
 into symbolic ones), a step budget and a wall-clock limit (a ``budget`` problem is
 reported and the launches found so far are returned).
 
@@ -62,10 +63,14 @@ def find_root(path: str) -> str:
     return start
 
 
-def read_script(path: str, text: str | None = None, env: dict[str, str] | None = None, *,
+def read_script(path: str, text: str | None = None, env: dict[str, str | None] | None = None, *,
                 root: str | None = None, max_states: int = 32, max_steps: int = 400_000,
                 time_limit: float = 10.0) -> ScriptResult:
-    """Find every engine launch in one bash script (never raises, never runs it)."""
+    """Find every engine launch in one bash script (never raises, never runs it).
+
+    ``env`` maps variable -> value; a ``None`` value means "set, but to a value the
+    caller cannot know" (it stays symbolic, yet counts as set for ``${VAR:-x}``).
+    """
     result = ScriptResult()
     try:
         if text is None:

@@ -86,7 +86,7 @@ def unknown_var(name: str, exported: bool = False) -> Var:
 
 
 class Interpreter(Expander):
-    def __init__(self, main_path: str, root: str, env: dict[str, str] | None, *,
+    def __init__(self, main_path: str, root: str, env: dict[str, str | None] | None, *,
                  max_states: int = 32, max_steps: int = 400_000, time_limit: float = 10.0,
                  max_sources: int = 12) -> None:
         self.main_path = main_path
@@ -133,7 +133,11 @@ class Interpreter(Expander):
     def initial_state(self) -> State:
         st = State()
         for name, value in self.env.items():
-            st.vars[name] = Var(scalar=(Piece(str(value)),), exported=True, external=True)
+            if value is None:  # set by the caller's environment, value unknown
+                st.vars[name] = Var(scalar=(Piece(f"${name}", True),), exported=True,
+                                    external=True)
+            else:
+                st.vars[name] = Var(scalar=(Piece(str(value)),), exported=True, external=True)
         return st
 
     def run(self, src: Source) -> None:

@@ -147,6 +147,9 @@ def _rows(entry: _Entry):
                     "RUNNER_TYPE": str(d.get("runner", "")),
                     "GPU_COUNT": str(tp * pp * pcp), "RANDOM_RANGE_RATIO": "0.8",
                     "SCENARIO_TYPE": scenario, "SCENARIO_SUBDIR": f"{sdir}/",
+                    # set by the workflow / launcher to values not derivable here
+                    "RESULT_FILENAME": None, "RUNNER_NAME": None, "HF_TOKEN": None,
+                    "HF_HUB_CACHE": None,
                 }
                 prefix = str(d.get("model-prefix", ""))
                 if sdir == "agentic":
@@ -156,6 +159,10 @@ def _rows(entry: _Entry):
                     backend = point.get("kv-offload-backend") or {}
                     if backend.get("name"):
                         env["KV_OFFLOAD_BACKEND"] = str(backend["name"])
+                    if env["KV_OFFLOADING"] != "none":
+                        # the workflow derives it from runners.yaml hardware; its exact
+                        # rounding is not visible here, so it is set but unknown
+                        env["TOTAL_CPU_DRAM_GB"] = None
                     label = (f"agentic tp={tp} ep={ep} dp-attn={dp_attn} spec={spec} "
                              f"kv={env['KV_OFFLOADING']}")
                 else:
@@ -375,7 +382,7 @@ def _bind_entry(entry: _Entry, binder: _Binder, result: InferenceXResult, stats:
     return bound
 
 
-def _read_rows(script: str, env: dict[str, str], concs: list[int], repo_root: str | None,
+def _read_rows(script: str, env: dict[str, str | None], concs: list[int], repo_root: str | None,
                cache: dict, stats: dict, time_limit: float,
                result: InferenceXResult) -> list[tuple[LaunchSpec, list[int]]]:
     """Read the script once per concurrency (cached) and merge identical launches."""
@@ -383,7 +390,7 @@ def _read_rows(script: str, env: dict[str, str], concs: list[int], repo_root: st
     conc_free: tuple | None = None  # result of a read whose launches ignore CONC
     for conc in concs or [0]:
         row_env = dict(env, CONC=str(conc)) if concs else dict(env)
-        key = (script, tuple(sorted(row_env.items())))
+        key = (script, tuple(sorted(row_env.items(), key=lambda kv: kv[0])))
         if key not in cache and conc_free is not None:
             cache[key] = conc_free
         if key not in cache:
