@@ -6,13 +6,13 @@ Variables declared with a fixed set of values (vLLM's ``env_with_choices``) rais
 Bad:
 
 ```bash bad engine=vllm==0.27.1
-VLLM_LOGGING_LEVEL=LOUD vllm serve Qwen/Qwen3-8B
+VLLM_KV_CACHE_LAYOUT=NCHW vllm serve Qwen/Qwen3-8B
 ```
 
 Good:
 
 ```bash good engine=vllm==0.27.1
-VLLM_LOGGING_LEVEL=INFO vllm serve Qwen/Qwen3-8B
+VLLM_KV_CACHE_LAYOUT=HND vllm serve Qwen/Qwen3-8B
 ```
 
 Fix: use one of the listed values.
@@ -40,7 +40,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         if not entry or env.symbolic or not entry.get("choices"):
             continue
         choices = [str(c) for c in entry["choices"]]
-        if value_in(env.value, choices, entry.get("case_sensitive", True)):
+        sensitive = entry.get("case_sensitive", True)
+        # list-typed variables take comma-separated values, each from the choices
+        items = [v.strip() for v in env.value.split(",") if v.strip()] \
+            if entry.get("type") in {"list", "set"} else [env.value]
+        if all(value_in(v, choices, sensitive) for v in items):
             continue
         yield finding(sys.modules[__name__], ctx, env.span or ctx.spec.anchor,
                       f'{env.name}="{env.value}" is not one of the values {prof.label} accepts '
