@@ -96,6 +96,19 @@ def test_hadolint_229_no_cache_dir_and_upgrade_are_flags():
     assert parse_pip_command(toks("pip install -U tzdata")).upgrade
 
 
+def test_hadolint_407_symbolic_index_url_value():
+    # #407: --extra-index-url $MIRROR consumes the (symbolic) value
+    cmd = parse_pip_command(toks("pip install --extra-index-url $MIRROR awscli==1.18.22"))
+    assert [(i.name, i.specifier) for i in cmd.installs] == [("awscli", "==1.18.22")]
+    assert cmd.index_urls[0].symbolic
+
+
+def test_pin_from_a_defaulted_variable():
+    # godolint #17 (DL3013 port): yamllint=="${YAML_LINT_VERSION:-v1.26.3}"
+    got = installs('pip install --no-cache-dir yamllint=="${YAML_LINT_VERSION:-v1.26.3}"')
+    assert got[0].name == "yamllint" and got[0].symbolic and got[0].specifier.startswith("==")
+
+
 def test_hadolint_287_index_url_value_is_not_a_package():
     # #287: --index-url consumes its value
     cmd = parse_pip_command(toks("pip install --index-url https://example.com/simple foobar==1.0.0"))
