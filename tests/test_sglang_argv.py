@@ -25,7 +25,7 @@ def parse(profile, *argv):
 def test_accepts_and_reports_options(profile):
     res = parse(profile, "--model", "m", "--tp-size=2", "--trust-remote-code")
     assert res.ok, res.error
-    by = {o.dest: o for o in res.options}
+    by = {o.action.dest: o for o in res.options}
     assert by["model_path"].value == "m" and by["model_path"].value_index == 1
     assert by["tp_size"].value == "2" and by["tp_size"].value_index is None
 
@@ -35,7 +35,7 @@ def test_prefix_and_ambiguity(profile):
     assert res.ok and res.options[-1].abbreviated and res.options[-1].canonical == \
         "--mem-fraction-static"
     res = parse(profile, "--model-path", "m", "--tensor", "2")
-    assert res.ok and res.options[-1].dest == "tp_size"
+    assert res.ok and res.options[-1].action.dest == "tp_size"
     bad = parse(profile, "--model-path", "m", "--pre", "x")
     assert not bad.ok and "ambiguous option: --pre could match" not in (bad.error or "")
     amb = parse(profile, "--model-path", "m", "--t", "x")
@@ -83,7 +83,7 @@ def test_config_file(profile, tmp_path, monkeypatch):
     (tmp_path / "c.yaml").write_text("tp-size: 4\ntrust-remote-code: false\ncuda-graph-bs: [1, 2]\n")
     res = parse(profile, "--model-path", "m", "--config", "c.yaml")
     assert res.ok, res.error
-    by = {o.dest: o for o in res.options}
+    by = {o.action.dest: o for o in res.options}
     assert by["tp_size"].value == "4" and by["tp_size"].from_config
     assert by["tp_size"].index == 2  # mapped back to the --config token
     assert "trust_remote_code" not in by  # false store_true keys are dropped
@@ -98,7 +98,7 @@ def test_sglang_serve_entry(profile):
         res = sglang_argv.parse(profile, ["m", "--model-type", "llm", "--tp-size", "2"],
                                 entry="serve")
         assert res.ok, res.error
-        by = {o.dest: o for o in res.options}
+        by = {o.action.dest: o for o in res.options}
         assert by["model_path"].value == "m" and by["model_path"].value_index == 0
         assert by["tp_size"].index == 3
     finally:

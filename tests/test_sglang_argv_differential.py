@@ -99,8 +99,8 @@ def test_matches_real_argparse(profile, seed):  # noqa: F811
         ours = sglang_argv.parse(profile, argv)
         assert ours.error == expected, argv
         if ns is not None:
-            last = {o.dest: o for o in ours.options}  # the last occurrence wins
+            last = {o.action.dest: o for o in ours.options}  # the last occurrence wins
             for opt in last.values():
-                got = getattr(ns, opt.dest)
+                got = getattr(ns, opt.action.dest)
                 if isinstance(opt.value, str) and not isinstance(got, bool):
                     assert str(got) == str(type(got)(opt.value)), argv

@@ -44,8 +44,10 @@ def _bool_values(tree: ast.Module) -> list[str] | None:
 
 
 def _entry(type_: str, default: Any, line: int, **extra: Any) -> dict[str, Any]:
-    if callable(default) or default is UNKNOWN or isinstance(default, tuple):
-        default_text = None
+    marker = isinstance(default, tuple) and default[:1] in (("class",), ("module",),
+                                                             ("function",))
+    if callable(default) or default is UNKNOWN or marker:
+        default_text = None  # computed at run time: not knowable statically
     else:
         default_text = None if default is None else str(default)
     return {"type": type_, "default": default_text, "choices": None, "case_sensitive": True,

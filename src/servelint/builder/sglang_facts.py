@@ -77,8 +77,8 @@ def _index_functions(node: ast.AST, fn: ast.AST | None, raises: list,
 
 def _package(message: str, extras: dict[str, list[str]]) -> tuple[str, str, str | None] | None:
     m = _PIP.search(message)
-    if not m:
-        return None
+    if not m or message[m.end():m.end() + 1] in {"/", "+", ":"}:
+        return None  # a URL / path / VCS install names no registry package
     try:
         req = Requirement(m.group(1).rstrip(".,'\""))
     except InvalidRequirement:
@@ -93,7 +93,15 @@ def _package(message: str, extras: dict[str, list[str]]) -> tuple[str, str, str 
     return req.name, str(req.specifier), None
 
 
+def _gate(trigger: dict | None, pkg: tuple[str, str, str | None], path: str, node: ast.AST,
+          message: str) -> dict[str, Any]:
+    return {"trigger": trigger, "package": pkg[0], "specifier": pkg[1], "extra": pkg[2],
+            "source": f"{path}:{node.lineno}", "message": " ".join(message.split())[:300]}
+
+
 def gates(src: WheelSource, profile: dict, extras: dict[str, list[str]]) -> list[dict[str, Any]]:
+    env = profile.get("env", {})
+    registry = set(env.get("registry", {})) | set(env.get("read_unregistered", []))
     actions = profile.get("parser", {}).get("actions", [])
     choices = {a["dest"]: set(a["choices"]) for a in actions if a.get("choices")}
     by_flag = {o: a for a in actions for o in a.get("option_strings", [])}
@@ -122,6 +130,20 @@ def gates(src: WheelSource, profile: dict, extras: dict[str, list[str]]) -> list
                 value = value.rstrip(".")
                 if act and value in (act.get("choices") or []):
                     triggers.add((act["dest"], value))
+            if not triggers:  # a flag named without a value (--use-ray, --enable-http2)
+                named = {by_flag[f]["dest"] for f in re.findall(r"--[a-z0-9][a-z0-9\-]*", message)
+                         if f in by_flag}
+                if len(named) == 1:
+                    dest = named.pop()
+                    out.append(_gate({"kind": "option", "name": dest, "dest": dest,
+                                      "value": None}, pkg, name, node, message))
+                    continue
+                envs_named = set(re.findall(r"\b(SGLANG_[A-Z0-9_]+)", message)) & registry
+                if len(envs_named) == 1:
+                    out.append(_gate({"kind": "env", "name": envs_named.pop(),
+                                      "value": "truthy" if "=1" in message else None},
+                                     pkg, name, node, message))
+                    continue
             if not triggers:
                 triggers = _comparisons(fn, choices)
             if not triggers:
@@ -130,10 +152,8 @@ def gates(src: WheelSource, profile: dict, extras: dict[str, list[str]]) -> list
             trig = None
             if len(triggers) == 1:
                 dest, value = next(iter(triggers))
-                trig = {"kind": "option", "dest": dest, "value": value}
-            out.append({"trigger": trig, "package": pkg[0], "specifier": pkg[1],
-                        "extra": pkg[2], "source": f"{name}:{node.lineno}",
-                        "message": " ".join(message.split())[:300]})
+                trig = {"kind": "option", "name": dest, "dest": dest, "value": value}
+            out.append(_gate(trig, pkg, name, node, message))
     return out
 
 

@@ -45,7 +45,9 @@ def _choices(value: Any) -> tuple[list[str] | None, bool]:
     """(choices as strings, unresolved?)"""
     if value is None:
         return None, False
-    if isinstance(value, list | tuple | set | frozenset | dict):
+    if isinstance(value, set | frozenset):  # argparse shows a set in hash order: sort
+        return sorted(str(v) for v in value), False
+    if isinstance(value, list | tuple | dict):
         return [str(v) for v in value], False
     return None, True
 

@@ -311,8 +311,11 @@ class Evaluator:
             return UNKNOWN
         if isinstance(func, ast.Name) and func.id in {"list", "set", "sorted", "tuple",
                                                         "frozenset"}:
+            if not node.args and not node.keywords:
+                return {"list": [], "set": set(), "tuple": (), "frozenset": frozenset(),
+                        "sorted": UNKNOWN}[func.id]
             if len(node.args) != 1:
-                return [] if func.id == "list" and not node.args else UNKNOWN
+                return UNKNOWN
             arg = self._eval(node.args[0], module, local)
             if not isinstance(arg, list | tuple | set | dict | frozenset):
                 return UNKNOWN

@@ -9,13 +9,27 @@ before parsing when the exact token ``--config`` is in argv. This module re-stat
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from servelint.engine.argparse_model import ParsedOption, ParseResult
+from servelint.engine import vllm_argv
 from servelint.profiles import Action, Profile
+
+
+@dataclass(frozen=True)
+class ParsedOption(vllm_argv.ParsedOption):
+    from_config: bool = False  # came from the --config YAML file, not the command line
+
+
+@dataclass(frozen=True)
+class ParseResult(vllm_argv.ParseResult):
+    exit_code: int = 0  # what the real CLI exits with (2 argparse, 1 exception, 0 --help)
+    unrecognized_indices: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # deprecation warnings the release logs
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 _ZERO = {"store_true", "store_false", "store_const", "count", "help", "version",
@@ -130,7 +144,8 @@ class _Parser:
             tup = self.classify(arg, i)
             pattern.append("O" if tup is not None else "A")
             parsed.append((i, tup))
-        result = ParseResult(ok=True)
+        options: list[ParsedOption] = []
+        warnings: list[str] = []
         extras: list[int] = []
         seen: set[str] = set()
         i = 0
@@ -200,7 +215,7 @@ class _Parser:
             if action.raw.get("deprecated_error"):
                 raise ArgError(action.raw.get("deprecated_message") or "deprecated", i)
             if action.deprecated and action.raw.get("deprecated_by") == "action":
-                result.warnings.append(
+                warnings.append(
                     f"'{opt}' is deprecated. {action.raw.get('deprecated_message', '')}".strip())
             if action.kind == "help":
                 raise ArgError("help requested", i, exit_code=0)
@@ -212,8 +227,8 @@ class _Parser:
                 value = values[0] if values else None
             else:
                 value = values
-            result.options.append(ParsedOption(action.dest, argv[i].split("=", 1)[0], opt, value,
-                                               i, value_idx, abbreviated, from_config))
+            options.append(ParsedOption(action, argv[i].split("=", 1)[0], opt, value, i,
+                                        value_idx, abbreviated, False, None, from_config))
             i = nxt
         missing = [a for a in self.profile.actions if a.raw.get("required")
                    and a.dest + "\0" + "|".join(a.option_strings) not in seen]
@@ -225,7 +240,7 @@ class _Parser:
             err = ArgError(f"unrecognized arguments: {words}", extras[0])
             err.extras = extras  # type: ignore[attr-defined]
             raise err
-        return result
+        return ParseResult(True, None, None, options, [], warnings=warnings)
 
 
 def _load_yaml(path: str) -> Any:
@@ -320,11 +335,13 @@ def parse(profile: Profile, argv: list[str],
         return _remap(result, index_map)
     argv = list(argv)
     config_count = 0
+    config_file: str | None = None
     offset_map: list[int] | None = None
     parser = _Parser(profile)
     try:
         if profile.rules.get("config_file") and "--config" in argv:
             at = argv.index("--config")
+            config_file = argv[at + 1] if at + 1 < len(argv) else None
             merged, config_count = _config_args(profile, argv, config_loader or _load_yaml)
             # map merged indices back to the original argv (config tokens -> the --config token)
             offset_map = [at] * config_count + [k for k in range(len(argv))
@@ -338,30 +355,30 @@ def parse(profile: Profile, argv: list[str],
             return offset_map[k] if k < len(offset_map) else None
 
         extras = [back(k) for k in getattr(exc, "extras", [])]
-        return ParseResult(ok=False, error=str(exc), error_index=back(exc.index),
-                           exit_code=exc.exit_code,
+        return ParseResult(False, str(exc), back(exc.index), [], [],
+                           error_kind="argparse" if exc.exit_code == 2 else (
+                               "help" if exc.exit_code == 0 else "exception"),
+                           config_file=config_file,
+                           unrecognized=[argv[k] for k in getattr(exc, "extras", [])],
+                           stage="parse", exit_code=exc.exit_code,
                            unrecognized_indices=[k for k in extras if k is not None])
     if offset_map is not None:
-        import dataclasses
-
-        result.options = [dataclasses.replace(
-            o, index=offset_map[o.index],
-            value_index=offset_map[o.value_index] if o.value_index is not None else None)
-            for o in result.options]
+        result = dataclasses.replace(result, config_file=config_file, options=[
+            dataclasses.replace(
+                o, index=offset_map[o.index],
+                value_index=offset_map[o.value_index] if o.value_index is not None else None)
+            for o in result.options])
     return result
 
 
 def _remap(result: ParseResult, index_map: list[int]) -> ParseResult:
-    import dataclasses
-
     def back(k: int | None) -> int | None:
         if k is None or k >= len(index_map):
             return k
         return max(index_map[k], 0)
 
-    result.error_index = back(result.error_index)
-    result.unrecognized_indices = [back(k) or 0 for k in result.unrecognized_indices]
-    result.options = [dataclasses.replace(o, index=back(o.index) or 0,
-                                          value_index=back(o.value_index))
-                      for o in result.options]
-    return result
+    return dataclasses.replace(
+        result, error_index=back(result.error_index),
+        unrecognized_indices=[back(k) or 0 for k in result.unrecognized_indices],
+        options=[dataclasses.replace(o, index=back(o.index) or 0, value_index=back(o.value_index))
+                 for o in result.options])
