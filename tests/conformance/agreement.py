@@ -76,13 +76,13 @@ class Tally:
 def _describe_oracle(rec: dict) -> str:
     if rec["ok"]:
         return "accepted"
-    return f"{rec['stage']} [{rec['tag']}]: {rec['msg'][:160]}"
+    return f"{rec['stage']} [{rec['tag']}]: {rec['msg']}"
 
 
 def _describe_static(sv: StaticVerdict) -> str:
     if sv.ok:
         return "accepted"
-    return f"{sv.stage}: {sv.message[:160]}"
+    return f"{sv.stage}: {sv.message[:300]}"
 
 
 def compare(profile: Profile, version: str) -> tuple[dict[str, Tally], list[Disagreement]]:

@@ -22,6 +22,10 @@
 #                              (vllm/**/*.so, ~0.7 GB) after the build; they
 #                              are never loaded on this path. Default 0.
 #   ORACLE_FORCE=1             rebuild even if the venv exists
+#   ORACLE_FREEZE=FILE         a pip freeze of an earlier build of this release (e.g.
+#                              out/VERSION/pip-freeze.txt): its pins are installed with
+#                              --no-deps before the resolve loop, which then usually
+#                              passes its first probe (saves ~10 probe rounds)
 set -euo pipefail
 
 VERSION="${1:?usage: build_env.sh VERSION}"
@@ -72,6 +76,11 @@ T3=$(now)
 T4=$(now)
 
 # 3. only the imports the oracle needs ----------------------------------------
+if [[ -n "${ORACLE_FREEZE:-}" ]]; then
+  grep -viE '^(torch|vllm|triton|nvidia|-e |#)' "$ORACLE_FREEZE" > "$VENV/oracle-seed-freeze.txt"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
+      -r "$VENV/oracle-seed-freeze.txt" 2>&1 | quiet | tail -3
+fi
 "$PY" "$HERE/resolve_deps.py" "$VENV" "$WHEEL" --probe "$PROBE" \
     --log "$VENV/oracle-resolve.json"
 T5=$(now)

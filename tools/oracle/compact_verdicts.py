@@ -5,7 +5,7 @@
         --cases tests/conformance/cases.jsonl --out tests/conformance/verdicts/0.27.1.jsonl.gz
 
 One line per case, in corpus order:
-  {"id", "stage", "ok", "msg" (first line), "raised_at", "tag", "deep"}
+  {"id", "stage", "ok", "msg" (error line + detail lines, <= 300 chars), "raised_at", "tag", "deep"}
 stage: the first stage that failed (main, parse, validate, serve_cmd, api_args,
 engine_args, engine_config, renderer), "accepted", or oracle-timeout / oracle-error;
 deep: whether engine_config and renderer ran for this case.
@@ -15,6 +15,7 @@ tag says what kind of rejection it is:
   cli-main             `--omni` hand-over without vllm-omni
   late:<target>        the case's late-checked value was rejected (its text is in the message)
   missing-package      ImportError / ModuleNotFoundError (venv or optional package)
+  artefact:fake-model  the fake model/tokenizer caused it (see ARTEFACTS)
   post-parse           any other post-parse rejection (fake model, CPU platform, numeric
                        ranges, missing files, ...): judge msg / raised_at
 """
@@ -28,11 +29,20 @@ import re
 from pathlib import Path
 
 
-def _first_line(text: str | None) -> str:
-    for line in (text or "").splitlines():
-        if line.strip():
-            return line.strip()[:300]
-    return ""
+def _summary(text: str | None) -> str:
+    """The error line plus its detail lines (pydantic lists the field and the reason on
+    the following lines), joined with " | ", at most 300 characters."""
+    lines = [line.strip() for line in (text or "").splitlines()
+             if line.strip() and not line.strip().startswith("For further information")]
+    return " | ".join(lines)[:300]
+
+
+# Post-parse failures caused by the sandbox, not by the argv: the fake model's 1000-token
+# tokenizer has no think/special tokens that reasoning parsers look up.
+ARTEFACTS = (
+    ("artefact:fake-model", re.compile(r"could not locate .*tokens? in the tokeni[sz]er")),
+    ("artefact:fake-model", re.compile(r"^KeyError: '<")),
+)
 
 
 def _mentions(message: str, value: str) -> bool:
@@ -65,6 +75,10 @@ def tag_of(case: dict, rec: dict) -> str:
         return "argparse" if kind == "argparse" else "parse-exception"
     if exc in ("ImportError", "ModuleNotFoundError") or kind.startswith("missing-optional"):
         return "missing-package"
+    message = rec.get("message") or ""
+    for tag, pattern in ARTEFACTS:
+        if pattern.search(message):
+            return tag
     value = _late_value(case)
     if value is not None and _mentions(rec.get("message") or "", value):
         return f"late:{case['late']}"
@@ -81,7 +95,7 @@ def compact(case: dict, rec: dict) -> dict:
         stage, ok = str(verdict), False
     info = rec.get("stages", {}).get(rec.get("rejected_at") or "", {})
     return {"id": case["id"], "stage": stage, "ok": ok,
-            "msg": _first_line(rec.get("message")) if not ok else "",
+            "msg": _summary(rec.get("message")) if not ok else "",
             "raised_at": info.get("raised_at") or "", "tag": tag_of(case, rec),
             "deep": bool(rec.get("deep"))}
 

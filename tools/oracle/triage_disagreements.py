@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""List every current disagreement in tests/conformance/known_disagreements.json, with a reason.
+
+    python3 tools/oracle/triage_disagreements.py [--check]
+
+A reason already written in the file is kept. A new disagreement gets the reason of the
+first RULES entry whose pattern matches "oracle-description || static-description || argv";
+one that matches no rule is reported and NOT listed (so the agreement test keeps failing
+until someone looks at it). Entries that no longer occur are dropped. --check: only report.
+Every listed disagreement is a servelint bug or a documented limit of the static model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "conformance"))
+
+from agreement import KNOWN_FILE, compare, iter_releases, known  # noqa: E402
+
+# (regex over "oracle || static || argv", reason)
+RULES: list[tuple[str, str]] = [
+    (r"Config file must be of a yaml/yml type",
+     "parse: FlexibleArgumentParser checks the --config file extension inside parse_args; "
+     "the static parser records --config without checking it"),
+    (r"Invalid JSON format for --lora-modules",
+     "parse: --lora-modules has a custom action (name=path or JSON) that the static parser "
+     "does not model"),
+    (r"Unsupported speculative method: 'mtp'",
+     "late: fake-model artefact: method 'mtp' is resolved from the target model's type "
+     "(the fake llama has no MTP variant); valid for the profile, model-dependent"),
+    (r"quantization method %s is deprecated",
+     "late: deprecated quantization methods are refused at engine_config unless "
+     "--allow-deprecated-quantization is given; the profile's quantization set does not "
+     "mark them as deprecated"),
+    (r"^parse \[\w+\]: .*Unexpected keyword argument.*\|\| accepted \|\| m --\S+\._",
+     "parse: pydantic refuses private (underscore) fields as init keywords; the profile "
+     "lists them as ordinary config fields"),
+    (r"^parse \[\w+\]: .*valid boolean",
+     "parse: pydantic bool parsing of a dotted/JSON value is not checked statically"),
+    (r"^parse \[\w+\]: .*literal_error.*input_type=str",
+     "parse: a Literal of ints rejects the JSON string; the static check compares text"),
+    (r"^parse \[parse-exception\]: KeyError: '",
+     "parse: an enum lookup by name raises KeyError inside parse_args (traceback); the "
+     "static config check does not know that field's enum"),
+    (r"^parse \[\w+\]: .*Value error, ",
+     "parse: a pydantic field/model validator with custom logic rejects the value (not "
+     "modelled by the static config check)"),
+]
+
+
+def reason_for(text: str) -> str | None:
+    for pattern, reason in RULES:
+        if re.search(pattern, text):
+            return reason
+    return None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    old = known()
+    entries: list[dict] = []
+    untriaged = []
+    for version, profile in iter_releases():
+        if profile is None:
+            # keep what was listed for a release that cannot be scored right now
+            entries += [{"version": v, "check": c, "id": i, "reason": r}
+                        for (v, c, i), r in old.items() if v == version]
+            continue
+        _, found = compare(profile, version)
+        for d in found:
+            text = f"{d.oracle} || {d.static} || {' '.join(d.argv)}"
+            reason = old.get(d.key) or reason_for(text)
+            if reason is None:
+                untriaged.append(d)
+                continue
+            entries.append({"version": version, "check": d.check, "id": d.case_id,
+                            "argv": " ".join(d.argv), "oracle": d.oracle, "static": d.static,
+                            "reason": reason})
+    for d in untriaged:
+        print(f"UNTRIAGED {d.version} {d.check} {d.case_id}: {' '.join(d.argv)[:120]}\n"
+              f"    oracle: {d.oracle}\n    static: {d.static}")
+    if not a.check:
+        entries.sort(key=lambda e: (e["version"], e["check"], e["id"]))
+        KNOWN_FILE.write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n")
+        print(f"{len(entries)} known disagreements -> {KNOWN_FILE}; {len(untriaged)} untriaged")
+    return 1 if untriaged else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
