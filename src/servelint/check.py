@@ -302,7 +302,14 @@ def problem_finding(problem: Any) -> Finding:
     """A reader problem as a finding: unreadable input is an error, gaps in what a reader
     could follow (a construct skipped, a sourced helper outside the checkout) say less."""
     span = problem.span or Span(problem.path, 1, 1)
-    severity = PROBLEM_SEVERITY.get(getattr(problem, "kind", "read-error"), Severity.WARNING)
+    kind = getattr(problem, "kind", "read-error")
+    if kind == "entrypoint-shape":
+        from servelint.rules import entrypoint_shape as rule
+
+        return Finding(rule=rule.NAME, code=rule.CODE, severity=rule.SEVERITY,
+                       message=problem.message, span=span,
+                       fix="drop the command words after the image, or set --entrypoint")
+    severity = PROBLEM_SEVERITY.get(kind, Severity.WARNING)
     if problem.message.startswith("sourced file"):
         severity = Severity.INFO
     return Finding(rule=read_error_rule.NAME, code=read_error_rule.CODE,

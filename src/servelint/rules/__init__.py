@@ -25,6 +25,7 @@ _MODULES = [
     "backend_hardware",
     "runtime_install",
     "upgrade_notice",
+    "entrypoint_shape",
     "guide_drift",
 ]
 

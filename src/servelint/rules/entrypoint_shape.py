@@ -1,0 +1,35 @@
+"""container arguments that do not fit the image's entrypoint
+
+The ``vllm/vllm-openai`` image starts ``vllm serve`` itself: ``docker run IMAGE MODEL
+--flags`` is the shape it expects. Repeating ``vllm serve`` (or the old
+``python -m vllm.entrypoints.openai.api_server``) after the image hands those words to
+the parser as arguments, and it exits with ``unrecognized arguments``.
+
+Bad:
+
+```markdown bad
+    docker run --gpus all vllm/vllm-openai:v0.27.1 vllm serve Qwen/Qwen3-8B
+```
+
+Good:
+
+```markdown good
+    docker run --gpus all vllm/vllm-openai:v0.27.1 Qwen/Qwen3-8B
+```
+
+Fix: drop the command words after the image, or set ``--entrypoint``.
+"""
+
+from __future__ import annotations
+
+from servelint.model import Severity
+
+CODE = "SL181"
+NAME = "entrypoint-shape"
+SEVERITY = Severity.ERROR
+FIX_SAFE = False
+ROLES = ()  # emitted by the pipeline from the docker-run reader's problems
+
+
+def check(ctx):  # pragma: no cover - reader problems become findings in servelint.check
+    return iter(())
