@@ -326,6 +326,7 @@ def _bind_entry(entry: _Entry, binder: _Binder, result: InferenceXResult, stats:
     image = str(d.get("image", ""))
     ref = resolve_image(image) if image else None
     bound = False
+    reported: set[str] = set()
     rows = list(_rows(entry))
     for sdir, row_label, env, concs in rows:
         stats["rows"] += max(1, len(concs))
@@ -341,10 +342,12 @@ def _bind_entry(entry: _Entry, binder: _Binder, result: InferenceXResult, stats:
             names = sorted({os.path.basename(t) for t in tried_all})
             why = (f"tried {', '.join(names)}" if names else
                    f"fleet(s) {', '.join(fleets)} have no single-node launcher")
-            result.problems.append(ReadProblem(
-                entry.path, entry.span,
-                f"{entry.name}: no launcher script for {sdir} spec={spec_kind} on runner "
-                f"{label!r} ({why})", "unresolved"))
+            message = (f"{entry.name}: no launcher script for {sdir} spec={spec_kind} on "
+                       f"runner {label!r} ({why})")
+            if message not in reported:  # one problem per entry and script name, not per row
+                reported.add(message)
+                result.problems.append(ReadProblem(entry.path, entry.span, message,
+                                                   "unresolved"))
             continue
         for script, gpu in targets.items():
             merged = _read_rows(script, env, concs, repo_root, cache, stats, time_limit,
@@ -375,7 +378,8 @@ def _bind_entry(entry: _Entry, binder: _Binder, result: InferenceXResult, stats:
             if str(d.get("framework", "")) in _SINGLE_NODE_ENGINES:
                 vs_scripts[script] = vs_scripts.get(script, False) or yielded
             bound = bound or yielded
-            if not yielded:
+            if not yielded and script not in reported:
+                reported.add(script)
                 result.problems.append(ReadProblem(
                     script, None, f"{entry.name}: launcher {os.path.basename(script)} yields "
                     "no engine launch the reader can see", "unresolved"))
