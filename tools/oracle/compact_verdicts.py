@@ -97,7 +97,8 @@ def compact(case: dict, rec: dict) -> dict:
     return {"id": case["id"], "stage": stage, "ok": ok,
             "msg": _summary(rec.get("message")) if not ok else "",
             "raised_at": info.get("raised_at") or "", "tag": tag_of(case, rec),
-            "deep": bool(rec.get("deep"))}
+            # records without the key come from an all-deep (--deep) run
+            "deep": bool(rec.get("deep", True))}
 
 
 def main() -> int:

@@ -305,7 +305,7 @@ def late_cases(corpus: Corpus, parsers: dict[str, dict], configs: dict[str, dict
             pre = ["--enable-auto-tool-choice"] if dest == "tool_call_parser" else []
             corpus.add("late", ["m", *pre, flag, val], late=dest, name=f"{dest}={val}")
         if dest == "tool_call_parser":  # ignored without auto tool choice
-            corpus.add("late-ignored", ["m", flag, BAD], name=f"{dest}={BAD}")
+            corpus.add("late-ignored", ["m", flag, BAD], late=dest, name=f"{dest}={BAD}")
     for val in _enum_names(enums, "AttentionBackendEnum")[:6] + [BAD]:
         corpus.add("late", ["m", "--attention-config.backend", val],
                    late="attention_config.backend", name=f"attention_config.backend={val}")

@@ -34,6 +34,10 @@ RULES: list[tuple[str, str]] = [
     (r"Unsupported speculative method: 'mtp'",
      "late: fake-model artefact: method 'mtp' is resolved from the target model's type "
      "(the fake llama has no MTP variant); valid for the profile, model-dependent"),
+    (r"^accepted \|\| api_args: tool_call_parser=.* \|\| m --tool-call-parser \S+$",
+     "late: vLLM looks the tool parser up only with --enable-auto-tool-choice (otherwise the "
+     "flag is ignored); the profile's tool_call_parser set carries no `requires` condition "
+     "(static_verdict honours late_values[...]['requires'] when the builder emits it)"),
     (r"quantization method %s is deprecated",
      "late: deprecated quantization methods are refused at engine_config unless "
      "--allow-deprecated-quantization is given; the profile's quantization set does not "

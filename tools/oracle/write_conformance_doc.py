@@ -27,9 +27,11 @@ The corpus (`tests/conformance/cases.jsonl`, built by `tools/oracle/make_cases.p
 holds {n} argv cases: every distinct rendering of the golden recipes, every flag of the
 four releases, and systematic mutations (misspellings, abbreviations, underscores, `=`
 forms, bad choices/types, dotted and JSON config keys, late-checked values).
-The real parser of each release judged every case (`tools/oracle/record_verdicts.py
---deep`, committed in `tests/conformance/verdicts/`); `tests/conformance/test_agreement.py`
-compares `servelint.engine.verdict.static_verdict` with it:
+The real parser of each release judged every case (`tools/oracle/record_verdicts.py`:
+stages parse .. engine_args for all cases, plus engine_config and renderer on a fake model
+for the late-value and hand-picked cases; committed in `tests/conformance/verdicts/`).
+`tests/conformance/test_agreement.py` compares `servelint.engine.verdict.static_verdict`
+with it (oracle-timeout / oracle-error cases are not judged):
 
 * **parse**: both reject at parse time, or neither does (oracle stage `main`/`parse`);
 * **late**: for cases carrying a value the engine checks after parsing (tokenizer mode,
