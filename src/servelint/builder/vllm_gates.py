@@ -244,12 +244,14 @@ def _triggers(src: WheelSource, site: dict[str, Any], profile: dict[str, Any]
         out.append({"kind": "env", "name": env, "value": "truthy"})
     via = "message"
     if not out:
-        out, via = _guard_triggers(src, site["path"], site["parents"]), "guard"
+        out, via = _guard_triggers(src, site["path"], site["parents"] + [site["node"]]), "guard"
     func = site["func"]
     # call sites of a distinctive module-level function (methods like from_config are not)
     parents = site["parents"]
     top_level = func is not None and (parents.index(func) == 1 or func.name.startswith("_"))
-    if not out and func is None:  # module-level gate: guarded imports of the module
+    if not out and func is None and isinstance(site["node"], ast.Raise):
+        # a module that raises on import: the guarded imports of it are the triggers (a
+        # PlaceholderModule only fails on use, so importing its module triggers nothing)
         for path, imp_parents in _import_sites(src, site["path"]):
             out += _guard_triggers(src, path, imp_parents)
         via = "import-site"
@@ -266,6 +268,7 @@ def _triggers(src: WheelSource, site: dict[str, Any], profile: dict[str, Any]
 
 def _guard_triggers(src: WheelSource, path: str, parents: list[ast.AST]
                     ) -> list[dict[str, Any]]:
+    """Triggers from the ``if`` tests whose body holds the last node of ``parents``."""
     out: list[dict[str, Any]] = []
     cls = next((p for p in reversed(parents) if isinstance(p, ast.ClassDef)), None)
     for i, node in enumerate(parents):
@@ -284,10 +287,17 @@ def _test_triggers(src: WheelSource, test: ast.AST, cls: ast.ClassDef | None,
         return []
     out: list[dict[str, Any]] = []
     dests = _known_dests(src)
+    compared: dict[str, str] = {}  # envs.VLLM_X == "text": the exact value
+    for sub in ast.walk(test):
+        if isinstance(sub, ast.Compare) and len(sub.ops) == 1 and isinstance(sub.ops[0], ast.Eq) \
+                and re.match(r"^envs\.VLLM_\w+$", dotted(sub.left)) \
+                and isinstance(sub.comparators[0], ast.Constant):
+            compared[dotted(sub.left)] = str(sub.comparators[0].value)
     for sub in ast.walk(test):
         name = dotted(sub)
         if isinstance(sub, ast.Attribute) and re.match(r"^envs\.VLLM_\w+$", name):
-            out.append({"kind": "env", "name": name.split(".", 1)[1], "value": "truthy"})
+            out.append({"kind": "env", "name": name.split(".", 1)[1],
+                        "value": compared.get(name, "truthy")})
         # bare truth tests of a CLI value: `if args.grpc:` / `getattr(args, "grpc", False)`
         if test is sub or isinstance(test, ast.BoolOp) and sub in test.values:
             flag = None
@@ -371,7 +381,7 @@ def _call_sites(src: WheelSource, fname: str, home: str) -> list[tuple[str, list
         marks = lines_with(src.read(path), f"{fname}(")
         for node, parents in walk_lines(tree, marks) if tree else []:
             if isinstance(node, ast.Call) and (dotted(node.func).rsplit(".", 1)[-1] == fname):
-                out.append((path, parents))
+                out.append((path, parents + [node]))
     return out
 
 
@@ -388,7 +398,7 @@ def _import_sites(src: WheelSource, path: str) -> list[tuple[str, list[ast.AST]]
         for node, parents in walk_lines(tree, marks) if tree else []:
             if isinstance(node, ast.ImportFrom | ast.Import) and len(parents) > 1 \
                     and _imports_module(node, cand, module):
-                out.append((cand, parents))
+                out.append((cand, parents + [node]))
     return out
 
 
