@@ -93,11 +93,16 @@ def _lint_parse_cached(engine: str, version: str, argv: tuple[str, ...],
     removed: set[int] = set()  # original indices dropped from the argv
     # Symbolic values start as a neutral value so type checks pass; a symbolic token in
     # flag position is kept (its flag name is judged).
+    literal_flag: set[int] = set()  # symbolic tokens whose flag name is literal: --port=$PORT
     for i in sym:
         if i > 0 and not work[i].startswith("-"):
             work[i] = _neutral_value(profile, work, i) or "0"
         elif i == 0 and not work[i].startswith("-"):
             work[i] = "model"
+        elif work[i].startswith("-") and "=" in work[i] and "$" not in work[i].split("=", 1)[0]:
+            name = work[i].split("=", 1)[0]
+            work[i] = f"{name}={_neutral_value(profile, [name, ''], 1) or '0'}"
+            literal_flag.add(i)
     out = LintParse()
     for _ in range(MAX_ROUNDS):
         kept = [i for i in range(len(work)) if i not in removed]
@@ -117,7 +122,7 @@ def _lint_parse_cached(engine: str, version: str, argv: tuple[str, ...],
             if not bad:
                 break
             for j in bad:
-                if j not in sym:
+                if j not in sym or j in literal_flag:
                     out.problems.append(ArgProblem(j, kind, f"unrecognized arguments: {argv[j]}"))
                 removed.add(j)
                 # argparse reports an unknown flag together with the values that follow it
@@ -130,7 +135,7 @@ def _lint_parse_cached(engine: str, version: str, argv: tuple[str, ...],
         if idx is None:
             out.problems.append(ArgProblem(None, kind, result.error or "", opt))
             break
-        if idx not in sym:
+        if idx not in sym or (idx in literal_flag and kind == "ambiguous"):
             out.problems.append(ArgProblem(idx, kind, result.error or "", opt))
         if kind in {"invalid-choice", "bad-value"} and idx > 0 and \
                 not work[idx].startswith("-"):

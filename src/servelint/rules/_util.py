@@ -30,6 +30,18 @@ def is_symbolic(spec: LaunchSpec, index: int | None) -> bool:
     return bool(tok and tok.symbolic)
 
 
+def flag_judgeable(spec: LaunchSpec, index: int | None) -> bool:
+    """A flag name is judged unless the source does not fix it (``--$X``); ``--port=$PORT``
+    has a literal name and a symbolic value."""
+    tok = token(spec, index)
+    if tok is None:
+        return False
+    if not tok.symbolic:
+        return True
+    name, eq, _ = tok.text.partition("=")
+    return bool(eq) and name.startswith("-") and "$" not in name and "`" not in name
+
+
 def flag_name(text: str) -> str:
     return text.split("=", 1)[0]
 

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterator
 
 from servelint.model import Finding, Severity
-from servelint.rules._util import is_symbolic, token_span
+from servelint.rules._util import flag_judgeable, token_span
 from servelint.rules.base import CheckContext, finding
 
 CODE = "SL102"
@@ -36,7 +36,7 @@ FIX_SAFE = False
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     for problem in ctx.parsed.problems:
-        if problem.kind != "ambiguous" or is_symbolic(ctx.spec, problem.index):
+        if problem.kind != "ambiguous" or not flag_judgeable(ctx.spec, problem.index):
             continue
         yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, problem.index),
                       f"{problem.message} ({ctx.profile.label} rejects it)",

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from servelint.model import Finding, Severity
-from servelint.rules._util import is_symbolic, normalise_flag, suggest, token, token_span
+from servelint.rules._util import flag_judgeable, normalise_flag, suggest, token, token_span
 from servelint.rules.base import CheckContext, finding
 
 CODE = "SL101"
@@ -43,7 +43,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     spec, prof = ctx.spec, ctx.profile
     release = prof.version
     for problem in ctx.parsed.problems:
-        if problem.kind != "unrecognized" or is_symbolic(ctx.spec, problem.index):
+        if problem.kind != "unrecognized" or not flag_judgeable(ctx.spec, problem.index):
             continue
         tok = token(spec, problem.index)
         if tok is None:
