@@ -237,9 +237,9 @@ def _split_spaced(spec: LaunchSpec) -> None:
 def _is_custom_image(spec: LaunchSpec, prof) -> bool:
     if not spec.image:
         return False
-    from servelint.readers.images import resolve_image
+    from servelint.resolve import image_ref
 
-    ref = resolve_image(spec.image)
+    ref = image_ref(spec.image)
     official = prof.image.get("repository")
     return not official or not ref.repository or ref.repository != official
 

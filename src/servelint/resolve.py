@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from packaging.version import InvalidVersion, Version
 
@@ -143,10 +144,15 @@ def resolve(spec: LaunchSpec, *, target_version: str | None = None,
     return res
 
 
-def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
+@lru_cache(maxsize=1024)
+def image_ref(ref: str):
     from servelint.readers.images import resolve_image
 
-    ref = resolve_image(spec.image or "")
+    return resolve_image(ref)
+
+
+def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
+    ref = image_ref(spec.image or "")
     if ref.engine and ref.engine != spec.engine and spec.engine != "unknown":
         res.notes.append(f"image {spec.image} is a {ref.engine} image but the launch starts "
                          f"{spec.engine}: cannot check the release")

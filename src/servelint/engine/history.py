@@ -84,44 +84,61 @@ class History:
     def __init__(self, data: dict[str, Any]):
         self.engine = data["engine"]
         self.releases: list[str] = data["releases"]
+        self.position = {r: i for i, r in enumerate(self.releases)}
         self.presence: dict[str, dict[str, list[int]]] = data["presence"]
         self.deprecated: dict[str, dict[str, str]] = data.get("deprecated", {})
+        self._of: dict[tuple[str, str], Presence] = {}
+
+    def _pos(self, release: str) -> float:
+        """Index of a release in ``releases`` (fractional for one servelint has no profile of)."""
+        if release in self.position:
+            return self.position[release]
+        target = Version(release)
+        below = [i for i, r in enumerate(self.releases) if Version(r) < target]
+        return (below[-1] + 0.5) if below else -0.5
 
     def of(self, kind: str, key: str) -> Presence:
-        idx = self.presence.get(kind, {}).get(key, [])
-        return Presence(tuple(self.releases[i] for i in idx))
+        found = self._of.get((kind, key))
+        if found is None:
+            idx = self.presence.get(kind, {}).get(key, [])
+            found = self._of[(kind, key)] = Presence(tuple(self.releases[i] for i in idx))
+        return found
+
+    def _indices(self, kind: str, key: str) -> list[int]:
+        return self.presence.get(kind, {}).get(key, [])
 
     def removed_after(self, kind: str, key: str, release: str) -> str | None:
         """The first release after the last one <= ``release`` that lacks the key (it was removed)."""
-        pres = self.of(kind, key).releases
-        if not pres:
-            return None
-        target = Version(release)
-        before = [r for r in pres if Version(r) <= target]
+        idx = self._indices(kind, key)
+        pos = self._pos(release)
+        before = [i for i in idx if i <= pos]
         if not before:
             return None
-        last = before[-1]
-        later = [r for r in self.releases if Version(r) > Version(last)]
-        for r in later:
-            if r not in pres:
-                return r
+        have = set(idx)
+        for i in range(before[-1] + 1, len(self.releases)):
+            if i not in have:
+                return self.releases[i]
         return None
 
     def first_after(self, kind: str, key: str, release: str) -> str | None:
-        target = Version(release)
-        for r in self.of(kind, key).releases:
-            if Version(r) > target:
-                return r
+        pos = self._pos(release)
+        for i in self._indices(kind, key):
+            if i > pos:
+                return self.releases[i]
         return None
 
     def next_release_without(self, kind: str, key: str, release: str) -> str | None:
         """First release after ``release`` where the key is absent (the key exists in ``release``)."""
-        pres = set(self.of(kind, key).releases)
-        target = Version(release)
-        for r in self.releases:
-            if Version(r) > target and r not in pres:
-                return r
+        have = set(self._indices(kind, key))
+        pos = self._pos(release)
+        for i in range(len(self.releases)):
+            if i > pos and i not in have:
+                return self.releases[i]
         return None
+
+    def is_after(self, a: str, b: str) -> bool:
+        """Release ``a`` comes after release ``b``."""
+        return self._pos(a) > self._pos(b)
 
 
 @cache

@@ -69,13 +69,13 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                       f"min_vllm_version {spec.floor} is above the release the image pins "
                       f"({image_release}): the recipe claims a release its image does not have",
                       fix=f"pin an image with {prof.engine} >= {spec.floor}, or lower the floor")
-    oldest = Version(hist.releases[0])
+    floor_pos = hist._pos(str(floor))
     floor_label = f"min_vllm_version {spec.floor}" if spec.origin == "recipe" else \
         f"the floor {spec.floor}"
 
     def late(kind: str, key: str) -> str | None:
         first = hist.of(kind, key).first
-        if first and Version(first) > oldest and Version(first) > floor:
+        if first and first != hist.releases[0] and hist._pos(first) > floor_pos:
             return first
         return None
 
