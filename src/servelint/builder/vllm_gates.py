@@ -109,6 +109,9 @@ def _sites(src: WheelSource, reqs: dict[str, list[Requirement]]) -> list[dict[st
             site = None
             if isinstance(node, ast.Raise) and node.exc is not None:
                 site = _raise_site(node, parents, consts)
+            elif isinstance(node, ast.Return) and isinstance(node.value, ast.Call) \
+                    and dotted(node.value.func) in _IMPORT_ERRORS:  # `return ImportError(…)`
+                site = _raise_site(ast.Raise(exc=node.value), parents, consts)
             elif isinstance(node, ast.Call) and dotted(node.func).endswith("PlaceholderModule") \
                     and node.args and text_of(node.args[0]):
                 site = {"module": text_of(node.args[0]), "message": ""}
@@ -134,7 +137,7 @@ def _raise_site(node: ast.Raise, parents: list[ast.AST], consts: dict[str, str]
     call = exc if isinstance(exc, ast.Call) else None
     name = dotted(call.func if call else exc).rsplit(".", 1)[-1]
     msg = (text_of(call.args[0], consts) if call and call.args else "") or ""
-    import_try = _guarding_import(parents)
+    import_try = _guarding_import(parents) or _guarding_find_spec(parents)
     if name in _IMPORT_ERRORS or "pip install" in msg or "is required" in msg:
         if name not in _IMPORT_ERRORS and not import_try and "pip install" not in msg:
             return None
@@ -167,6 +170,17 @@ def _named_by(site: dict[str, Any], pkg: str, reqs: dict[str, list[Requirement]]
     if pkg in msg or pkg.replace("-", "_") in msg:
         return "message"
     return "module"
+
+
+def _guarding_find_spec(parents: list[ast.AST]) -> str | None:
+    """Module named by ``if importlib.util.find_spec("x") is None:`` around the raise."""
+    for node in reversed(parents):
+        if isinstance(node, ast.If):
+            for sub in ast.walk(node.test):
+                if isinstance(sub, ast.Call) and dotted(sub.func).endswith("find_spec") \
+                        and sub.args and text_of(sub.args[0]):
+                    return (text_of(sub.args[0]) or "").split(".")[0]
+    return None
 
 
 def _distribution(site: dict[str, Any], reqs: dict[str, list[Requirement]]
