@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from stat import S_ISREG
 
 import tree_sitter_bash
 from tree_sitter import Language, Parser
@@ -57,6 +58,8 @@ def load_source(path: str) -> Source | None:
     try:
         stat = os.stat(path)
     except OSError:
+        return None
+    if not S_ISREG(stat.st_mode):  # a FIFO or device would block or never end
         return None
     key = (path, int(stat.st_mtime_ns), stat.st_size)
     if key not in _CACHE:

@@ -147,6 +147,8 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
     result = MarkdownResult()
     if text is None:
         try:
+            if not Path(path).is_file():  # a FIFO or device would block or never end
+                raise OSError(f"not a regular file: {path}")
             raw = Path(path).read_bytes()
         except OSError as exc:
             result.problems.append(ReadProblem(path, None, f"cannot read: {exc.strerror or exc}"))

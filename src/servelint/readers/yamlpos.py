@@ -410,6 +410,8 @@ def load_yaml(path: str | Path) -> YamlDoc:
     """Read and compose a YAML file (UTF-8, BOM allowed)."""
     name = str(path)
     try:
+        if not Path(path).is_file():  # a FIFO or device would block or never end
+            raise OSError(f"not a regular file: {name}")
         raw = Path(path).read_bytes()
     except OSError as exc:
         return YamlDoc(
