@@ -56,9 +56,15 @@ class Recipe:
     root: Map
     repo: RecipeRepo
     problems: list[ReadProblem] = field(default_factory=list)
+    # key path -> node: the renderer asks for the same paths for every rendering
+    _nodes: dict[tuple, Node | None] = field(default_factory=dict, repr=False, compare=False)
 
     def node(self, *keys: str | int) -> Node | None:
-        return at(self.root, *keys)
+        try:
+            return self._nodes[keys]
+        except KeyError:
+            found = self._nodes[keys] = at(self.root, *keys)
+            return found
 
     @property
     def is_omni(self) -> bool:

@@ -21,17 +21,24 @@ def str_list(node: Node | None) -> list[Token]:
     """Tokens of a YAML list of strings (non-strings read as JavaScript ``String(x)``)."""
     if not isinstance(node, Seq):
         return []
-    out = []
-    for item in node.items:
-        # the site drops falsy entries (null, "", 0, false) before rendering
-        if isinstance(item, Scalar) and item.value not in (None, "", 0, False):
-            text = js_string(item.value)
-            out.append(Token(text, item.span, symbolic=is_symbolic(text)))
-    return out
+    parts = node.token_parts
+    if parts is None:  # computed once per YAML list; each call still gets fresh Tokens
+        found = []
+        for item in node.items:
+            # the site drops falsy entries (null, "", 0, false) before rendering
+            if isinstance(item, Scalar) and item.value not in (None, "", 0, False):
+                text = js_string(item.value)
+                found.append((text, item.span, is_symbolic(text)))
+        parts = node.token_parts = tuple(found)
+    return [Token(text, span, symbolic) for text, span, symbolic in parts]
 
 
 def str_set(node: Node | None) -> set[str]:
-    return {t.text for t in str_list(node)}
+    if not isinstance(node, Seq):
+        return set()
+    if node.token_parts is None:
+        str_list(node)
+    return {text for text, _, _ in node.token_parts or ()}
 
 
 def synth(text: str, span: Span | None) -> Token:

@@ -27,7 +27,7 @@ from servelint.readers.recipe_nodes import (
     variant_anchor,
 )
 from servelint.readers.recipe_parallel import Pool, tensor_parallel_size
-from servelint.readers.recipe_text import command_lines, dedupe, export_lines
+from servelint.readers.recipe_text import command_lines, dedupe, export_lines, kept_indexes
 from servelint.readers.yamlpos import Map, Node, Seq, at
 
 __all__ = [
@@ -188,6 +188,12 @@ def _feature_tokens(recipe: Recipe, s: _Selection) -> list[Token]:
 
 
 def _compose(recipe: Recipe, s: _Selection) -> tuple[list[Token], list[EnvVar]]:
+    tokens, env = _layout_part(recipe, s)
+    return dedupe(tokens + _feature_tokens(recipe, s)), env
+
+
+def _layout_part(recipe: Recipe, s: _Selection) -> tuple[list[Token], list[EnvVar]]:
+    """Tokens before the feature args, and the whole env: neither depends on the features."""
     v = recipe.node("variants", s.variant)
     so = recipe.node("strategy_overrides", s.strategy)
     sfile = recipe.repo.strategies[s.strategy]
@@ -204,7 +210,6 @@ def _compose(recipe: Recipe, s: _Selection) -> tuple[list[Token], list[EnvVar]]:
         tokens += str_list(at(so, "extra_args")) + str_list(at(so, "vllm_args"))
     for block in _hw_blocks(recipe, s, "extra_args"):
         tokens += str_list(block)
-    tokens += _feature_tokens(recipe, s)
 
     env = EnvMap()
     env.apply(recipe.node("model", "base_env"))
@@ -223,7 +228,7 @@ def _compose(recipe: Recipe, s: _Selection) -> tuple[list[Token], list[EnvVar]]:
         env.apply(block)
     if s.pool is not None:
         par.pd_env_finish(env, s.hw, s.pool, s.rank)
-    return dedupe(tokens), env.items()
+    return tokens, env.items()
 
 
 def _label(s: _Selection) -> str:
@@ -256,12 +261,63 @@ def _feature_map(recipe: Recipe, s: _Selection) -> dict[str, FeatureChoice]:
     return out
 
 
-def _render_one(recipe: Recipe, s: _Selection) -> Rendering:
-    tokens, env = _compose(recipe, s)
-    model = model_token(recipe, s.variant)
+class _Memo:
+    """What one recipe's renderings share, computed once per recipe (fresh objects are handed
+    out: renderings never share a Token or EnvVar)."""
+
+    def __init__(self, recipe: Recipe) -> None:
+        self.recipe = recipe
+        self.layouts: dict[tuple, tuple[list[Token], list[EnvVar]]] = {}
+        self.features: dict[tuple, list[Token]] = {}
+        self.variants: dict[str, tuple] = {}
+        self.images: dict[tuple[str, str], tuple[str | None, Span | None]] = {}
+
+    def compose(self, s: _Selection) -> tuple[list[Token], list[EnvVar]]:
+        pool = s.pool
+        key = (s.variant, s.hw.id, s.strategy, s.nodes, s.rank,
+               None if pool is None else (pool.role, pool.nodes, pool.mode, pool.raw_mode))
+        part = self.layouts.get(key)
+        if part is None:
+            tokens, env = _layout_part(self.recipe, s)
+            part = self.layouts[key] = (_parts(tokens), [
+                (e.name, e.value, e.span, e.symbolic) for e in env])
+        fkey = (s.strategy, s.hw.id, tuple(s.features))
+        feats = self.features.get(fkey)
+        if feats is None:
+            feats = self.features[fkey] = _parts(_feature_tokens(self.recipe, s))
+        parts = part[0] + feats
+        keep = kept_indexes([p[0] for p in parts])
+        return ([Token(*parts[i]) for i in keep], [EnvVar(*e) for e in part[1]])
+
+    def variant(self, variant: str) -> tuple:
+        """(model token parts, floor, floor span, anchor) of a variant."""
+        found = self.variants.get(variant)
+        if found is None:
+            model = model_token(self.recipe, variant)
+            found = self.variants[variant] = (
+                model.text, model.span, model.symbolic, *floor_for(self.recipe, variant),
+                variant_anchor(self.recipe, variant))
+        return found
+
+    def image(self, variant: str, hw: HardwareProfile) -> tuple[str | None, Span | None]:
+        found = self.images.get((variant, hw.id))
+        if found is None:
+            found = self.images[(variant, hw.id)] = image_for(self.recipe, variant, hw)
+        return found
+
+
+def _parts(tokens: list[Token]) -> list[tuple[str, Span | None, bool]]:
+    """(text, span, symbolic) of the non-empty tokens (dedupe drops empty ones)."""
+    return [(t.text, t.span, t.symbolic) for t in tokens if t.text != ""]
+
+
+def _render_one(recipe: Recipe, s: _Selection, memo: _Memo | None = None) -> Rendering:
+    memo = memo or _Memo(recipe)
+    tokens, env = memo.compose(s)
+    text, span, symbolic, floor, floor_span, anchor = memo.variant(s.variant)
+    model = Token(text, span, symbolic)
     argv = [Token("vllm", model.span), Token("serve", model.span), model, *tokens]
-    image, image_span = image_for(recipe, s.variant, s.hw)
-    floor, floor_span = floor_for(recipe, s.variant)
+    image, image_span = memo.image(s.variant, s.hw)
     pool_nodes = s.pool.nodes if s.pool is not None else s.nodes
     return Rendering(
         recipe=recipe.hf_id,
@@ -277,7 +333,7 @@ def _render_one(recipe: Recipe, s: _Selection) -> Rendering:
         image_span=image_span,
         floor=floor,
         floor_span=floor_span,
-        anchor=variant_anchor(recipe, s.variant),
+        anchor=anchor,
         node_rank=s.rank if pool_nodes > 1 else None,
         nodes=max(1, pool_nodes),
         role=s.pool.role if s.pool is not None else None,
@@ -396,6 +452,7 @@ def render_recipe(
         render_omni(recipe, result, hardware=hardware, variant=variant)
         return result
     seen: set[tuple] = set()
+    memo = _Memo(recipe)
     for v in [variant] if variant is not None else variants:
         if hardware is not None:
             hws = [recipe.repo.hardware[hardware]]
@@ -418,13 +475,13 @@ def render_recipe(
             variations = (
                 [dict(features)] if features is not None else _feature_variations(recipe, v, hw)
             )
+            enabled_sets = [_enabled(recipe, v, hw, choices) for choices in variations]
             for strat in strategies:
                 layouts = _layouts(recipe, v, hw, strat)
-                for choices in variations:
-                    enabled = _enabled(recipe, v, hw, choices)
+                for choices, enabled in zip(variations, enabled_sets, strict=True):
                     for nodes, rank, pool in layouts:
                         s = _Selection(v, hw, strat, enabled, choices, nodes, rank, pool)
-                        rendering = _render_one(recipe, s)
+                        rendering = _render_one(recipe, s, memo)
                         key = (
                             v,
                             hw.id,

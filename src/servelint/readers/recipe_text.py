@@ -28,17 +28,32 @@ def units(tokens: list[Token]) -> list[list[Token]]:
 
 def dedupe(tokens: list[Token]) -> list[Token]:
     """Drop empty tokens; keep only the last unit of each flag string, at its last position."""
-    parts = units([t for t in tokens if t.text != ""])
+    kept = [t for t in tokens if t.text != ""]
+    return [kept[i] for i in kept_indexes([t.text for t in kept])]
+
+
+def kept_indexes(texts: list[str]) -> list[int]:
+    """:func:`dedupe` over token texts (none empty): the indexes it keeps, in order."""
+    n = len(texts)
+    starts: list[int] = []  # unit starts; a unit is [flag, value] or one token (see units)
+    i = 0
+    while i < n:
+        starts.append(i)
+        i += 2 if texts[i][:1] == "-" and i + 1 < n and texts[i + 1][:1] != "-" else 1
     seen: set[str] = set()
-    kept: list[list[Token]] = []
-    for unit in reversed(parts):
-        head = unit[0].text
-        if head.startswith("-"):
+    out: list[int] = []
+    end = n
+    for start in reversed(starts):
+        head = texts[start]
+        if head[:1] == "-":
             if head in seen:
+                end = start
                 continue
             seen.add(head)
-        kept.append(unit)
-    return [t for unit in reversed(kept) for t in unit]
+        out.extend(range(end - 1, start - 1, -1))
+        end = start
+    out.reverse()
+    return out
 
 
 def quote_value(text: str) -> str:

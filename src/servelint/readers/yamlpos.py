@@ -48,6 +48,8 @@ class Scalar:
 class Seq:
     items: list[Node]
     span: Span
+    # (text, span, symbolic) of each string item, filled by recipe_nodes.str_list on first use
+    token_parts: tuple | None = field(default=None, repr=False)
 
     def __iter__(self) -> Iterator[Node]:
         return iter(self.items)
@@ -450,6 +452,12 @@ def to_python(node: Node | None, *, limit: int = MAX_EXPANDED_NODES) -> object:
 def at(node: Node | None, *keys: str | int) -> Node | None:
     """Follow map keys / sequence indexes; None when any step is missing or of the wrong kind."""
     for key in keys:
+        if node.__class__ is Map and key.__class__ is str:  # the common step, inlined
+            i = node._index.get(key)  # type: ignore[union-attr]
+            if i is None:
+                return None
+            node = node.entries[i][1]  # type: ignore[union-attr]
+            continue
         if isinstance(key, int):
             if not isinstance(node, Seq) or not -len(node.items) <= key < len(node.items):
                 return None

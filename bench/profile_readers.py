@@ -1,0 +1,86 @@
+"""Time (or profile) servelint's readers alone on the shared corpora.
+
+    python bench/profile_readers.py                 # CPU and wall seconds of each reader
+    python bench/profile_readers.py --profile recipes   # cProfile top functions of one reader
+
+Readers: ``recipes`` (recipe_render.render of every recipe), ``guides`` (read_recipe_guide
+of every recipe, given its renderings), ``inferencex`` (read_inferencex of the corpus root).
+CPU seconds (process time) are reported next to wall seconds because the machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def recipe_paths() -> list[str]:
+    from servelint.check import Options, discover
+
+    return [p for p, k in discover([str(CORPUS / "vllm-recipes")], Options()) if k == "recipe"]
+
+
+def run_recipes(paths: list[str]) -> int:
+    from servelint.readers.recipe_render import render
+
+    return sum(len(render(p).renderings) for p in paths)
+
+
+def run_guides(paths: list[str]) -> int:
+    from servelint.readers.markdown import read_recipe_guide
+    from servelint.readers.recipe_render import render
+
+    rendered = [(p, render(p).renderings) for p in paths]
+    t0, c0 = time.perf_counter(), time.process_time()
+    n = sum(len(read_recipe_guide(p, r).launches) for p, r in rendered)
+    _report("guides (rendering excluded)", t0, c0, n)
+    return n
+
+
+def run_inferencex(_: list[str]) -> int:
+    from servelint.readers.inferencex import read_inferencex
+
+    return len(read_inferencex(str(CORPUS / "inferencex")).launches)
+
+
+READERS: dict[str, Callable[[list[str]], int]] = {
+    "recipes": run_recipes, "guides": run_guides, "inferencex": run_inferencex,
+}
+
+
+def _report(name: str, t0: float, c0: float, n: int) -> None:
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(f"{name:28s} wall {wall:7.2f} s  cpu {cpu:7.2f} s  items {n}  "
+          f"load {os.getloadavg()[0]:.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("readers", nargs="*", default=list(READERS), choices=list(READERS))
+    ap.add_argument("--profile", action="store_true", help="cProfile instead of timing")
+    ap.add_argument("--top", type=int, default=35)
+    args = ap.parse_args()
+    paths = recipe_paths()
+    for name in args.readers:
+        fn = READERS[name]
+        if args.profile:
+            prof = cProfile.Profile()
+            prof.runcall(fn, paths)
+            pstats.Stats(prof).sort_stats("tottime").print_stats(args.top)
+            continue
+        t0, c0 = time.perf_counter(), time.process_time()
+        n = fn(paths)
+        if name != "guides":
+            _report(name, t0, c0, n)
+
+
+if __name__ == "__main__":
+    main()
