@@ -81,7 +81,7 @@ def key_for(path: str, kind: str, options: Any) -> str | None:
     total = 0
     try:
         files = [p] if p.is_file() else []
-        for f in files + _dependencies(p, kind):
+        for f in files + [d for d in _dependencies(p, kind) if d.is_file()]:  # no FIFOs
             data = f.read_bytes()
             total += len(data)
             if total > MAX_DEP_BYTES:

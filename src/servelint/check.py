@@ -87,6 +87,8 @@ def classify(path: Path) -> str | None:
 
 def _head(path: Path, n: int = 4096) -> str:
     try:
+        if not path.is_file():  # a FIFO would block: not classified by content
+            return ""
         with open(path, "rb") as fh:
             return fh.read(n).decode("utf-8", errors="replace")
     except OSError:
@@ -160,6 +162,8 @@ def read(path: str, kind: str, options: Options) -> tuple[list[LaunchSpec], list
             size = os.path.getsize(path)
         except OSError as exc:
             return [], [ReadProblem(path, None, f"cannot read: {exc.strerror or exc}")]
+        if not os.path.isfile(path):  # FIFO, socket, device: reading would block or not end
+            return [], [ReadProblem(path, None, "cannot read: not a regular file")]
         if size > MAX_FILE_BYTES:
             return [], [ReadProblem(path, None, f"file too large to check ({size} bytes; the "
                                     f"limit is {MAX_FILE_BYTES})")]
@@ -457,6 +461,8 @@ _TEXT_CACHE: dict[str, str | None] = {}
 def _read_text(path: str) -> str | None:
     if path not in _TEXT_CACHE:
         try:
+            if not os.path.isfile(path):  # a FIFO would block
+                raise OSError(path)
             with open(path, encoding="utf-8", errors="replace") as fh:
                 _TEXT_CACHE[path] = fh.read(MAX_FILE_BYTES)
         except OSError:

@@ -122,7 +122,10 @@ def _short_image(ref: str) -> str:
 
 def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
     """The nearest config file at or above ``start`` and its servelint table."""
-    start = start.resolve()
+    try:
+        start = start.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: its findings come from the check
+        start = start.absolute()
     directory = start if start.is_dir() else start.parent
     for folder in (directory, *directory.parents):
         for name in CONFIG_NAMES:

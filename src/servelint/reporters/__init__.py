@@ -25,6 +25,8 @@ def default_format(env: Mapping[str, str] | None = None) -> str:
 def read_file(path: str) -> str | None:
     """The text of ``path``, or None when it cannot be read."""
     try:
+        if not os.path.isfile(path):  # a FIFO would block
+            return None
         with open(path, encoding="utf-8", errors="replace") as handle:
             return handle.read()
     except OSError:
