@@ -115,4 +115,4 @@ def test_image_packages_from_requires_dist(tmp_path):
     assert pkgs["torch"]["specifier"] == "==2.9.1" and pkgs["torch"]["inferred"]
     assert "mlx" not in pkgs and "fastokens" not in pkgs
     assert facts["extras"]["fastokens"] == ["fastokens>=0.3.2"]
-    assert facts["image"]["entrypoint"] is None
+    assert facts["image"]["entrypoint"] is None and facts["image"]["complete"] is True

@@ -18,7 +18,8 @@ for name, r in real["registry"].items():
     ours = reg.get(name)
     want = TYPES.get(r["class"].replace("WithAlias", ""), "other")
     if ours is None:
-        print("MISSING", name); bad += 1
+        print("MISSING", name)
+        bad += 1
         continue
     try:
         default = ast.literal_eval(r["default"])
@@ -41,5 +42,6 @@ forwarded = {n for n in extra if reg[n].get("replacement")}
 print("static-only names:", sorted(extra - forwarded)[:20], "forwarded deprecated:", len(forwarded))
 for name in real["deprecated_table"]:
     if name not in env["removed_hints"] and not reg.get(name, {}).get("deprecated"):
-        print("deprecated-table entry not recorded:", name); bad += 1
+        print("deprecated-table entry not recorded:", name)
+        bad += 1
 print(bad, "problems;", len(real["registry"]), "real envs")

@@ -26,7 +26,7 @@ DIST_OF = {"yaml": "PyYAML", "zmq": "pyzmq", "PIL": "pillow", "google": "protobu
            "huggingface_hub": "huggingface-hub", "partial_json_parser": "partial-json-parser",
            "openai_harmony": "openai-harmony", "compressed_tensors": "compressed-tensors",
            "sentencepiece": "sentencepiece", "blobfile": "blobfile", "grpc": "grpcio",
-           "torchao": "torchao", "llguidance": "llguidance", "xgrammar": "xgrammar"}
+           "torchao": "torchao", "tvm_ffi": "apache-tvm-ffi", "llguidance": "llguidance", "xgrammar": "xgrammar"}
 STUB = {"triton", "sgl_kernel", "flashinfer", "deep_gemm", "cuda", "tilelang", "cutlass",
         "flash_attn", "vllm", "decord", "torch_memory_saver", "nvidia", "pynvml", "cuda_python",
         "quack", "flash_mla", "mooncake", "nixl", "aiter", "deep_ep", "kt_kernel", "sglang_kernel",

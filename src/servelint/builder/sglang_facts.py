@@ -173,8 +173,13 @@ def image(src: WheelSource) -> dict[str, Any]:
                 continue
         packages[req.name.lower()] = {"specifier": str(req.specifier), "source": "requires-dist",
                                       "inferred": True}
+    # releases whose runtime deps sit behind an `srt` extra (<= 0.5.2): which extras the
+    # image installed is not recorded in the wheel, so the set is known to be incomplete
+    runtime_extra = [e for e in src.provides_extra if e in {"srt", "runtime-common", "all"}
+                     and "srt" in src.provides_extra]
     return {"repository": "lmsysorg/sglang", "tag": f"v{src.version}", "entrypoint": None,
-            "packages": packages,
+            "packages": packages, "complete": not runtime_extra,
+            "unknown_extras": runtime_extra,
             "method": "wheel Requires-Dist (no extras) evaluated for linux x86_64 CPython 3.12; "
                       "image additions unknown (no Dockerfile in the wheel); entrypoint not "
                       "derivable from the wheel"}
