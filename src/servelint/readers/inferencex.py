@@ -297,8 +297,14 @@ def read_inferencex(root_or_file: str, *, only: set[str] | None = None,
                 stats["multi_node_entries"] += 1
                 continue
             stats["single_node_entries"] += 1
-            bound = _bind_entry(entry, binder, result, stats, cache, sites, vs_scripts,
-                                repo_root, time_limit)
+            try:
+                bound = _bind_entry(entry, binder, result, stats, cache, sites, vs_scripts,
+                                    repo_root, time_limit)
+            except (TypeError, ValueError, AttributeError, KeyError) as exc:  # wrong shapes
+                result.problems.append(ReadProblem(entry.path, entry.span, f"{entry.name}: a "
+                                                   f"value of the wrong type ({exc}); entry "
+                                                   "skipped"))
+                bound = False
             stats["entries_bound"] += int(bound)
     stats["launch_sites_per_engine"] = {k: len(v) for k, v in sorted(sites.items())}
     stats["single_node_vllm_sglang_scripts"] = len(vs_scripts)
