@@ -87,6 +87,7 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
                 return result
             src = parse_source(path, data)
         _syntax_problems(src, result)
+        _encoding_problem(src, result)
         interp = Interpreter(os.path.abspath(path) if text is None else path,
                              root or find_root(path), env, max_states=max_states,
                              max_steps=max_steps, time_limit=time_limit)
@@ -98,6 +99,16 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
         result.problems.append(ReadProblem(path, None, f"internal reader error: {exc!r}",
                                            "read-error"))
     return result
+
+
+def _encoding_problem(src, result: ScriptResult) -> None:
+    """Bytes that are not UTF-8 are read as U+FFFD: the words holding them are not exact."""
+    try:
+        src.data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        result.problems.append(ReadProblem(src.path, src.span_bytes(exc.start, exc.end),
+                                           "script is not valid UTF-8; undecodable bytes are "
+                                           "read as U+FFFD", "parse-error"))
 
 
 def _syntax_problems(src, result: ScriptResult, limit: int = 5) -> None:
