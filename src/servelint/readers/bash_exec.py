@@ -287,6 +287,8 @@ class Interpreter(Expander):
         if local and st.frames and name not in st.frames[-1]:
             st.frames[-1][name] = st.vars.get(name)
         old = st.vars.get(name)
+        if append:  # X+=… reads X's value
+            self.first_read.setdefault(name, self.steps)
         exported = export or bool(old and old.exported and not old.external) or bool(
             old and old.external)
         if value_node is None:
@@ -1039,7 +1041,15 @@ def _seq_output(args: list[str]) -> str | None:
     return sep.join(str(v) for v in range(first, last + (1 if step > 0 else -1), step)) + "\n"
 
 
-def _global_assignments(body, src: Source) -> set[str]:
+def _global_assignments(body, src: Source) -> frozenset[str]:
+    key = ("global_assignments", body.id)
+    found = src.memo.get(key)
+    if found is None:
+        found = src.memo[key] = frozenset(_global_assignments_of(body, src))
+    return found  # type: ignore[return-value]
+
+
+def _global_assignments_of(body, src: Source) -> set[str]:
     assigned = _assigned_names(body, src)
     local: set[str] = set()
     stack = [body]
@@ -1194,7 +1204,15 @@ def _case_item_parts(item):
     return patterns, body
 
 
-def _assigned_names(node, src: Source) -> set[str]:
+def _assigned_names(node, src: Source) -> frozenset[str]:
+    key = ("assigned_names", node.id)
+    found = src.memo.get(key)
+    if found is None:
+        found = src.memo[key] = frozenset(_assigned_names_of(node, src))
+    return found  # type: ignore[return-value]
+
+
+def _assigned_names_of(node, src: Source) -> set[str]:
     names: set[str] = set()
     stack = [node]
     while stack:

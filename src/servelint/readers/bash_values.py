@@ -130,6 +130,11 @@ class Source:
         for i, b in enumerate(data):
             if b == 10:
                 self._line_starts.append(i + 1)
+        # parsed sources are cached and re-interpreted per env: spans, texts and tree
+        # facts are computed once per node (keyed by byte range / node id)
+        self._spans: dict[tuple[int, int], Span] = {}
+        self._texts: dict[tuple[int, int], str] = {}
+        self.memo: dict[tuple, object] = {}
 
     def _col(self, row: int, byte_col: int) -> int:
         start = self._line_starts[row] if row < len(self._line_starts) else 0
@@ -139,8 +144,13 @@ class Source:
         return len(chunk.decode("utf-8", "replace")) + 1
 
     def span(self, node) -> Span:
-        (r0, c0), (r1, c1) = node.start_point, node.end_point
-        return Span(self.path, r0 + 1, self._col(r0, c0), r1 + 1, self._col(r1, c1))
+        key = (node.start_byte, node.end_byte)
+        found = self._spans.get(key)
+        if found is None:
+            (r0, c0), (r1, c1) = node.start_point, node.end_point
+            found = self._spans[key] = Span(self.path, r0 + 1, self._col(r0, c0), r1 + 1,
+                                            self._col(r1, c1))
+        return found
 
     def span_bytes(self, start: int, end: int) -> Span:
         r0 = bisect.bisect_right(self._line_starts, start) - 1
@@ -149,7 +159,11 @@ class Source:
                     self._col(r1, end - self._line_starts[r1]))
 
     def text(self, node) -> str:
-        return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        key = (node.start_byte, node.end_byte)
+        found = self._texts.get(key)
+        if found is None:
+            found = self._texts[key] = self.data[key[0]:key[1]].decode("utf-8", "replace")
+        return found
 
 
 def sub_span(span: Span | None, offset: int, length: int) -> Span | None:

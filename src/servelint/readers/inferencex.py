@@ -403,11 +403,15 @@ def _read_rows(script: str, env: dict[str, str | None], concs: list[int], repo_r
         key = (script, tuple(sorted(row_env.items(), key=lambda kv: kv[0])))
         if key not in cache and conc_free is not None:
             cache[key] = conc_free
+        if key not in cache and (earlier := _same_inputs(cache, script, row_env)) is not None:
+            cache[key] = earlier
         if key not in cache:
             stats["script_reads"] += 1
             res = read_script(script, env=row_env, root=repo_root or os.path.dirname(script),
                               time_limit=time_limit)
             cache[key] = (res.launches, res.problems)
+            if not any(p.kind == "budget" for p in res.problems):
+                _remember_inputs(cache, script, row_env, res.inputs, cache[key])
             if "CONC" not in res.inputs:
                 conc_free = cache[key]
             for p in res.problems:
@@ -423,6 +427,28 @@ def _read_rows(script: str, env: dict[str, str | None], concs: list[int], repo_r
             else:
                 by_key[k] = (_clone(spec), [conc])
     return list(by_key.values())
+
+
+def _remember_inputs(cache: dict, script: str, env: dict[str, str | None], inputs: set[str],
+                     found: tuple) -> None:
+    """Index a read by the values of the variables it read before its last launch: a row whose
+    env sets the same names and agrees on those values gets the same launches."""
+    names = tuple(sorted(inputs))
+    table = cache.setdefault(("inputs", script), {}).setdefault((frozenset(env), names), {})
+    table[tuple(env.get(n, _UNSET) for n in names)] = found
+
+
+def _same_inputs(cache: dict, script: str, env: dict[str, str | None]) -> tuple | None:
+    keyset = frozenset(env)
+    for (names_set, names), table in cache.get(("inputs", script), {}).items():
+        if names_set == keyset:
+            found = table.get(tuple(env.get(n, _UNSET) for n in names))
+            if found is not None:
+                return found
+    return None
+
+
+_UNSET = object()
 
 
 def _spec_key(spec: LaunchSpec) -> tuple:

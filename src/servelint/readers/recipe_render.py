@@ -262,8 +262,9 @@ def _feature_map(recipe: Recipe, s: _Selection) -> dict[str, FeatureChoice]:
 
 
 class _Memo:
-    """What one recipe's renderings share, computed once per recipe (fresh objects are handed
-    out: renderings never share a Token or EnvVar)."""
+    """What one recipe's renderings share, computed once per recipe. Renderings of one recipe
+    share Token objects (tokens are never mutated once read); each gets its own lists and
+    EnvVar objects."""
 
     def __init__(self, recipe: Recipe) -> None:
         self.recipe = recipe
@@ -279,24 +280,24 @@ class _Memo:
         part = self.layouts.get(key)
         if part is None:
             tokens, env = _layout_part(self.recipe, s)
-            part = self.layouts[key] = (_parts(tokens), [
+            part = self.layouts[key] = (_non_empty(tokens), [
                 (e.name, e.value, e.span, e.symbolic) for e in env])
         fkey = (s.strategy, s.hw.id, tuple(s.features))
         feats = self.features.get(fkey)
         if feats is None:
-            feats = self.features[fkey] = _parts(_feature_tokens(self.recipe, s))
-        parts = part[0] + feats
-        keep = kept_indexes([p[0] for p in parts])
-        return ([Token(*parts[i]) for i in keep], [EnvVar(*e) for e in part[1]])
+            feats = self.features[fkey] = _non_empty(_feature_tokens(self.recipe, s))
+        tokens = part[0] + feats
+        keep = kept_indexes([t.text for t in tokens])
+        return [tokens[i] for i in keep], [EnvVar(*e) for e in part[1]]
 
     def variant(self, variant: str) -> tuple:
-        """(model token parts, floor, floor span, anchor) of a variant."""
+        """(argv head ``vllm serve <model>``, floor, floor span, anchor) of a variant."""
         found = self.variants.get(variant)
         if found is None:
             model = model_token(self.recipe, variant)
             found = self.variants[variant] = (
-                model.text, model.span, model.symbolic, *floor_for(self.recipe, variant),
-                variant_anchor(self.recipe, variant))
+                [Token("vllm", model.span), Token("serve", model.span), model],
+                *floor_for(self.recipe, variant), variant_anchor(self.recipe, variant))
         return found
 
     def image(self, variant: str, hw: HardwareProfile) -> tuple[str | None, Span | None]:
@@ -306,17 +307,15 @@ class _Memo:
         return found
 
 
-def _parts(tokens: list[Token]) -> list[tuple[str, Span | None, bool]]:
-    """(text, span, symbolic) of the non-empty tokens (dedupe drops empty ones)."""
-    return [(t.text, t.span, t.symbolic) for t in tokens if t.text != ""]
+def _non_empty(tokens: list[Token]) -> list[Token]:
+    return [t for t in tokens if t.text != ""]  # dedupe drops empty tokens
 
 
 def _render_one(recipe: Recipe, s: _Selection, memo: _Memo | None = None) -> Rendering:
     memo = memo or _Memo(recipe)
     tokens, env = memo.compose(s)
-    text, span, symbolic, floor, floor_span, anchor = memo.variant(s.variant)
-    model = Token(text, span, symbolic)
-    argv = [Token("vllm", model.span), Token("serve", model.span), model, *tokens]
+    head, floor, floor_span, anchor = memo.variant(s.variant)
+    argv = head + tokens
     image, image_span = memo.image(s.variant, s.hw)
     pool_nodes = s.pool.nodes if s.pool is not None else s.nodes
     return Rendering(
