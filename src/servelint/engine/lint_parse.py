@@ -121,8 +121,11 @@ def _lint_parse_cached(engine: str, version: str, argv: tuple[str, ...],
             bad = _unrecognized_indices(result, kept)
             if not bad:
                 break
-            for j in bad:
-                if j not in sym or j in literal_flag:
+            for j in sorted(bad):
+                # a value right after an unknown flag belongs to it: one problem, not two
+                is_value = j > 0 and not work[j].startswith("-") and (j - 1) in removed \
+                    and _run_starts_with_flag(work, removed, j)
+                if (j not in sym or j in literal_flag) and not is_value:
                     out.problems.append(ArgProblem(j, kind, f"unrecognized arguments: {argv[j]}"))
                 removed.add(j)
                 # argparse reports an unknown flag together with the values that follow it
@@ -152,6 +155,13 @@ def _lint_parse_cached(engine: str, version: str, argv: tuple[str, ...],
                     and not work[idx + 1].startswith("-"):
                 removed.add(idx + 1)
     return out
+
+
+def _run_starts_with_flag(work: list[str], removed: set[int], j: int) -> bool:
+    k = j - 1
+    while k >= 0 and k in removed and not work[k].startswith("-"):
+        k -= 1
+    return k >= 0 and k in removed and work[k].startswith("-") and "=" not in work[k]
 
 
 def _unrecognized_indices(result, kept: list[int]) -> list[int]:

@@ -99,7 +99,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         parts = [f'"{i.requirement}": ' + ", ".join(r) for i, r in flagged]
         if minor:
             names = ", ".join(i.requirement for i in minor)
-            parts.append(f"also unpinned and unhashed: {names}")
+            parts.append(f"{'also ' if flagged else ''}unpinned and unhashed: {names}")
         msg = "runtime install of " + "; ".join(parts)
         if trust:
             msg += "; installed before a server started with --trust-remote-code"
