@@ -13,7 +13,9 @@ import time
 from pathlib import Path
 
 from servelint import profiles
+from servelint.builder import sglang_parser
 from servelint.builder.build import build_from_wheel
+from servelint.builder.wheel import WheelSource
 
 WHEELS = Path("/tmp/wheels/sglang")
 
@@ -21,6 +23,8 @@ WHEELS = Path("/tmp/wheels/sglang")
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--parser-only", action="store_true",
+                    help="recompute only the parser sections of existing profiles")
     ap.add_argument("versions", nargs="*")
     args = ap.parse_args()
     wheels = sorted(WHEELS.glob("sglang-*.whl"))
@@ -31,7 +35,12 @@ def main() -> None:
     print("version shape options accepted_strings deprecated env_registry removed_env gates tied seconds")
     for v in versions:
         start = time.perf_counter()
-        data = build_from_wheel("sglang", by_version[v])
+        existing = profiles.load("sglang", v) if args.parser_only and not args.out else None
+        if existing is not None:
+            data = dict(existing.data)
+            data.update(sglang_parser.extract(WheelSource(by_version[v]), data))
+        else:
+            data = build_from_wheel("sglang", by_version[v])
         secs = time.perf_counter() - start
         profiles.write(data, "sglang", v, args.out)
         acts = [a for a in data["parser"]["actions"] if a["dest"] != "help"]

@@ -68,6 +68,8 @@ def main() -> None:
         if bool(a.get("required")) != bool(r["required"]):
             problems.append(f"required {a.get('required')} != {r['required']}")
         rd = norm_default(r["default"])
+        if r["default"] == "SUPPRESS" and a.get("default_suppressed"):
+            rd = None
         if a["kind"] not in {"help"} and a["default"] != rd and not (
                 a["default"] is None and rd in {"False", None}):
             problems.append(f"default {a['default']!r} != {rd!r}")

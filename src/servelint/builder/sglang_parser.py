@@ -236,6 +236,8 @@ class ParserExtractor:
                 if kw.arg == "default":
                     return self.ev.eval(kw.value, module)
                 if kw.arg == "default_factory":
+                    if isinstance(kw.value, ast.Lambda):
+                        return self.ev.eval(kw.value.body, module)
                     fac = _name_of(kw.value)
                     return {"list": [], "dict": {}, "set": set()}.get(fac or "", UNKNOWN)
             return _MISSING
@@ -358,9 +360,12 @@ class ParserExtractor:
         choices, unresolved = _choices(val("choices"))
         act["choices"] = choices
         act["choices_unresolved"] = unresolved
-        if "default" in kwargs:
+        suppressed = _name_of(kwargs.get("default")) == "SUPPRESS"  # type: ignore[arg-type]
+        if "default" in kwargs and not suppressed:
             default = val("default")
-        act["default"] = _stringify(default)
+        # default_suppressed: argparse.SUPPRESS, the dest is absent unless the flag is given
+        act["default"] = None if suppressed else _stringify(default)
+        act["default_suppressed"] = suppressed
         if not deprecated and _help_says_deprecated(help_text):
             deprecated, message, by = True, help_text, "help"
         # deprecated_by: "action" = a Deprecated*Action that logs (or errors, deprecated_error);
