@@ -42,6 +42,7 @@ def _summary(text: str | None) -> str:
 ARTEFACTS = (
     ("artefact:fake-model", re.compile(r"could not locate .*tokens? in the tokeni[sz]er")),
     ("artefact:fake-model", re.compile(r"^KeyError: '<")),
+    ("artefact:fake-model", re.compile(r"tokenizer is missing special tokens")),
 )
 
 
