@@ -1,0 +1,2 @@
+#!/bin/bash
+vllm serve org/m --served-model-name café

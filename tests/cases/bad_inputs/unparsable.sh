@@ -1,0 +1,5 @@
+#!/bin/bash
+if then fi
+(( ]] $( `" 'unterminated
+cat <<EOF
+no end

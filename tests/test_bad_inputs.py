@@ -1,0 +1,267 @@
+"""No input crashes servelint: every unreadable or unparsable file is a read-error (SL001)
+finding and the run goes on, through the CLI (a fresh process with a timeout) and the API.
+
+The corpus is ``tests/cases/bad_inputs/bad_inputs.py``; big and special files are generated
+in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from servelint.check import Options, check_paths, check_text
+from servelint.model import Finding
+from servelint.readers.bash import read_script
+from servelint.readers.markdown import read_markdown
+from servelint.readers.recipe_render import RenderResult, render
+from servelint.readers.yamlpos import YamlDoc, load_yaml_text
+
+CASES_DIR = Path(__file__).parent / "cases" / "bad_inputs"
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+REAL_RECIPES = [CORPUS / "vllm-recipes/models/LiquidAI/LFM2.5-1.2B-Thinking.yaml",
+                CORPUS / "vllm-recipes/models/inclusionAI/Ming-omni-tts-0.5B.yaml"]
+API_SECONDS = 30.0  # bound on one file through the whole pipeline
+CLI_TIMEOUT = 300
+
+
+def _load_corpus():
+    spec = importlib.util.spec_from_file_location("bad_inputs", CASES_DIR / "bad_inputs.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bad_inputs"] = module  # dataclasses resolve their module by name
+    spec.loader.exec_module(module)
+    return module
+
+
+corpus = _load_corpus()
+CASES = {c.name: c for c in corpus.CASES
+         if c.name != "device_symlink" or os.path.exists("/dev/zero")}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict:
+    root = tmp_path_factory.mktemp("bad_inputs")
+    return {b.case.name: b for b in corpus.build(root, list(CASES.values()))}
+
+
+def _same_file(a: str, b: Path) -> bool:
+    return os.path.abspath(a) == os.path.abspath(str(b))
+
+
+def _assert_expected(case, path: Path, findings: list[tuple[str, str, str]],
+                     launches: int) -> None:
+    """``findings``: (path, code, message) of every finding of the run."""
+    mine = [(code, msg) for p, code, msg in findings if _same_file(p, path)]
+    if case.expect is not None:
+        assert any(code == "SL001" and re.search(case.expect, msg) for code, msg in mine), (
+            f"{case.name}: no SL001 finding matching {case.expect!r} in {mine}")
+    if case.launches is not None:
+        assert launches == case.launches, f"{case.name}: {launches} launches"
+
+
+def _triples(findings: list[Finding]) -> list[tuple[str, str, str]]:
+    return [(f.span.path, f.code, f.message) for f in findings]
+
+
+def run_cli(paths: list[str], *extra: str, timeout: float = CLI_TIMEOUT
+            ) -> tuple[int, dict, str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "servelint.cli", "check", "--no-cache", "-j1", "--format", "json",
+         *extra, *paths],
+        capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+        errors="replace")
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert "internal error" not in proc.stderr, proc.stderr[-3000:]
+    assert proc.returncode in (0, 1), (proc.returncode, proc.stderr[-3000:])
+    return proc.returncode, json.loads(proc.stdout), proc.stderr
+
+
+# ---------------------------------------------------------------- the corpus, one file at a time
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_api_reports_bad_input_and_returns(name: str, built: dict) -> None:
+    b = built[name]
+    t0 = time.perf_counter()
+    report = check_paths([str(b.path)], Options(use_cache=False, jobs=1))
+    assert time.perf_counter() - t0 < API_SECONDS
+    _assert_expected(b.case, b.path, _triples(report.findings), len(report.launches))
+    for f in report.findings:
+        if f.code == "SL001":
+            assert f.span.line >= 1 and f.span.column >= 1
+            assert f.message.strip() and "Traceback" not in f.message
+
+
+def test_cli_checks_every_bad_input_in_one_run_and_goes_on(built: dict) -> None:
+    """All bad files in one invocation: each gets its finding, none stops the others."""
+    paths = [str(b.path) for b in built.values()]
+    rc, out, _ = run_cli(paths)
+    found = [(f["path"], f["code"], f["message"]) for f in out["findings"]]
+    assert rc == 1  # unreadable files are errors
+    for b in built.values():
+        launches = sum(1 for lr in out["launches"] if _same_file(lr["path"], b.path))
+        _assert_expected(b.case, b.path, found, launches)
+
+
+# the cases that once ended in exit 2, a hang or an endless read
+REGRESSIONS = ["fifo_bash", "fifo_recipe", "symlink_loop", "wrong_types_master",
+               "device_symlink"]
+
+
+@pytest.mark.parametrize("name", [n for n in REGRESSIONS if n in CASES])
+def test_cli_single_bad_input(name: str, built: dict) -> None:
+    b = built[name]
+    rc, out, _ = run_cli([str(b.path)], timeout=60)
+    assert rc == 1
+    found = [(f["path"], f["code"], f["message"]) for f in out["findings"]]
+    _assert_expected(b.case, b.path, found, len(out["launches"]))
+
+
+# ---------------------------------------------------------------- readers on the same text
+
+
+def _regular_text(b) -> str | None:
+    p = b.path
+    if not p.is_file() or p.is_symlink() or p.stat().st_size > 4 * corpus.MB:
+        return None
+    return p.read_bytes().decode("utf-8", errors="replace")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_readers_on_text_never_raise(name: str, built: dict) -> None:
+    b = built[name]
+    text = _regular_text(b)
+    if text is None:
+        pytest.skip("not a regular file of checkable size")
+    path = str(b.path)
+    if b.path.suffix == ".yaml":
+        doc = load_yaml_text(text, path)
+        assert isinstance(doc, YamlDoc)
+        if b.case.expect and "UTF-8" not in b.case.expect and b.case.name != "empty_recipe":
+            assert doc.problems or doc.root is not None
+        if b.path.parent.name == "org":
+            assert isinstance(render(path), RenderResult)
+    elif b.path.suffix == ".sh":
+        result = read_script(path, text, time_limit=5.0)
+        for spec in result.launches:
+            assert all(isinstance(t.text, str) for t in spec.argv)
+    elif b.path.suffix == ".md":
+        result = read_markdown(path, text)
+        assert isinstance(result.problems, list)
+
+
+@pytest.mark.parametrize("kind,text", [
+    ("yaml", "model: [unclosed\nvariants: {}\n"),
+    ("yaml", "model: &a {x: *a}\nvariants: {}\n"),
+    ("yaml", "\x00\x01\x02"),
+    ("bash", "#!/bin/bash\n$( ( ` ' \" <<EOF\n"),
+    ("bash", "\udcff"),
+    ("markdown", "```bash\nvllm serve m \\\n"),
+    ("markdown", "~~~\n" * 1000),
+])
+def test_check_text_never_raises(kind: str, text: str) -> None:
+    report = check_text(text.encode("utf-8", "replace").decode("utf-8"), kind, "snippet",
+                        Options(use_cache=False, jobs=1))
+    assert isinstance(report.findings, list)
+
+
+# ---------------------------------------------------------------- every recipe key, wrong type
+
+REPLACEMENTS = {"int": 7, "list": [1, "x"], "map": {"a": 1}, "null": None, "string": "str"}
+
+
+def _key_paths(node, prefix: tuple = ()):
+    if isinstance(node, dict):
+        items = list(node.items())
+    elif isinstance(node, list):
+        items = list(enumerate(node))
+    else:
+        return
+    for key, value in items:
+        yield prefix + (key,)
+        yield from _key_paths(value, prefix + (key,))
+
+
+def _mutants(doc: dict, max_depth: int = 99):
+    for path in _key_paths(doc):
+        if len(path) > max_depth:
+            continue
+        for label, value in REPLACEMENTS.items():
+            mutant = copy.deepcopy(doc)
+            node = mutant
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = copy.deepcopy(value)
+            yield "/".join(map(str, path)) + f"={label}", mutant
+
+
+@pytest.mark.parametrize("recipe", REAL_RECIPES, ids=lambda p: p.stem)
+def test_recipe_with_any_key_of_the_wrong_type_renders_without_raising(recipe: Path,
+                                                                       tmp_path: Path) -> None:
+    if not recipe.is_file():
+        pytest.skip("shared corpus absent")
+    doc = yaml.safe_load(recipe.read_text(encoding="utf-8"))
+    folder = tmp_path / "models" / "org"
+    folder.mkdir(parents=True)
+    target = folder / recipe.name
+    count = 0
+    for label, mutant in _mutants(doc):
+        target.write_text(yaml.safe_dump(mutant), encoding="utf-8")
+        result = render(str(target))
+        assert isinstance(result, RenderResult), label
+        for rendering in result.renderings:
+            assert all(isinstance(t.text, str) for t in rendering.argv), label
+        count += 1
+    assert count >= 5 * 40
+
+
+def test_wrong_type_recipes_through_the_pipeline_and_cli(tmp_path: Path) -> None:
+    """Mutants of the top two levels through every rule (API), then one CLI run."""
+    recipe = REAL_RECIPES[0]
+    if not recipe.is_file():
+        pytest.skip("shared corpus absent")
+    doc = yaml.safe_load(recipe.read_text(encoding="utf-8"))
+    folder = tmp_path / "models" / "org"
+    folder.mkdir(parents=True)
+    written = []
+    for i, (_label, mutant) in enumerate(_mutants(doc, max_depth=2)):
+        target = folder / f"m{i:03d}.yaml"
+        target.write_text(yaml.safe_dump(mutant), encoding="utf-8")
+        written.append(str(target))
+    report = check_paths([str(folder)], Options(use_cache=False, jobs=1))
+    assert sorted(report.files) == sorted(written)
+    rc, out, _ = run_cli([str(folder)], "-j2")
+    assert len(out["findings"]) == len(report.findings)
+
+
+def test_master_config_with_any_value_of_the_wrong_type(tmp_path: Path) -> None:
+    from servelint.readers.inferencex import read_inferencex
+
+    entry = {"image": "vllm/vllm-openai:v0.25.0", "model": "org/m", "model-prefix": "m",
+             "runner": "b200", "precision": "fp4", "framework": "vllm", "multinode": False,
+             "scenarios": {"fixed-seq-len": [{"isl": 1024, "osl": 1024, "search-space": [
+                 {"tp": 8, "ep": 8, "dp-attn": True, "conc-start": 4, "conc-end": 64}]}]}}
+    (tmp_path / "configs").mkdir()
+    scripts = tmp_path / "benchmarks" / "single_node" / "fixed_seq_len"
+    scripts.mkdir(parents=True)
+    (scripts / "m_fp4_b200.sh").write_text(
+        '#!/bin/bash\nvllm serve "$MODEL" --tensor-parallel-size "$TP" --max-num-seqs "$CONC"\n',
+        encoding="utf-8")
+    master = tmp_path / "configs" / "x-master.yaml"
+    master.write_text(yaml.safe_dump({"e": entry}), encoding="utf-8")
+    assert read_inferencex(str(master)).launches  # the unmutated entry binds and launches
+    for label, mutant in _mutants({"e": entry}):
+        master.write_text(yaml.safe_dump(mutant), encoding="utf-8")
+        result = read_inferencex(str(master), time_limit=2.0)
+        assert isinstance(result.problems, list), label
