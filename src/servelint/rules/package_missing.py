@@ -34,9 +34,12 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from servelint import hardware
 from servelint.model import Finding, Severity, Span
 from servelint.rules._util import canonical_pkg, env_truthy, is_symbolic, shell_quote, token_span
 from servelint.rules.base import CheckContext, finding
+
+PLATFORM_VENDOR = {"rocm": "amd", "xpu": "intel", "cuda": "nvidia", "tpu": "google", "cpu": "cpu"}
 
 CODE = "SL131"
 NAME = "package-missing"
@@ -69,11 +72,18 @@ def triggered(ctx: CheckContext, trigger: dict[str, Any]) -> tuple[Span, str] | 
             continue
         vi = opt.value_index if opt.value_index is not None else opt.index
         value = opt.value if isinstance(opt.value, str) else None
-        if kind == "option" and act.dest == trigger.get("name") and not opt.config_path:
+        if kind == "option" and act.dest == (trigger.get("dest") or trigger.get("name")) \
+                and not opt.config_path:
             if is_symbolic(spec, vi) and trigger.get("value") is not None:
                 continue
-            if act.takes_value and not _matches_value(trigger.get("value"), value):
+            want = trigger.get("value")
+            if act.takes_value and not _matches_value(want, value):
                 continue
+            if not act.takes_value and want not in (None, "truthy"):
+                continue
+            if not act.takes_value and act.raw.get("negative") and \
+                    opt.written.split("=", 1)[0] in act.raw["negative"]:
+                continue  # --no-grpc turns it off
             shown = f"{act.primary} {value}" if value is not None else act.primary
             return token_span(spec, opt.index), shown
         if kind == "config":
@@ -145,11 +155,15 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     prof = ctx.profile
     if ctx.extra.get("custom_image") or not prof.image.get("packages"):
         return  # the image's package set is unknown: cannot check
+    gpu = hardware.lookup(ctx.spec.gpu)
     for gate in prof.gates:
         trigger = gate.get("trigger")
         package = gate.get("package")
         if not trigger or not package:
-            continue
+            continue  # a gate the builder could not tie to a trigger is never a verdict
+        platform = gate.get("platform")
+        if platform and (gpu is None or PLATFORM_VENDOR.get(platform) != gpu.vendor):
+            continue  # a ROCm/XPU-only code path: only judged on that hardware
         hit = triggered(ctx, trigger)
         if hit is None:
             continue
@@ -186,5 +200,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             f"(pip install {shell_quote(requirement)})",
             f"(3) {third}",
         ])
+        weak = gate.get("via") == "registry-import" or gate.get("package_named_by") == "module"
+        if weak:
+            msg += " (the link from this setting to the import is inferred, not stated by the code)"
         yield finding(sys.modules[__name__], ctx, span, msg, fix=fix,
-                      evidence=gate.get("source", ""))
+                      evidence=gate.get("source", ""),
+                      severity=Severity.WARNING if weak else None)

@@ -77,18 +77,22 @@ PLUGIN_FLAGS = {
 def check(ctx: CheckContext) -> Iterator[Finding]:
     prof = ctx.profile
     written = {t.text.split("=", 1)[0].replace("_", "-") for t in ctx.spec.argv}
+    dests = {o.action.dest for o in ctx.parsed.options if o.action is not None}
     for target, value, index in values_to_check(ctx):
         late = prof.late_for(target)
         if late is None:
             continue
         set_name, entry = late
-        if any(flag in written for flag in PLUGIN_FLAGS.get(set_name, ())):
+        if any(flag in written for flag in PLUGIN_FLAGS.get(set_name, ())) or \
+                any(dest in dests for dest in entry.get("extended_by", [])):
             continue  # names from a plugin file cannot be checked statically
+        if any(dest not in dests for dest in entry.get("only_with", [])):
+            continue  # the engine checks this value only together with another option
         allowed = entry.get("values", [])
         if not allowed or value_in(value, allowed, entry.get("case_sensitive", True)):
             continue
         where = f'"{value}" is not a registered {set_name.replace("_", " ")} in {prof.label}'
-        stage = entry.get("stage", "")
+        stage = entry.get("target_stages", {}).get(target) or entry.get("stage", "")
         msg = where + (f": the engine fails at {stage.replace('_', ' ')}" if stage else "")
         if entry.get("message"):
             msg += f" ({entry['message']})"
