@@ -8,13 +8,17 @@ the parser as arguments, and it exits with ``unrecognized arguments``.
 Bad:
 
 ```markdown bad
-    docker run --gpus all vllm/vllm-openai:v0.27.1 vllm serve Qwen/Qwen3-8B
+~~~bash
+docker run --gpus all vllm/vllm-openai:v0.27.1 vllm serve Qwen/Qwen3-8B
+~~~
 ```
 
 Good:
 
 ```markdown good
-    docker run --gpus all vllm/vllm-openai:v0.27.1 Qwen/Qwen3-8B
+~~~bash
+docker run --gpus all vllm/vllm-openai:v0.27.1 Qwen/Qwen3-8B
+~~~
 ```
 
 Fix: drop the command words after the image, or set ``--entrypoint``.
