@@ -104,3 +104,12 @@ def test_sglang_serve_entry(profile):
     finally:
         profile.rules.update(serve_positional_model=False, serve_model_type_selector=False)
     assert not sglang_argv.parse(profile, ["m"], entry="serve").ok
+
+
+def test_human_readable_int(profile):
+    act = profile.option_index["--max-prefill-tokens"]
+    assert act.raw["type"] == "human_int" and act.raw["type_name"] == "human_readable_int"
+    for ok in ("4096", "16k", "1Mi", "2.5k"):
+        assert parse(profile, "--model-path", "m", "--max-prefill-tokens", ok).ok, ok
+    bad = parse(profile, "--model-path", "m", "--max-prefill-tokens", "lots")
+    assert bad.error.startswith("argument --max-prefill-tokens: Invalid integer value: 'lots'.")

@@ -60,7 +60,8 @@ def main() -> None:
             ac = sorted(a["choices"]) if a["choices"] is not None else None
             if ac != r["choices"]:
                 problems.append(f"choices {ac} != {r['choices']}")
-        rt = {"int": "int", "float": "float", "str": "str", "None": None}.get(r["type"], "other")
+        rt = {"int": "int", "float": "float", "str": "str", "None": None,
+              "human_readable_int": "human_int"}.get(r["type"], "other")
         at = a.get("type")
         if a["kind"] in {"store", "other", "append"} and at != rt and not (at == "str" and rt is None) \
                 and not (at == "json" and rt == "other"):

@@ -289,6 +289,8 @@ class ParserExtractor:
             act.update(kind="store_true", type=None)
         else:
             act["type"] = _type_name(type_parser) if type_parser else info.get("type", "str")
+            if type_parser and act["type"] in {"other", "human_int", "json"}:
+                act["type_name"] = type_parser
             if arg_choices or arg_choices is UNKNOWN:
                 act["choices"], act["choices_unresolved"] = _choices(arg_choices)
             if nargs:
@@ -355,6 +357,8 @@ class ParserExtractor:
             type_node = kwargs.get("type")
             act["type"] = _type_name(_name_of(type_node)) if isinstance(type_node, ast.expr) else (
                 "str")
+            if isinstance(type_node, ast.expr) and act["type"] in {"other", "human_int", "json"}:
+                act["type_name"] = _name_of(type_node)
         if act["kind"] in {"store_true", "store_false"}:
             act["nargs"] = None
         choices, unresolved = _choices(val("choices"))
@@ -575,6 +579,8 @@ def _type_name(name: str | None) -> str:
         return _TYPE_NAMES[name]
     if name in {"loads", "json_list_type"}:
         return "json"
+    if name == "human_readable_int":  # sglang/srt/utils/common.py: 1k / 1Mi / plain int
+        return "human_int"
     return "other"
 
 

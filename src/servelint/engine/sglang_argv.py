@@ -32,6 +32,9 @@ class ParseResult(vllm_argv.ParseResult):
     warnings: list[str] = field(default_factory=list)  # deprecation warnings the release logs
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+# values human_readable_int accepts (int(), or a number with an SI/IEC suffix); anything it
+# might still accept is let through (IEC decimals are an error we do not report)
+_HUMAN_INT = re.compile(r"^\s*([+-]?[\d_]+|\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T))\s*$")
 _ZERO = {"store_true", "store_false", "store_const", "count", "help", "version",
          "boolean_optional"}
 
@@ -118,6 +121,10 @@ class _Parser:
             except ValueError:
                 raise ArgError(f"argument {_name(action)}: invalid float value: {text!r}",
                                index) from None
+        elif typ == "human_int" and not _HUMAN_INT.match(text):
+            raise ArgError(f"argument {_name(action)}: Invalid integer value: '{text.strip()}'. "
+                           "Use a plain integer, SI suffixes (1k, 1M), or IEC suffixes "
+                           "(1Ki, 1Mi). Suffixes are case-sensitive.", index)
         choices = action.choices
         if choices is None or action.raw.get("choices_unresolved"):
             return

@@ -35,6 +35,7 @@ class ServerArgs:
                             help="NOTE: --enable-ep-moe is deprecated. Please set `--ep-size`.")
         parser.add_argument("--enable-gone", action=DeprecatedAction,
                             error_message="--enable-gone was removed, use --new.")
+        parser.add_argument("--max-prefill-tokens", type=human_readable_int)
         parser.add_argument("--config", type=str)
 
 
