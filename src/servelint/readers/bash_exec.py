@@ -1042,7 +1042,7 @@ def _seq_output(args: list[str]) -> str | None:
 
 
 def _global_assignments(body, src: Source) -> frozenset[str]:
-    key = ("global_assignments", body.id)
+    key = ("global_assignments", body.start_byte, body.end_byte, body.type)
     found = src.memo.get(key)
     if found is None:
         found = src.memo[key] = frozenset(_global_assignments_of(body, src))
@@ -1205,7 +1205,7 @@ def _case_item_parts(item):
 
 
 def _assigned_names(node, src: Source) -> frozenset[str]:
-    key = ("assigned_names", node.id)
+    key = ("assigned_names", node.start_byte, node.end_byte, node.type)
     found = src.memo.get(key)
     if found is None:
         found = src.memo[key] = frozenset(_assigned_names_of(node, src))

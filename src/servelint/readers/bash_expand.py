@@ -32,6 +32,10 @@ from servelint.readers.bash_values import (
 _BRK = None
 _QUOTED = (Piece(""), "Q")  # marks quoted (possibly empty) content in a word
 _WORD_NODES = ("word", "number", "extglob_pattern", "regex", "test_operator")
+# nodes whose parts never depend on the flow (a "string" only when all its children are text)
+_STATIC_NODES = frozenset((*_WORD_NODES, "raw_string", "ansi_c_string", "string_content",
+                           "string"))
+_UNSEEN = object()
 
 
 def glob_regex(pattern: str) -> str:
@@ -93,6 +97,22 @@ class Expander:
     # -------------------------------------------------------------- parts
     def parts(self, node, src: Source, st: State, quoted: bool) -> list:
         self.tick()
+        if node.type not in _STATIC_NODES:
+            return self._parts(node, src, st, quoted)
+        # no expansion inside: the same parts on every read of src (None: a dynamic string).
+        # Keyed by byte range and type: node ids of small leaves are not unique.
+        key = ("parts", node.start_byte, node.end_byte, node.type, quoted)
+        found = src.memo.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            static = node.type != "string" or all(
+                c.type == "string_content" for c in node.named_children)
+            found = src.memo[key] = tuple(self._parts(node, src, st, quoted)) \
+                if static else None
+        if found is None:
+            return self._parts(node, src, st, quoted)
+        return list(found)  # type: ignore[arg-type]
+
+    def _parts(self, node, src: Source, st: State, quoted: bool) -> list:
         t = node.type
         if t in _WORD_NODES:
             text = src.text(node)

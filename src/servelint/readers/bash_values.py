@@ -51,6 +51,16 @@ class Var:
     span: Span | None = None  # where it was (last) assigned
     external: bool = False  # comes from the caller's env, not from the script
     unknown_array: bool = False  # an array whose elements cannot be known
+    # flows are merged by content, so a Var is hashed many times: hash it once
+    _hash: int | None = field(default=None, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = hash((self.scalar, self.array, self.exported, self.span, self.external,
+                      self.unknown_array))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     @property
     def elements(self) -> tuple[Field, ...]:
