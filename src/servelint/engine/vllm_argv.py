@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -551,8 +552,7 @@ def _argparse(profile: Profile, toks: list[_Tok], options: list[ParsedOption],
             raise _Fail(f"argument {_arg_name(act)}: ignored explicit argument {explicit!r}",
                         toks[start].index)
         nargs = _effective_nargs(act)
-        selected = pattern[start + 1:]
-        count = _match(nargs, selected, optional=True)
+        count = _match(nargs, pattern, optional=True, pos=start + 1)  # no copy of the tail
         if count is None:
             raise _Fail(f"argument {_arg_name(act)}: {_expected_message(nargs)}",
                         toks[start].index)
@@ -577,7 +577,7 @@ def _argparse(profile: Profile, toks: list[_Tok], options: list[ParsedOption],
     max_opt = option_indices[-1] if option_indices else -1
     start = 0
     while start <= max_opt:
-        next_opt = min(i for i in option_indices if i >= start)
+        next_opt = option_indices[bisect_left(option_indices, start)]  # argparse's min(), in log n
         if start != next_opt:
             end = consume_positionals(start)
             if end > start:
@@ -600,8 +600,8 @@ def _written_at(argv: list[str], index: int, tok: _Tok) -> str:
     return argv[index] if 0 <= index < len(argv) else tok.written
 
 
-def _match(nargs: Any, selected: str, optional: bool = True) -> int | None:
-    m = re.match(_nargs_pattern(nargs, optional), selected)
+def _match(nargs: Any, selected: str, optional: bool = True, pos: int = 0) -> int | None:
+    m = re.compile(_nargs_pattern(nargs, optional)).match(selected, pos)
     return len(m.group(1)) if m else None
 
 
