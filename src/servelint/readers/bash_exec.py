@@ -1080,11 +1080,21 @@ def _keys(states: list[State]) -> list[tuple]:
                 names.add(n)
         names.update(n for n in first if n not in s.vars)
     ordered = sorted(names)
+    # functions likewise: only names whose definition differs from the first flow's
+    ffirst = states[0].funcs
+    fnames: set[str] = set()
+    for s in states[1:]:
+        for k, v in s.funcs.items():
+            f = ffirst.get(k)
+            if f is None or f[0] is not v[0]:
+                fnames.add(k)
+        fnames.update(k for k in ffirst if k not in s.funcs)
+    fordered = sorted(fnames)
     out = []
     for s in states:
         out.append((
             tuple(s.vars.get(n) for n in ordered),
-            tuple(sorted((k, id(v[0])) for k, v in s.funcs.items())),
+            tuple(id(s.funcs[k][0]) if k in s.funcs else None for k in fordered),
             tuple(sorted((k, v.lines, v.unknown) for k, v in s.files.items())),
             tuple(id(i) for i in s.installs), s.positional, s.flow,
             tuple(s.capture) if s.capture is not None else None,
