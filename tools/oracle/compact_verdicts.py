@@ -43,6 +43,7 @@ ARTEFACTS = (
     ("artefact:fake-model", re.compile(r"could not locate .*tokens? in the tokeni[sz]er")),
     ("artefact:fake-model", re.compile(r"^KeyError: '<")),
     ("artefact:fake-model", re.compile(r"tokenizer is missing special tokens")),
+    ("artefact:fake-model", re.compile(r"Make sure that a Mistral tokenizer is present")),
 )
 
 

@@ -42,6 +42,11 @@ RULES: list[tuple[str, str]] = [
      "parse: PoolerConfig has a mode='before' model validator (reject_removed_parameters), "
      "so the profile marks its keys as not statically checkable (keys_checked=false): a miss "
      "by design, not a false error"),
+    (r"Speculative decoding with draft model is not supported yet.* \|\| accepted \|\| "
+     r"m --speculative-config \{\"method\": \"mtp\"",
+     "late: model-dependent: 0.11 resolves method 'mtp' to the target model as its own "
+     "draft, and a non-MTP target (the fake llama) takes the unsupported draft-model path; "
+     "the error text lists 'mtp' among the alternatives"),
     (r"method='custom_class' requires 'model'",
      "late: cross-field rule of SpeculativeConfig: method 'custom_class' also needs 'model' "
      "to name the proposer class; the case gives none (the method itself is valid)"),
