@@ -82,8 +82,9 @@ def _in_set(value: Any, entry: dict[str, Any]) -> bool:
 def _requirements_met(entry: dict[str, Any], effective: dict[str, Any]) -> bool:
     """A set may only be checked when other options are on (e.g. a tool parser is only
     looked up with auto tool choice): entry["requires"] lists those dests."""
-    return all(effective.get(dest) not in (None, False, "false", "False")
-               for dest in entry.get("requires", []))
+    # a store_true flag is present with value None: presence is what counts
+    return all(dest in effective and effective[dest] not in (False, "false", "False")
+               for dest in entry.get("requires", []) + entry.get("only_with", []))
 
 
 def late_rejection(profile: Profile, effective: dict[str, Any],
