@@ -224,6 +224,15 @@ def _apply_options(spec: LaunchSpec, options: Options) -> None:
                 spec.release_span = inst.span
 
 
+def _placeholders_symbolic(spec: LaunchSpec) -> None:
+    """A guide's ``<model_name>`` placeholder (read as ``$_model_name``) is never a value,
+    even inside single quotes where the shell would keep it literally."""
+    if spec.origin != "markdown" or not any("$_" in t.text for t in spec.argv):
+        return
+    spec.argv = [Token(t.text, t.span, True) if "$_" in t.text and not t.symbolic else t
+                 for t in spec.argv]
+
+
 def _split_spaced(spec: LaunchSpec) -> None:
     """A recipe token "--flag value" is printed unquoted by the site: the shell splits it."""
     if spec.origin != "recipe" or not any(" " in t.text for t in spec.argv):
@@ -251,6 +260,7 @@ def _is_custom_image(spec: LaunchSpec, prof) -> bool:
 def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
     _apply_options(spec, options)
     _split_spaced(spec)
+    _placeholders_symbolic(spec)
     image_map = options.config.image_release if options.config is not None and \
         hasattr(options.config, "image_release") else None
     target = options.target_version.partition("==")[2] if options.target_version else None
