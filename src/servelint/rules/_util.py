@@ -90,3 +90,15 @@ def shell_quote(text: str) -> str:
 
 def canonical_pkg(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
+
+
+_EXPLAINED: dict[tuple, tuple[str, str]] = {}
+
+
+def per_release(ctx, explain, *args: str) -> tuple[str, str]:
+    """``explain(ctx, *args)`` computed once per release and arguments (messages that depend
+    only on the release and a name, not on the launch)."""
+    key = (explain.__module__, ctx.profile.engine, ctx.profile.version, *args)
+    if key not in _EXPLAINED:
+        _EXPLAINED[key] = explain(ctx, *args)
+    return _EXPLAINED[key]

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from servelint.model import Finding, Severity
-from servelint.rules._util import suggest
+from servelint.rules._util import per_release, suggest
 from servelint.rules.base import CheckContext, finding
 
 CODE = "SL121"
@@ -54,7 +54,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 "SGLANG_" + name[4:] in prof.env_registry:
             continue  # SGLang rewrites SGL_* to SGLANG_* (with a warning)
         effect = _effect(prof)
-        msg, fix = _explain_cached(ctx, name, effect)
+        msg, fix = per_release(ctx, _explain_uncached, name, effect)
         sev = Severity.ERROR if strict and prof.engine == "vllm" and prof.env_unknown_warning \
             else None
         yield finding(sys.modules[__name__], ctx, env.span or spec.anchor, msg, fix=fix,
@@ -85,14 +85,3 @@ def _explain_uncached(ctx: CheckContext, name: str, effect: str) -> tuple[str, s
     if guess:
         msg += f'; did you mean "{guess}"?'
     return msg, hint or (f"use {guess}" if guess else "drop it")
-
-
-_EXPLAINED: dict[tuple, tuple[str, str]] = {}
-
-
-def _explain_cached(ctx: CheckContext, *args: str) -> tuple[str, str]:
-    """The explanation depends only on the release and the name: compute it once."""
-    key = (ctx.profile.engine, ctx.profile.version, *args)
-    if key not in _EXPLAINED:
-        _EXPLAINED[key] = _explain_uncached(ctx, *args)
-    return _EXPLAINED[key]

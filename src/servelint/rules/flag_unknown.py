@@ -28,7 +28,14 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from servelint.model import Finding, Severity
-from servelint.rules._util import flag_judgeable, normalise_flag, suggest, token, token_span
+from servelint.rules._util import (
+    flag_judgeable,
+    normalise_flag,
+    per_release,
+    suggest,
+    token,
+    token_span,
+)
 from servelint.rules.base import CheckContext, finding
 
 CODE = "SL101"
@@ -64,7 +71,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             continue
         name = normalise_flag(text)
         base = name.split(".", 1)[0] if prof.rules.get("dotted_keys") else name
-        message, fix = _explain_cached(ctx, base, release)
+        message, fix = per_release(ctx, _explain_uncached, base, release)
         yield finding(sys.modules[__name__], ctx, span, message, fix=fix)
 
 
@@ -94,14 +101,3 @@ def _explain_uncached(ctx: CheckContext, name: str, release: str) -> tuple[str, 
     if guess:
         msg += f'; did you mean "{guess}"?'
     return msg, f'use "{guess}"' if guess else "remove the flag"
-
-
-_EXPLAINED: dict[tuple, tuple[str, str]] = {}
-
-
-def _explain_cached(ctx: CheckContext, *args: str) -> tuple[str, str]:
-    """The explanation depends only on the release and the name: compute it once."""
-    key = (ctx.profile.engine, ctx.profile.version, *args)
-    if key not in _EXPLAINED:
-        _EXPLAINED[key] = _explain_uncached(ctx, *args)
-    return _EXPLAINED[key]
