@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from test_sglang_builder import make_wheel
 
 from servelint.builder import sglang_parser
 from servelint.engine import sglang_argv
 from servelint.profiles import Profile
-from tests.test_sglang_builder import make_wheel
 
 
 @pytest.fixture(scope="module")

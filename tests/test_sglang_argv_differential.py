@@ -13,9 +13,9 @@ import random
 import re
 
 import pytest
+from test_sglang_argv import profile  # noqa: F401  (fixture)
 
 from servelint.engine import sglang_argv
-from tests.test_sglang_argv import profile  # noqa: F401  (fixture)
 
 
 class _Raising(argparse.ArgumentParser):
