@@ -77,7 +77,43 @@ def _neutral_value(profile: Profile, argv: list[str], index: int) -> str | None:
 
 
 def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = ()) -> LintParse:
-    return _lint_parse_cached(profile.engine, profile.version, argv, symbolic)
+    canon, changed = _canonical(profile, argv, set(symbolic))
+    result = _lint_parse_cached(profile.engine, profile.version, canon, symbolic)
+    return _restore(result, argv, changed) if changed else result
+
+
+def _canonical(profile: Profile, argv: tuple[str, ...], sym: set[int]
+               ) -> tuple[tuple[str, ...], set[int]]:
+    """The argv with values that cannot change the parse replaced by one spelling, so that
+    renderings differing only in the model id or an integer size share one parse: the model
+    positional, and plain decimal values of int options without choices."""
+    out = list(argv)
+    changed: set[int] = set()
+    if out and not out[0].startswith("-") and 0 not in sym:
+        out[0], _ = "model", changed.add(0)
+    for i in range(1, len(out)):
+        prev, value = argv[i - 1], argv[i]
+        if i in sym or not value.isdigit() or not prev.startswith("--") or "=" in prev:
+            continue
+        act = profile.option_index.get(prev)
+        if act is not None and act.raw.get("type") == "int" and not act.choices and \
+                act.nargs is None and act.kind == "store":
+            out[i] = "1"
+            changed.add(i)
+    return tuple(out), changed
+
+
+def _restore(result: LintParse, argv: tuple[str, ...], changed: set[int]) -> LintParse:
+    import dataclasses
+
+    options = [dataclasses.replace(o, value=argv[o.value_index])
+               if o.value_index in changed and isinstance(o.value, str) else o
+               for o in result.options]
+    positionals = list(result.positionals)
+    if 0 in changed and positionals:
+        positionals[0] = argv[0]
+    return LintParse(options=options, problems=result.problems, positionals=positionals,
+                     ok=result.ok)
 
 
 @lru_cache(maxsize=4096)
