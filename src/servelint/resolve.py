@@ -71,8 +71,23 @@ def profile_for(engine: str, release: str) -> tuple[Profile | None, str]:
     return None, f"{engine} {release} is not a release servelint has a profile for"
 
 
+_RESOLVED: dict[tuple, Resolution] = {}
+
+
 def resolve(spec: LaunchSpec, *, target_version: str | None = None,
             image_map: Callable[[str], tuple[str, str] | None] | None = None) -> Resolution:
+    """The release(s) to judge ``spec`` against (memoised: it depends only on these facts)."""
+    key = (spec.engine, spec.image, spec.release, spec.floor,
+           spec.context.get("release_from", ""), target_version, id(image_map))
+    found = _RESOLVED.get(key)
+    if found is None:
+        found = _RESOLVED[key] = _resolve(spec, target_version=target_version,
+                                          image_map=image_map)
+    return found
+
+
+def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
+             image_map: Callable[[str], tuple[str, str] | None] | None = None) -> Resolution:
     engine = spec.engine
     notes: list[str] = []
     if not profiles.available(engine):

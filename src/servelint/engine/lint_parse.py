@@ -107,7 +107,8 @@ def _restore(result: LintParse, argv: tuple[str, ...], changed: set[int]) -> Lin
     import dataclasses
 
     options = [dataclasses.replace(o, value=argv[o.value_index])
-               if o.value_index in changed and isinstance(o.value, str) else o
+               if o.value_index in changed and isinstance(o.value, str)
+               and o.value != argv[o.value_index] else o
                for o in result.options]
     positionals = list(result.positionals)
     if 0 in changed and positionals:

@@ -154,6 +154,7 @@ def newest(engine: str) -> str | None:
     return vs[-1] if vs else None
 
 
+@cache
 def best_at_or_below(engine: str, version: str) -> str | None:
     """The newest release with a profile that is <= version (for floors like 0.11.1)."""
     try:

@@ -151,12 +151,47 @@ def images_shipping(ctx: CheckContext, package: str) -> list[str]:
     return list(hist.of("image_package", canonical_pkg(package)).releases)
 
 
+_INDEX: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
+
+
+def _gate_index(prof) -> dict[str, list[dict[str, Any]]]:
+    """The release's tied gates by what can trigger them: env name or option dest."""
+    key = (prof.engine, prof.version)
+    if key not in _INDEX:
+        index: dict[str, list[dict[str, Any]]] = {}
+        for gate in prof.gates:
+            trig = gate.get("trigger") or {}
+            if trig.get("kind") == "env":
+                name = "env:" + str(trig.get("name"))
+            elif trig.get("kind") == "option":
+                name = "dest:" + str(trig.get("dest") or trig.get("name"))
+            elif trig.get("kind") == "config":
+                name = "dest:" + str(trig.get("path", "")).split(".", 1)[0]
+            else:
+                continue
+            index.setdefault(name, []).append(gate)
+        _INDEX[key] = index
+    return _INDEX[key]
+
+
+def _candidates(ctx: CheckContext) -> list[dict[str, Any]]:
+    """Only the gates this launch could trigger (an env var it sets, an option it uses)."""
+    index = _gate_index(ctx.profile)
+    keys = {"env:" + e.name for e in ctx.spec.env}
+    keys.update("dest:" + o.action.dest for o in ctx.parsed.options if o.action is not None)
+    seen: list[dict[str, Any]] = []
+    for k in keys:
+        seen.extend(index.get(k, ()))
+    order = {id(g): i for i, g in enumerate(ctx.profile.gates)}
+    return sorted(seen, key=lambda g: order[id(g)])
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     prof = ctx.profile
     if ctx.extra.get("custom_image") or not prof.image.get("packages"):
         return  # the image's package set is unknown: cannot check
     gpu = hardware.lookup(ctx.spec.gpu)
-    for gate in prof.gates:
+    for gate in _candidates(ctx):
         trigger = gate.get("trigger")
         package = gate.get("package")
         if not trigger or not package:

@@ -40,8 +40,16 @@ SEVERITY = Severity.ERROR
 FIX_SAFE = False
 
 
-def values_to_check(ctx: CheckContext):
-    """Yield (target, value, argv index) for every option value governed by a late value set."""
+def values_to_check(ctx: CheckContext) -> list[tuple[str, str, int]]:
+    """(target, value, argv index) for every option value governed by a late value set;
+    computed once per launch and release, shared by the rules that read it."""
+    cached = ctx.extra.get("values_to_check")
+    if cached is None:
+        cached = ctx.extra["values_to_check"] = list(_values_to_check(ctx))
+    return cached
+
+
+def _values_to_check(ctx: CheckContext):
     for opt in ctx.parsed.options:
         act = opt.action
         vi = opt.value_index if opt.value_index is not None else opt.index

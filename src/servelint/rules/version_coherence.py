@@ -50,6 +50,9 @@ SEVERITY = Severity.WARNING
 FIX_SAFE = False
 
 
+_LATE: dict[tuple, str | None] = {}
+
+
 def _v(text: str | None) -> Version | None:
     try:
         return Version(text.strip().lstrip("v")) if text else None
@@ -74,10 +77,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         f"the floor {spec.floor}"
 
     def late(kind: str, key: str) -> str | None:
-        first = hist.of(kind, key).first
-        if first and first != hist.releases[0] and hist._pos(first) > floor_pos:
-            return first
-        return None
+        memo = (hist.engine, floor_pos, kind, key)
+        if memo not in _LATE:
+            first = hist.of(kind, key).first
+            _LATE[memo] = first if first and first != hist.releases[0] and \
+                hist._pos(first) > floor_pos else None
+        return _LATE[memo]
 
     seen: set[tuple[str, int]] = set()
     for opt in ctx.parsed.options:
