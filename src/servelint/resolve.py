@@ -95,6 +95,11 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
     res = Resolution([], notes)
     floor_v = _version(spec.floor)
     if target_version:
+        if spec.image and image_ref(spec.image).repository not in \
+                OFFICIAL_REPOSITORIES.get(engine, ()):
+            notes.append(f"{spec.image} is not an official {engine} image: what a bump to "
+                         f"{target_version} would do to it cannot be checked")
+            return res
         prof, why = profile_for(engine, target_version)
         if prof is None:
             notes.append(why)
