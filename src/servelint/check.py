@@ -39,6 +39,7 @@ class Options:
     no_ignores: bool = False
     works_on: bool = False  # compute the range of releases each launch passes on
     use_cache: bool = False  # reuse results of unchanged files (servelint.cache)
+    cap_guesses: bool = True  # a guessed release caps errors at warning (not for works_on)
     jobs: int = 0  # worker processes (0: one per core)
 
 
@@ -286,7 +287,8 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
             if "primary" not in getattr(rule, "ROLES", ("primary",)):
                 continue
             for f in rule.check(ctx):
-                if tgt.floating and f.severity > Severity.WARNING and res.capped:
+                if tgt.floating and f.severity > Severity.WARNING and res.capped and \
+                        options.cap_guesses:
                     f.severity = Severity.WARNING
                     f.message += f" (release not pinned: {tgt.how})"
                 out.append(f)
@@ -484,7 +486,7 @@ def works_on(spec: LaunchSpec) -> dict[str, str | None]:
     """First and last release (of the profiles) on which the launch has no error."""
     passing = []
     for version in profiles.available(spec.engine):
-        opts = Options(target_version=f"{spec.engine}=={version}")
+        opts = Options(target_version=f"{spec.engine}=={version}", cap_guesses=False)
         found, _ = check_spec(_copy_spec(spec), opts)
         if not any(f.severity == Severity.ERROR for f in found):
             passing.append(version)

@@ -77,8 +77,10 @@ _RESOLVED: dict[tuple, Resolution] = {}
 def resolve(spec: LaunchSpec, *, target_version: str | None = None,
             image_map: Callable[[str], tuple[str, str] | None] | None = None) -> Resolution:
     """The release(s) to judge ``spec`` against (memoised: it depends only on these facts)."""
+    if image_map is not None:  # config mappings: not memoised (configs differ between runs)
+        return _resolve(spec, target_version=target_version, image_map=image_map)
     key = (spec.engine, spec.image, spec.release, spec.floor,
-           spec.context.get("release_from", ""), target_version, id(image_map))
+           spec.context.get("release_from", ""), target_version)
     found = _RESOLVED.get(key)
     if found is None:
         found = _RESOLVED[key] = _resolve(spec, target_version=target_version,
@@ -104,7 +106,14 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
         if prof is None:
             notes.append(why)
         else:
-            res.targets.append(Target(prof, "primary", f"--target-version {target_version}"))
+            # a command that pins no image runs wherever the reader puts it (plugins, other
+            # platforms): its upgrade verdicts are capped at warning
+            source = spec.context.get("release_from", "")
+            pinned = not source.startswith(("min_vllm_version", "the recipe's docker_image")) \
+                and bool(spec.image or spec.release)
+            res.targets.append(Target(prof, "primary", f"--target-version {target_version}",
+                                      floating=not pinned))
+            res.capped = not pinned
         return res
 
     from_floor = spec.context.get("release_from", "").startswith("min_vllm_version")
