@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from servelint import profiles
@@ -32,7 +32,7 @@ def _collect(profile: profiles.Profile) -> dict[str, set[str]]:
         for value in entry.get("values", []):
             keys["late"].add(f"{name}={value}")
     for pkg in profile.image_packages():
-        keys["image_package"].add(re.sub(r"[-_.]+", "-", pkg).lower())
+        keys["image_package"].add(canonicalize_name(pkg))
     for cname, cfg in profile.configs.items():
         for field in cfg.get("fields", {}):
             keys["config_key"].add(f"{cname}.{field}")

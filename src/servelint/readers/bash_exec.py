@@ -18,7 +18,7 @@ import tree_sitter_bash
 from tree_sitter import Language, Parser
 
 from servelint.model import EnvVar, LaunchSpec, Span
-from servelint.readers.bash_expand import Expander, glob_regex
+from servelint.readers.bash_expand import Expander, _first_named, glob_regex
 from servelint.readers.bash_launch import (
     CONFIG_FLAGS,
     config_value,
@@ -1273,10 +1273,7 @@ def _simple_test(words: list[str]) -> bool | None:
 
 
 def _first_named_or_self(node):
-    for c in node.children:
-        if c.is_named:
-            return c
-    return node
+    return _first_named(node) or node
 
 
 def _write_file(st: State, path: str, content: Pieces, append: bool) -> None:

@@ -6,6 +6,8 @@ import difflib
 import re
 from functools import lru_cache
 
+from packaging.utils import canonicalize_name
+
 from servelint.model import LaunchSpec, Span, Token
 
 TRUTHY = {"1", "true", "yes", "on", "y", "t"}
@@ -89,7 +91,7 @@ def shell_quote(text: str) -> str:
 
 
 def canonical_pkg(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return canonicalize_name(name)
 
 
 _EXPLAINED: dict[tuple, tuple[str, str]] = {}

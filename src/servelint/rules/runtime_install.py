@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from functools import cache
-from importlib import resources
 
 from servelint.model import Finding, Severity
+from servelint.readers.pip import well_known_packages
 from servelint.rules._util import canonical_pkg
 from servelint.rules.base import CheckContext, finding
 
@@ -40,16 +39,6 @@ NAME = "runtime-install"
 SEVERITY = Severity.WARNING
 FIX_SAFE = False
 ROLES = ("notes",)  # independent of the release: once per launch
-
-
-@cache
-def popular() -> frozenset[str]:
-    try:
-        text = (resources.files("servelint") / "data" / "popular_packages.txt").read_text()
-    except (FileNotFoundError, OSError):
-        return frozenset()
-    return frozenset(canonical_pkg(line.split()[0]) for line in text.splitlines()
-                     if line.strip() and not line.startswith("#"))
 
 
 def _pinned(inst) -> bool:
@@ -77,7 +66,7 @@ def _reasons(inst, known: frozenset[str]) -> list[str]:
 def check(ctx: CheckContext) -> Iterator[Finding]:
     spec = ctx.spec
     trust = any(t.text == "--trust-remote-code" for t in spec.argv)
-    known = popular()
+    known = well_known_packages()
     by_command: dict[tuple, list] = {}
     for inst in spec.installs:
         line = inst.span.line if inst.span else 0
