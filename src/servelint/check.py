@@ -18,7 +18,7 @@ from typing import Any
 from servelint import profiles
 from servelint.engine import history as history_mod
 from servelint.engine.lint_parse import lint_parse
-from servelint.model import Finding, LaunchSpec, Severity, Span, Token
+from servelint.model import Finding, LaunchSpec, Severity, Span
 from servelint.resolve import Resolution, resolve
 from servelint.rules import read_error as read_error_rule
 from servelint.rules import registry
@@ -225,29 +225,6 @@ def _apply_options(spec: LaunchSpec, options: Options) -> None:
                 spec.release_span = inst.span
 
 
-def _placeholders_symbolic(spec: LaunchSpec) -> None:
-    """A guide's ``<model_name>`` placeholder (read as ``$_model_name``) is never a value,
-    even inside single quotes where the shell would keep it literally."""
-    if spec.origin != "markdown" or not any("$_" in t.text for t in spec.argv):
-        return
-    spec.argv = [Token(t.text, t.span, True) if "$_" in t.text and not t.symbolic else t
-                 for t in spec.argv]
-
-
-def _split_spaced(spec: LaunchSpec) -> None:
-    """A recipe token "--flag value" is printed unquoted by the site: the shell splits it."""
-    if spec.origin != "recipe" or not any(" " in t.text for t in spec.argv):
-        return
-    out: list[Token] = []
-    for t in spec.argv:
-        if t.text.startswith("-") and " " in t.text.strip():
-            for part in t.text.split():
-                out.append(Token(part, t.span, t.symbolic))
-        else:
-            out.append(t)
-    spec.argv = out
-
-
 def _is_custom_image(spec: LaunchSpec, prof) -> bool:
     if not spec.image:
         return False
@@ -260,8 +237,6 @@ def _is_custom_image(spec: LaunchSpec, prof) -> bool:
 
 def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
     _apply_options(spec, options)
-    _split_spaced(spec)
-    _placeholders_symbolic(spec)
     image_map = options.config.image_release if options.config is not None and \
         hasattr(options.config, "image_release") else None
     target = options.target_version.partition("==")[2] if options.target_version else None
@@ -326,8 +301,8 @@ def problem_finding(problem: Any) -> Finding:
                        message=problem.message, span=span,
                        fix="drop the command words after the image, or set --entrypoint")
     severity = PROBLEM_SEVERITY.get(kind, Severity.WARNING)
-    if problem.message.startswith("sourced file"):
-        severity = Severity.INFO
+    if getattr(problem, "subject", "") == "source":
+        severity = Severity.INFO  # a sourced helper not followed: the launch is still read
     return Finding(rule=read_error_rule.NAME, code=read_error_rule.CODE,
                    severity=severity, message=problem.message, span=span)
 

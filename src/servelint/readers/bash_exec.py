@@ -126,12 +126,12 @@ class Interpreter(Expander):
                                            and time.monotonic() > self.deadline):
             raise Budget()
 
-    def problem(self, span: Span | None, message: str, kind: str) -> None:
+    def problem(self, span: Span | None, message: str, kind: str, subject: str = "") -> None:
         key = f"{kind}:{message}"
         if key not in self._reported:
             self._reported.add(key)
             self.problems.append(ReadProblem(span.path if span else self.main_path, span,
-                                             message, kind))
+                                             message, kind, subject))
 
     def initial_state(self) -> State:
         st = State()
@@ -895,13 +895,13 @@ class Interpreter(Expander):
             tuple[State, bool | None]]:
         if not args or args[0].symbolic:
             self.problem(src.span(node), "sourced file name is not fixed by the script; its "
-                         "functions are treated as unknown commands", "unresolved")
+                         "functions are treated as unknown commands", "unresolved", "source")
             return [(st, None)]
         path = self.resolve_path(args[0].text, src)
         if path is None:
             self.problem(src.span(node), f"sourced file {args[0].text!r} not found inside "
                          f"{self.root}; its functions are treated as unknown commands",
-                         "unresolved")
+                         "unresolved", "source")
             return [(st, None)]
         if self.sources_read >= self.max_sources or self.depth >= 8:
             self.problem(src.span(node), f"source limit reached at {path!r}", "budget")
@@ -909,7 +909,7 @@ class Interpreter(Expander):
         child = load_source(path)
         if child is None:
             self.problem(src.span(node), f"sourced file {path!r} unreadable or too large",
-                         "read-error")
+                         "read-error", "source")
             return [(st, None)]
         self.sources_read += 1
         self.depth += 1

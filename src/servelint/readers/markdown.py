@@ -191,6 +191,9 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
                                                          if spec.rendering else "")
             spec.context["block"] = str(fence.index)
             _expand_config_file(spec, path)
+            # a <placeholder> (read as $_NAME) is never a value, even inside single quotes
+            spec.argv = [Token(t.text, t.span, True) if "$_" in t.text else t
+                         for t in spec.argv]
             result.launches.append(spec)
     result.commands_found = len(result.launches)
     for spec in result.launches:

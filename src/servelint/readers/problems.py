@@ -21,3 +21,6 @@ class ReadProblem:
     span: Span | None
     message: str
     kind: str = "read-error"
+    # what the problem is about when that changes its weight: "source" for a helper file the
+    # launch sources (the launch itself is still read)
+    subject: str = ""

@@ -42,6 +42,18 @@ __all__ = [
 FeatureChoice = str | bool  # a mode id, True (on, default mode) or False (off)
 
 
+def shell_words(tokens) -> list[Token]:
+    """The site prints a token such as "--max-model-len auto" unquoted: the shell the user
+    pastes it into splits it, so the launch gets two words (both pointing at that scalar)."""
+    out: list[Token] = []
+    for t in tokens:
+        if t.text.startswith("-") and " " in t.text.strip():
+            out.extend(Token(part, t.span, t.symbolic) for part in t.text.split())
+        else:
+            out.append(t)
+    return out
+
+
 @dataclass(slots=True)
 class Rendering:
     recipe: str  # hf id of the recipe file
@@ -93,7 +105,7 @@ class Rendering:
         return LaunchSpec(
             engine=self.engine,
             entrypoint="vllm serve",
-            argv=list(self.argv[2:]),
+            argv=shell_words(self.argv[2:]),
             path=self.path,
             anchor=self.anchor,
             env=list(self.env),
