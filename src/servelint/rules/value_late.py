@@ -31,7 +31,15 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from servelint.model import Finding, Severity
-from servelint.rules._util import is_symbolic, short_list, suggest, token_span, value_in
+from servelint.rules._util import (
+    is_symbolic,
+    normalise_flag,
+    short_list,
+    suggest,
+    token,
+    token_span,
+    value_in,
+)
 from servelint.rules.base import CheckContext, finding
 
 CODE = "SL112"
@@ -75,24 +83,31 @@ def _values_to_check(ctx: CheckContext):
             yield act.dest, str(v), vi
 
 
-# A plugin file given on the command line registers more names at startup.
-PLUGIN_FLAGS = {
-    "tool_call_parser": ("--tool-parser-plugin", "--tool-call-parser-plugin"),
-    "reasoning_parser": ("--reasoning-parser-plugin",),
-}
+def _plugin_given(ctx: CheckContext, plugin_dests: list[str], dests: set[str]) -> bool:
+    """A plugin option the release names (``extended_by``) is present, or a flag the parser
+    refused is a near-miss of one: the plugin may register more names, so they cannot be
+    judged."""
+    if any(d in dests for d in plugin_dests):
+        return True
+    spellings = [o for d in plugin_dests if d in ctx.profile.by_dest
+                 for o in ctx.profile.by_dest[d].option_strings]
+    for problem in ctx.parsed.problems:
+        tok = token(ctx.spec, problem.index)
+        if problem.kind == "unrecognized" and tok is not None and spellings and \
+                suggest(normalise_flag(tok.text), spellings):
+            return True
+    return False
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     prof = ctx.profile
-    written = {t.text.split("=", 1)[0].replace("_", "-") for t in ctx.spec.argv}
     dests = {o.action.dest for o in ctx.parsed.options if o.action is not None}
     for target, value, index in values_to_check(ctx):
         late = prof.late_for(target)
         if late is None:
             continue
         set_name, entry = late
-        if any(flag in written for flag in PLUGIN_FLAGS.get(set_name, ())) or \
-                any(dest in dests for dest in entry.get("extended_by", [])):
+        if entry.get("extended_by") and _plugin_given(ctx, entry["extended_by"], dests):
             continue  # names from a plugin file cannot be checked statically
         if any(dest not in dests for dest in entry.get("only_with", [])):
             continue  # the engine checks this value only together with another option
