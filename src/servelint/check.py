@@ -103,8 +103,8 @@ def _has_bash_shebang(path: Path) -> bool:
 
 
 def _looks_like_recipe(path: Path) -> bool:
-    head = _head(path)
-    return "\nmodel:" in "\n" + head and ("variants:" in _head(path, 1 << 20))
+    text = "\n" + _head(path, 1 << 20)
+    return "\nmodel:" in text[:4097] and "variants:" in text
 
 
 def _looks_like_master(path: Path) -> bool:
@@ -433,7 +433,7 @@ def _apply_control(findings: list[Finding], options: Options, report: CheckRepor
     if ignores is not None and not options.no_ignores:
         from servelint.reporters.catalog import known_rule_ids
 
-        kept, ignored, extra = ignores.apply_ignores(findings, _read_text, known_rule_ids(),
+        kept, ignored, extra = ignores.apply_ignores(findings, read_text, known_rule_ids(),
                                                      checked_paths=report.files)
         report.ignored = list(ignored)
         findings = list(kept) + list(extra)
@@ -445,7 +445,7 @@ def _apply_control(findings: list[Finding], options: Options, report: CheckRepor
 _TEXT_CACHE: dict[str, str | None] = {}
 
 
-def _read_text(path: str) -> str | None:
+def read_text(path: str) -> str | None:
     if path not in _TEXT_CACHE:
         try:
             if not os.path.isfile(path):  # a FIFO would block

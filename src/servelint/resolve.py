@@ -44,7 +44,8 @@ class Resolution:
     capped: bool = False  # the release is a guess: errors are reported as warnings
 
 
-def _version(text: str | None) -> Version | None:
+def release_version(text: str | None) -> Version | None:
+    """``0.27.1`` / ``v0.27.1`` as a Version; None for text that is not one (``nightly``)."""
     if not text:
         return None
     try:
@@ -61,7 +62,7 @@ def profile_for(engine: str, release: str) -> tuple[Profile | None, str]:
     have = profiles.available(engine)
     if not have:
         return None, f"servelint has no {engine} profiles"
-    v = _version(release)
+    v = release_version(release)
     if v is None:
         return None, f"{release!r} is not a release number"
     if v > Version(have[-1]):
@@ -95,7 +96,7 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
     if not profiles.available(engine):
         return Resolution([], [f"servelint has no profiles for engine {engine!r}: cannot check"])
     res = Resolution([], notes)
-    floor_v = _version(spec.floor)
+    floor_v = release_version(spec.floor)
     if target_version:
         if spec.image and image_ref(spec.image).repository not in \
                 OFFICIAL_REPOSITORIES.get(engine, ()):

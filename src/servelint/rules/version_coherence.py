@@ -37,9 +37,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from packaging.version import InvalidVersion, Version
-
 from servelint.model import Finding, Severity
+from servelint.resolve import release_version
 from servelint.rules._util import is_symbolic, normalise_flag, token_span
 from servelint.rules.base import CheckContext, finding
 from servelint.rules.value_late import values_to_check
@@ -53,20 +52,13 @@ FIX_SAFE = False
 _LATE: dict[tuple, str | None] = {}
 
 
-def _v(text: str | None) -> Version | None:
-    try:
-        return Version(text.strip().lstrip("v")) if text else None
-    except InvalidVersion:
-        return None
-
-
 def check(ctx: CheckContext) -> Iterator[Finding]:
     spec, prof, hist = ctx.spec, ctx.profile, ctx.history
     mod = sys.modules[__name__]
-    floor = _v(spec.floor)
+    floor = release_version(spec.floor)
     if floor is None or hist is None or not hist.releases:
         return
-    image_release = _v(ctx.extra.get("image_release"))
+    image_release = release_version(ctx.extra.get("image_release"))
     if image_release is not None and floor > image_release:
         yield finding(mod, ctx, spec.floor_span or spec.anchor,
                       f"min_vllm_version {spec.floor} is above the release the image pins "
