@@ -1041,12 +1041,17 @@ def _seq_output(args: list[str]) -> str | None:
     return sep.join(str(v) for v in range(first, last + (1 if step > 0 else -1), step)) + "\n"
 
 
-def _global_assignments(body, src: Source) -> frozenset[str]:
-    key = ("global_assignments", body.start_byte, body.end_byte, body.type)
+def _names_memo(kind: str, node, src: Source, compute) -> frozenset[str]:
+    """``compute(node, src)`` once per node of a parsed source (keyed by its byte range)."""
+    key = (kind, node.start_byte, node.end_byte, node.type)
     found = src.memo.get(key)
     if found is None:
-        found = src.memo[key] = frozenset(_global_assignments_of(body, src))
+        found = src.memo[key] = frozenset(compute(node, src))
     return found  # type: ignore[return-value]
+
+
+def _global_assignments(body, src: Source) -> frozenset[str]:
+    return _names_memo("global_assignments", body, src, _global_assignments_of)
 
 
 def _global_assignments_of(body, src: Source) -> set[str]:
@@ -1215,11 +1220,7 @@ def _case_item_parts(item):
 
 
 def _assigned_names(node, src: Source) -> frozenset[str]:
-    key = ("assigned_names", node.start_byte, node.end_byte, node.type)
-    found = src.memo.get(key)
-    if found is None:
-        found = src.memo[key] = frozenset(_assigned_names_of(node, src))
-    return found  # type: ignore[return-value]
+    return _names_memo("assigned_names", node, src, _assigned_names_of)
 
 
 def _assigned_names_of(node, src: Source) -> set[str]:
