@@ -7,6 +7,7 @@ launch and one profile; findings of many renderings of one source line are merge
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 import time
@@ -237,8 +238,9 @@ def _is_custom_image(spec: LaunchSpec, prof) -> bool:
 
 def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
     _apply_options(spec, options)
-    image_map = options.config.image_release if options.config is not None and \
-        hasattr(options.config, "image_release") else None
+    # a config that maps images to releases (else None: resolutions are then memoised)
+    image_map = options.config.image_release if getattr(options.config, "images", None) \
+        else None
     target = options.target_version.partition("==")[2] if options.target_version else None
     if options.target_version and options.target_version.partition("==")[0] != spec.engine:
         target = None
@@ -247,23 +249,23 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
                                  if t.role == "primary"])
     out: list[Finding] = []
     hist = history_mod.load(spec.engine)
-    rules = registry()
+    notes_rules, primary_rules = _rules_by_role()
     primary = [t for t in res.targets if t.role == "primary"]
-    # release-independent rules (resolution notes, runtime installs) run once per launch
-    ctx = _context(spec, primary[0].profile if primary else None, hist, res, floating=True)
-    for rule in rules:
-        if "notes" in getattr(rule, "ROLES", ("primary",)):
-            out.extend(rule.check(ctx))
+    # release-independent rules (resolution notes, runtime installs) run once per launch,
+    # on the first primary release's parse (shared with that release's own context)
+    parses: dict[int, Any] = {}
+    ctx = _context(spec, primary[0].profile if primary else None, hist, res, floating=True,
+                   parses=parses)
+    for rule in notes_rules:
+        out.extend(rule.check(ctx))
+    cap = res.capped and options.cap_guesses
     for tgt in primary:
-        ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating)
+        ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating, parses=parses)
         ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
         ctx.how = tgt.how
-        for rule in rules:
-            if "primary" not in getattr(rule, "ROLES", ("primary",)):
-                continue
+        for rule in primary_rules:
             for f in rule.check(ctx):
-                if tgt.floating and f.severity > Severity.WARNING and res.capped and \
-                        options.cap_guesses:
+                if tgt.floating and cap and f.severity > Severity.WARNING:
                     f.severity = Severity.WARNING
                     f.message += f" (release not pinned: {tgt.how})"
                 out.append(f)
@@ -271,12 +273,25 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     return out, report
 
 
-def _context(spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool) -> CheckContext:
+@functools.cache
+def _rules_by_role() -> tuple[tuple, tuple]:
+    """The rules run once per launch ("notes") and those run per release judged."""
+    rules = registry()
+    return (tuple(r for r in rules if "notes" in getattr(r, "ROLES", ("primary",))),
+            tuple(r for r in rules if "primary" in getattr(r, "ROLES", ("primary",))))
+
+
+def _context(spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool,
+             parses: dict[int, Any] | None = None) -> CheckContext:
     parsed = None
     if prof is not None:
-        texts = tuple(t.text for t in spec.argv)
-        symbolic = tuple(i for i, t in enumerate(spec.argv) if t.symbolic)
-        parsed = lint_parse(prof, texts, symbolic)
+        parsed = parses.get(id(prof)) if parses is not None else None
+        if parsed is None:
+            texts = tuple(t.text for t in spec.argv)
+            symbolic = tuple(i for i, t in enumerate(spec.argv) if t.symbolic)
+            parsed = lint_parse(prof, texts, symbolic)
+            if parses is not None:
+                parses[id(prof)] = parsed
     ctx = CheckContext(spec=spec, profile=prof, history=hist, parsed=parsed)  # type: ignore[arg-type]
     ctx.floating = floating
     ctx.extra.update({"notes": res.notes, "image_release": res.image_release,

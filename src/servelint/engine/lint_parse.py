@@ -77,8 +77,20 @@ def _neutral_value(profile: Profile, argv: list[str], index: int) -> str | None:
 
 
 def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = ()) -> LintParse:
+    """All argv problems of ``argv`` on ``profile``'s release. The result is shared between
+    callers with the same argv: treat it as read-only."""
+    return _lint_parse_exact(profile.engine, profile.version, argv, symbolic)
+
+
+@lru_cache(maxsize=16384)
+def _lint_parse_exact(engine: str, version: str, argv: tuple[str, ...],
+                      symbolic: tuple[int, ...]) -> LintParse:
+    from servelint import profiles
+
+    profile = profiles.load(engine, version)
+    assert profile is not None
     canon, changed = _canonical(profile, argv, set(symbolic))
-    result = _lint_parse_cached(profile.engine, profile.version, canon, symbolic)
+    result = _lint_parse_cached(engine, version, canon, symbolic)
     return _restore(result, argv, changed) if changed else result
 
 
@@ -104,9 +116,7 @@ def _canonical(profile: Profile, argv: tuple[str, ...], sym: set[int]
 
 
 def _restore(result: LintParse, argv: tuple[str, ...], changed: set[int]) -> LintParse:
-    import dataclasses
-
-    options = [dataclasses.replace(o, value=argv[o.value_index])
+    options = [_with_value(o, argv[o.value_index])
                if o.value_index in changed and isinstance(o.value, str)
                and o.value != argv[o.value_index] else o
                for o in result.options]
@@ -115,6 +125,13 @@ def _restore(result: LintParse, argv: tuple[str, ...], changed: set[int]) -> Lin
         positionals[0] = argv[0]
     return LintParse(options=options, problems=result.problems, positionals=positionals,
                      ok=result.ok)
+
+
+def _with_value(option: Any, value: str) -> Any:
+    """A copy of a parsed option with another value (cheaper than dataclasses.replace)."""
+    copy = object.__new__(type(option))
+    copy.__dict__.update(option.__dict__, value=value)
+    return copy
 
 
 @lru_cache(maxsize=4096)
