@@ -4,6 +4,7 @@ and the hardware-keyed lookups of the recipes site."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from servelint.model import EnvVar, Span, Token
 from servelint.readers.recipe import HardwareProfile, Recipe, scalar_value
@@ -12,33 +13,36 @@ from servelint.readers.yamlpos import Map, Node, Scalar, Seq, js_string
 _SYMBOLIC = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 
 
+@lru_cache(maxsize=4096)
 def is_symbolic(text: str) -> bool:
     """A value the launch leaves to the shell (``$HEAD_IP``): never judged as a value."""
     return bool(_SYMBOLIC.match(text))
 
 
 def str_list(node: Node | None) -> list[Token]:
-    """Tokens of a YAML list of strings (non-strings read as JavaScript ``String(x)``)."""
-    if not isinstance(node, Seq):
-        return []
-    parts = node.token_parts
-    if parts is None:  # computed once per YAML list; each call still gets fresh Tokens
-        found = []
-        for item in node.items:
+    """Tokens of a YAML list of strings (non-strings read as JavaScript ``String(x)``).
+    Each call gets a fresh list of the list's shared Tokens (tokens are never mutated)."""
+    return list(seq_tokens(node))
+
+
+def seq_tokens(node: Node | None) -> tuple[Token, ...]:
+    """:func:`str_list` as the tuple computed once per YAML list."""
+    if node.__class__ is not Seq:
+        return ()
+    found = node.token_parts  # type: ignore[union-attr]
+    if found is None:
+        tokens = []
+        for item in node.items:  # type: ignore[union-attr]
             # the site drops falsy entries (null, "", 0, false) before rendering
             if isinstance(item, Scalar) and item.value not in (None, "", 0, False):
                 text = js_string(item.value)
-                found.append((text, item.span, is_symbolic(text)))
-        parts = node.token_parts = tuple(found)
-    return [Token(text, span, symbolic) for text, span, symbolic in parts]
+                tokens.append(Token(text, item.span, is_symbolic(text)))
+        found = node.token_parts = tuple(tokens)  # type: ignore[union-attr]
+    return found
 
 
 def str_set(node: Node | None) -> set[str]:
-    if not isinstance(node, Seq):
-        return set()
-    if node.token_parts is None:
-        str_list(node)
-    return {text for text, _, _ in node.token_parts or ()}
+    return {t.text for t in seq_tokens(node)}
 
 
 def synth(text: str, span: Span | None) -> Token:

@@ -280,27 +280,46 @@ class _Memo:
 
     def __init__(self, recipe: Recipe) -> None:
         self.recipe = recipe
-        self.layouts: dict[tuple, tuple[list[Token], list[EnvVar]]] = {}
-        self.features: dict[tuple, list[Token]] = {}
+        # layout key -> (tokens, their texts, env entries, env (name, value) pairs)
+        self.layouts: dict[tuple, tuple[tuple[Token, ...], tuple[str, ...], tuple, tuple]] = {}
+        self.features: dict[tuple, tuple[tuple[Token, ...], tuple[str, ...]]] = {}
+        self.feature_maps: dict[tuple, dict[str, FeatureChoice]] = {}
+        self.kept: dict[tuple[str, ...], tuple[tuple[int, ...], tuple[str, ...]]] = {}
         self.variants: dict[str, tuple] = {}
         self.images: dict[tuple[str, str], tuple[str | None, Span | None]] = {}
 
-    def compose(self, s: _Selection) -> tuple[list[Token], list[EnvVar]]:
+    def compose(self, s: _Selection) -> tuple[list[Token], list[EnvVar], tuple, tuple]:
+        """(deduplicated tokens, env, their texts, env (name, value) pairs) of a selection."""
         pool = s.pool
         key = (s.variant, s.hw.id, s.strategy, s.nodes, s.rank,
                None if pool is None else (pool.role, pool.nodes, pool.mode, pool.raw_mode))
         part = self.layouts.get(key)
         if part is None:
             tokens, env = _layout_part(self.recipe, s)
-            part = self.layouts[key] = (_non_empty(tokens), [
-                (e.name, e.value, e.span, e.symbolic) for e in env])
+            kept = _non_empty(tokens)
+            part = self.layouts[key] = (
+                tuple(kept), tuple(t.text for t in kept),
+                tuple((e.name, e.value, e.span, e.symbolic) for e in env),
+                tuple({e.name: e.value for e in env}.items()))
         fkey = (s.strategy, s.hw.id, tuple(s.features))
         feats = self.features.get(fkey)
         if feats is None:
-            feats = self.features[fkey] = _non_empty(_feature_tokens(self.recipe, s))
-        tokens = part[0] + feats
-        keep = kept_indexes([t.text for t in tokens])
-        return [tokens[i] for i in keep], [EnvVar(*e) for e in part[1]]
+            found = _non_empty(_feature_tokens(self.recipe, s))
+            feats = self.features[fkey] = (tuple(found), tuple(t.text for t in found))
+        texts = part[1] + feats[1]
+        keep = self.kept.get(texts)
+        if keep is None:  # renderings on other GPUs often repeat the same texts
+            indexes = tuple(kept_indexes(texts))
+            keep = self.kept[texts] = (indexes, tuple(texts[i] for i in indexes))
+        tokens = part[0] + feats[0]
+        return ([tokens[i] for i in keep[0]], [EnvVar(*e) for e in part[2]], keep[1], part[3])
+
+    def feature_map(self, s: _Selection) -> dict[str, FeatureChoice]:
+        key = tuple(s.features)
+        found = self.feature_maps.get(key)
+        if found is None:
+            found = self.feature_maps[key] = _feature_map(self.recipe, s)
+        return dict(found)
 
     def variant(self, variant: str) -> tuple:
         """(argv head ``vllm serve <model>``, floor, floor span, anchor) of a variant."""
@@ -324,21 +343,25 @@ def _non_empty(tokens: list[Token]) -> list[Token]:
 
 
 def _render_one(recipe: Recipe, s: _Selection, memo: _Memo | None = None) -> Rendering:
-    memo = memo or _Memo(recipe)
-    tokens, env = memo.compose(s)
+    return _render_keyed(recipe, s, memo or _Memo(recipe))[0]
+
+
+def _render_keyed(recipe: Recipe, s: _Selection, memo: _Memo) -> tuple[Rendering, tuple]:
+    """A rendering and what tells it apart from the recipe's others: the texts of its
+    tokens after the (per-variant) head and its env (name, value) pairs."""
+    tokens, env, texts, env_pairs = memo.compose(s)
     head, floor, floor_span, anchor = memo.variant(s.variant)
-    argv = head + tokens
     image, image_span = memo.image(s.variant, s.hw)
     pool_nodes = s.pool.nodes if s.pool is not None else s.nodes
-    return Rendering(
+    rendering = Rendering(
         recipe=recipe.hf_id,
         path=recipe.path,
         variant=s.variant,
         hardware=s.hw.id,
         strategy=s.strategy,
-        features=_feature_map(recipe, s),
+        features=memo.feature_map(s),
         label=_label(s),
-        argv=argv,
+        argv=head + tokens,
         env=env,
         image=image,
         image_span=image_span,
@@ -349,6 +372,7 @@ def _render_one(recipe: Recipe, s: _Selection, memo: _Memo | None = None) -> Ren
         nodes=max(1, pool_nodes),
         role=s.pool.role if s.pool is not None else None,
     )
+    return rendering, (texts, env_pairs)
 
 
 def _enabled(
@@ -492,16 +516,9 @@ def render_recipe(
                 for choices, enabled in zip(variations, enabled_sets, strict=True):
                     for nodes, rank, pool in layouts:
                         s = _Selection(v, hw, strat, enabled, choices, nodes, rank, pool)
-                        rendering = _render_one(recipe, s, memo)
-                        key = (
-                            v,
-                            hw.id,
-                            strat,
-                            rank,
-                            pool,
-                            tuple(rendering.argv_text),
-                            tuple(rendering.env_dict.items()),
-                        )
+                        rendering, (texts, env_pairs) = _render_keyed(recipe, s, memo)
+                        # the argv head is the variant's, so texts after it suffice
+                        key = (v, hw.id, strat, rank, pool, texts, env_pairs)
                         if key in seen:
                             continue  # a variation that changes nothing here
                         seen.add(key)

@@ -48,7 +48,7 @@ class Scalar:
 class Seq:
     items: list[Node]
     span: Span
-    # (text, span, symbolic) of each string item, filled by recipe_nodes.str_list on first use
+    # the Tokens of the string items, filled by recipe_nodes.seq_tokens on first use
     token_parts: tuple | None = field(default=None, repr=False)
 
     def __iter__(self) -> Iterator[Node]:
