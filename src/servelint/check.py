@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from servelint import profiles
+from servelint import profiles, rule_memo
 from servelint.engine import history as history_mod
 from servelint.engine.lint_parse import lint_parse
 from servelint.model import Finding, LaunchSpec, Severity, Span
@@ -264,7 +264,9 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
         ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
         ctx.how = tgt.how
         for rule in primary_rules:
-            for f in rule.check(ctx):
+            found = rule_memo.run(rule, ctx) if getattr(rule, "ARGV_ONLY", False) \
+                else rule.check(ctx)
+            for f in found:
                 if tgt.floating and cap and f.severity > Severity.WARNING:
                     f.severity = Severity.WARNING
                     f.message += f" (release not pinned: {tgt.how})"

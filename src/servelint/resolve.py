@@ -8,6 +8,7 @@ image tag (config mappings first) > for floating or custom tags the newest profi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,6 +45,7 @@ class Resolution:
     capped: bool = False  # the release is a guess: errors are reported as warnings
 
 
+@functools.lru_cache(maxsize=1024)
 def release_version(text: str | None) -> Version | None:
     """``0.27.1`` / ``v0.27.1`` as a Version; None for text that is not one (``nightly``)."""
     if not text:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -37,6 +38,18 @@ class LintParse:
     problems: list[ArgProblem] = field(default_factory=list)
     positionals: list[str] = field(default_factory=list)
     ok: bool = True  # the final parse (after neutralising) succeeded
+    # facts derived from this parse alone, computed once and shared by every launch with
+    # the same argv (see ``derived``)
+    memo: dict[Any, Any] = field(default_factory=dict)
+
+
+def derived(parsed: LintParse, key: Any, compute: Callable[[], Any]) -> Any:
+    """``compute()`` once per parse: for facts that depend only on the parse (and so on the
+    release, the argv texts and which tokens are symbolic)."""
+    memo = parsed.memo
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
 
 
 def _parser_module(engine: str):

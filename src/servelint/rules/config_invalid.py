@@ -37,6 +37,7 @@ CODE = "SL113"
 NAME = "config-invalid"
 SEVERITY = Severity.ERROR
 FIX_SAFE = False
+ARGV_ONLY = True  # depends only on the release and the argv: run once per parse
 
 
 def _dotted_payload(config_path: str, value: str) -> str:

@@ -32,6 +32,7 @@ CODE = "SL102"
 NAME = "flag-ambiguous"
 SEVERITY = Severity.ERROR
 FIX_SAFE = False
+ARGV_ONLY = True  # depends only on the release and the argv: run once per parse
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

@@ -31,6 +31,7 @@ CODE = "SL104"
 NAME = "flag-deprecated"
 SEVERITY = Severity.WARNING
 FIX_SAFE = False
+ARGV_ONLY = True  # depends only on the release and the argv: run once per parse
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

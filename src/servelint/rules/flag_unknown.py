@@ -42,6 +42,7 @@ CODE = "SL101"
 NAME = "flag-unknown"
 SEVERITY = Severity.ERROR
 FIX_SAFE = False
+ARGV_ONLY = True  # depends only on the release and the argv: run once per parse
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

@@ -35,6 +35,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from servelint import hardware
+from servelint.engine.lint_parse import derived
 from servelint.model import Finding, Severity, Span
 from servelint.rules._util import canonical_pkg, env_truthy, is_symbolic, shell_quote, token_span
 from servelint.rules.base import CheckContext, finding
@@ -155,7 +156,8 @@ _INDEX: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
 
 
 def _gate_index(prof) -> dict[str, list[dict[str, Any]]]:
-    """The release's tied gates by what can trigger them: env name or option dest."""
+    """The release's tied gates by what can trigger them: env name or option dest (each
+    list in the profile's order)."""
     key = (prof.engine, prof.version)
     if key not in _INDEX:
         index: dict[str, list[dict[str, Any]]] = {}
@@ -175,15 +177,27 @@ def _gate_index(prof) -> dict[str, list[dict[str, Any]]]:
 
 
 def _candidates(ctx: CheckContext) -> list[dict[str, Any]]:
-    """Only the gates this launch could trigger (an env var it sets, an option it uses)."""
+    """Only the gates this launch could trigger (an env var it sets, an option it uses), in
+    the profile's order."""
     index = _gate_index(ctx.profile)
-    keys = {"env:" + e.name for e in ctx.spec.env}
-    keys.update("dest:" + o.action.dest for o in ctx.parsed.options if o.action is not None)
-    seen: list[dict[str, Any]] = []
-    for k in keys:
-        seen.extend(index.get(k, ()))
-    order = {id(g): i for i, g in enumerate(ctx.profile.gates)}
+    dests = derived(ctx.parsed, "dests",
+                    lambda: {o.action.dest for o in ctx.parsed.options if o.action is not None})
+    keys = {"env:" + e.name for e in ctx.spec.env} | {"dest:" + d for d in dests}
+    seen = [g for k in keys for g in index.get(k, ())]
+    if len(seen) < 2:
+        return seen
+    order = _order(ctx.profile)
     return sorted(seen, key=lambda g: order[id(g)])
+
+
+_ORDER: dict[tuple[str, str], dict[int, int]] = {}
+
+
+def _order(prof) -> dict[int, int]:
+    key = (prof.engine, prof.version)
+    if key not in _ORDER:
+        _ORDER[key] = {id(g): i for i, g in enumerate(prof.gates)}
+    return _ORDER[key]
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

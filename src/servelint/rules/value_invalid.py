@@ -31,6 +31,7 @@ CODE = "SL111"
 NAME = "value-invalid"
 SEVERITY = Severity.ERROR
 FIX_SAFE = False
+ARGV_ONLY = True  # depends only on the release and the argv: run once per parse
 
 KINDS = {"invalid-choice", "bad-value", "missing-value", "other"}
 

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
+from servelint.engine.lint_parse import derived
 from servelint.model import Finding, Severity
 from servelint.rules._util import (
     is_symbolic,
@@ -46,15 +47,13 @@ CODE = "SL112"
 NAME = "value-rejected-later"
 SEVERITY = Severity.ERROR
 FIX_SAFE = False
+ARGV_ONLY = True  # depends only on the release and the argv: run once per parse
 
 
 def values_to_check(ctx: CheckContext) -> list[tuple[str, str, int]]:
     """(target, value, argv index) for every option value governed by a late value set;
-    computed once per launch and release, shared by the rules that read it."""
-    cached = ctx.extra.get("values_to_check")
-    if cached is None:
-        cached = ctx.extra["values_to_check"] = list(_values_to_check(ctx))
-    return cached
+    computed once per parse (it depends only on the argv), shared by the rules that read it."""
+    return derived(ctx.parsed, "values_to_check", lambda: list(_values_to_check(ctx)))
 
 
 def _values_to_check(ctx: CheckContext):

@@ -37,6 +37,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
+from servelint.engine.lint_parse import derived
 from servelint.model import Finding, Severity
 from servelint.resolve import release_version
 from servelint.rules._util import is_symbolic, normalise_flag, token_span
@@ -76,29 +77,34 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 hist._pos(first) > floor_pos else None
         return _LATE[memo]
 
-    seen: set[tuple[str, int]] = set()
-    for opt in ctx.parsed.options:
-        if opt.action is None or is_symbolic(spec, opt.index):
-            continue
-        name = normalise_flag(opt.written).split(".", 1)[0]
-        if opt.abbreviated:
-            name = opt.canonical
-        first = late("option", name)
-        if first and (name, opt.index) not in seen:
-            seen.add((name, opt.index))
-            yield finding(mod, ctx, token_span(spec, opt.index),
-                          f'flag "{name}" first appears in {prof.engine} {first}, but '
-                          f"{floor_label}", fix=f"raise the floor to {first}")
-    for target, value, index in values_to_check(ctx):
-        entry = prof.late_for(target)
-        if entry is None:
-            continue
-        first = late("late", f"{entry[0]}={value}")
-        if first:
-            yield finding(mod, ctx, token_span(spec, index),
-                          f'{entry[0].replace("_", " ")} "{value}" first appears in '
-                          f"{prof.engine} {first}, but {floor_label}",
-                          fix=f"raise the floor to {first}")
+    def argv_late() -> list[tuple[int, str, str]]:
+        """(argv index, what, first release) of each flag and value newer than the floor."""
+        out: list[tuple[int, str, str]] = []
+        seen: set[tuple[str, int]] = set()
+        for opt in ctx.parsed.options:
+            if opt.action is None or is_symbolic(spec, opt.index):
+                continue
+            name = normalise_flag(opt.written).split(".", 1)[0]
+            if opt.abbreviated:
+                name = opt.canonical
+            first = late("option", name)
+            if first and (name, opt.index) not in seen:
+                seen.add((name, opt.index))
+                out.append((opt.index, f'flag "{name}"', first))
+        for target, value, index in values_to_check(ctx):
+            entry = prof.late_for(target)
+            if entry is None:
+                continue
+            first = late("late", f"{entry[0]}={value}")
+            if first:
+                out.append((index, f'{entry[0].replace("_", " ")} "{value}"', first))
+        return out
+
+    # the argv part depends only on the parse and the floor: computed once per parse
+    for index, what, first in derived(ctx.parsed, ("version-coherence", floor_pos), argv_late):
+        yield finding(mod, ctx, token_span(spec, index),
+                      f"{what} first appears in {prof.engine} {first}, but {floor_label}",
+                      fix=f"raise the floor to {first}")
     for env in spec.env:
         if env.name in prof.env_registry:
             first = late("env", env.name)

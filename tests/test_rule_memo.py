@@ -1,0 +1,73 @@
+"""Rules run once per parse (``ARGV_ONLY``) give exactly what running them per launch gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from servelint import rule_memo
+from servelint.check import Options, check_paths
+from servelint.model import Finding, Severity, Span
+from servelint.rules import registry
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def _as_dicts(findings: list[Finding]) -> list[tuple]:
+    return [(f.code, f.span, f.severity, f.message, f.fix, tuple(f.renderings), f.release,
+             tuple(f.related), f.evidence) for f in findings]
+
+
+def _run(paths: list[str], monkeypatch: pytest.MonkeyPatch | None) -> list[tuple]:
+    if monkeypatch is not None:
+        monkeypatch.setattr(rule_memo, "run", lambda rule, ctx: list(rule.check(ctx)))
+    report = check_paths(paths, Options(use_cache=False, jobs=1))
+    return _as_dicts(report.findings)
+
+
+def test_some_rules_are_memoised():
+    assert any(getattr(r, "ARGV_ONLY", False) for r in registry())
+
+
+@pytest.mark.parametrize("paths", [
+    [str(ROOT / "examples"), str(ROOT / "tests" / "cases" / "rules")],
+    [str(CORPUS / "vllm-recipes" / "models" / "deepseek-ai")],
+], ids=["examples-and-rule-cases", "deepseek-recipes"])
+def test_memo_equals_per_launch(paths, monkeypatch):
+    if not all(Path(p).exists() for p in paths):
+        pytest.skip("corpus not beside the checkout")
+    memoised = _run(paths, None)
+    assert memoised, "the inputs must produce findings for the comparison to mean anything"
+    assert memoised == _run(paths, monkeypatch)
+
+
+class _OtherSpanRule:
+    """Reads something besides the argv: its finding points at the launch's env."""
+
+    CODE = "SL999"
+    NAME = "test-other-span"
+    SEVERITY = Severity.WARNING
+    calls = 0
+
+    @classmethod
+    def check(cls, ctx):
+        cls.calls += 1
+        yield Finding(rule=cls.NAME, code=cls.CODE, severity=cls.SEVERITY, message="m",
+                      span=Span("elsewhere", 3, 1))
+
+
+def test_a_span_outside_the_argv_runs_the_rule_per_launch():
+    from servelint.engine.lint_parse import LintParse
+    from servelint.model import LaunchSpec, Token
+    from servelint.rules.base import CheckContext
+
+    parsed = LintParse()
+    spec = LaunchSpec(engine="vllm", entrypoint="vllm serve", argv=[Token("m", Span("f", 1, 1))],
+                      path="f", anchor=Span("f", 1, 1))
+    ctx = CheckContext(spec=spec, profile=None, parsed=parsed)  # type: ignore[arg-type]
+    first = rule_memo.run(_OtherSpanRule, ctx)
+    second = rule_memo.run(_OtherSpanRule, ctx)
+    assert [f.span for f in first + second] == [Span("elsewhere", 3, 1)] * 2
+    assert _OtherSpanRule.calls == 3  # the shadow run, then once per launch
