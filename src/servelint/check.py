@@ -450,7 +450,7 @@ def _apply_control(findings: list[Finding], options: Options, report: CheckRepor
     if ignores is not None and not options.no_ignores:
         from servelint.reporters.catalog import known_rule_ids
 
-        kept, ignored, extra = ignores.apply_ignores(findings, read_text, known_rule_ids(),
+        kept, ignored, extra = ignores.apply_ignores(findings, read_text, known_rule_ids,
                                                      checked_paths=report.files)
         report.ignored = list(ignored)
         findings = list(kept) + list(extra)

@@ -97,6 +97,8 @@ def normalize_id(text: str) -> str:
 
 def parse_ignores(path: str, text: str) -> list[IgnoreComment]:
     """Every ignore comment in ``text``, with the lines each one applies to."""
+    if "servelint:" not in text:  # both comment forms contain it
+        return []
     lines = text.splitlines()
     found: list[tuple[int, re.Match[str], bool]] = []  # (line index, match, standalone)
     for index, line in enumerate(lines):
@@ -163,7 +165,7 @@ def _covering(by_line: dict[tuple[str, int], list[IgnoreComment]],
 def apply_ignores(
     findings: Iterable[Finding],
     read_source: Callable[[str], str | None],
-    known_rules: set[str],
+    known_rules: Iterable[str] | Callable[[], Iterable[str]],
     *,
     enabled: bool = True,
     checked_paths: Iterable[str] = (),
@@ -174,16 +176,20 @@ def apply_ignores(
     id, or no ids) warnings on the comments. Files named by ``checked_paths`` are
     scanned too, so an ignore in a file without findings is still reported unused.
     ``enabled=False`` (``--no-ignores``) keeps every finding and reports nothing.
+    ``known_rules`` may be a function: it is only called when there are comments.
     """
     findings = list(findings)
     if not enabled:
         return findings, [], []
-    known = {normalize_id(rule) for rule in known_rules}
     comments_by_path: dict[str, list[IgnoreComment]] = {}
     for path in dict.fromkeys([*(f.span.path for f in findings), *checked_paths]):
         text = read_source(path)
         if text is not None:
             comments_by_path[path] = parse_ignores(path, text)
+    if not any(comments_by_path.values()):
+        return findings, [], []
+    known = {normalize_id(rule) for rule in
+             (known_rules() if callable(known_rules) else known_rules)}
 
     by_line: dict[tuple[str, int], list[IgnoreComment]] = {}
     for path, comments in comments_by_path.items():

@@ -15,6 +15,7 @@ rule that looks at its spans (to build a patch, say) must not declare ``ARGV_ONL
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,7 @@ def run(rule: Any, ctx: CheckContext) -> list[Finding]:
     return [_instantiate(t, ctx.spec) for t in templates]
 
 
+@functools.cache
 def _shadow_span(index: int) -> Span:
     return Span(_SHADOW, index + 2, 1)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import sys
 from pathlib import Path
@@ -108,6 +107,8 @@ def emit(report: CheckReport, findings, fmt: str, out) -> None:
               "read_source": read_text,  # the files the ignores already read: no second read
               "profiles_used": sorted({j.split(" (", 1)[0] for lr in report.launches
                                        for j in lr.judged})}
+    import inspect
+
     params = inspect.signature(reporters.render).parameters
     if "extra" in params:
         kwargs["extra"] = {"launches": launches, "stats": report.stats}

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
-from servelint.readers.recipe_render import FeatureChoice, Rendering, render
+if TYPE_CHECKING:  # the renderer is imported when the command runs, not at startup
+    from servelint.readers.recipe_render import FeatureChoice, Rendering
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -72,6 +74,8 @@ def rendering_text(r: Rendering) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from servelint.readers.recipe_render import render
+
     try:
         features = parse_features(args.feature)
     except ValueError as exc:

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from servelint import profiles
 
 
 def _collect(profile: profiles.Profile) -> dict[str, set[str]]:
+    from packaging.utils import canonicalize_name  # index building only: not at check time
+
     keys: dict[str, set[str]] = {"option": set(), "env": set(), "late": set(), "choice": set(),
                                  "config_key": set(), "image_package": set()}
     for act in profile.actions:
