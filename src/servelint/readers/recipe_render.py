@@ -22,13 +22,14 @@ from servelint.readers.recipe_nodes import (
     exact_block,
     gen_block,
     hw_keyed,
+    seq_tokens,
     str_list,
     str_set,
     variant_anchor,
 )
 from servelint.readers.recipe_parallel import Pool, tensor_parallel_size
 from servelint.readers.recipe_text import command_lines, dedupe, export_lines, kept_indexes
-from servelint.readers.yamlpos import Map, Node, Seq, at
+from servelint.readers.yamlpos import Map, Seq, at
 
 __all__ = [
     "FeatureChoice",
@@ -45,6 +46,8 @@ FeatureChoice = str | bool  # a mode id, True (on, default mode) or False (off)
 def shell_words(tokens) -> list[Token]:
     """The site prints a token such as "--max-model-len auto" unquoted: the shell the user
     pastes it into splits it, so the launch gets two words (both pointing at that scalar)."""
+    if " " not in "\0".join([t.text for t in tokens]):
+        return list(tokens)  # the common case: nothing to split
     out: list[Token] = []
     for t in tokens:
         if t.text.startswith("-") and " " in t.text.strip():
@@ -91,10 +94,9 @@ class Rendering:
         return "\n".join(exports) + "\n\n" + body if exports else body
 
     def to_launch_spec(self) -> LaunchSpec:
-        context = {"recipe": self.recipe, "variant": self.variant, "strategy": self.strategy}
-        context["features"] = ",".join(
-            k if v is True else f"{k}={v}" for k, v in self.features.items() if v is not False
-        )
+        context = {"recipe": self.recipe, "variant": self.variant, "strategy": self.strategy,
+                   "features": ",".join([k if v is True else f"{k}={v}"
+                                         for k, v in self.features.items() if v is not False])}
         if self.node_rank is not None:
             context["node_rank"] = str(self.node_rank)
             context["nodes"] = str(self.nodes)
@@ -153,7 +155,7 @@ def model_token(recipe: Recipe, variant: str, task: Map | None = None) -> Token:
     return Token(recipe.hf_id, recipe.root.span)
 
 
-def _hw_blocks(recipe: Recipe, s: _Selection, field_: str) -> list[Node | None]:
+def _hw_blocks(recipe: Recipe, s: _Selection) -> list[Map | None]:
     """Step 5 / env steps 7-8: generation blocks (a strategy block replaces the recipe's and
     the variant's), then the strategy's exact-GPU block and, for PD, the role's."""
     hw = s.hw
@@ -161,16 +163,16 @@ def _hw_blocks(recipe: Recipe, s: _Selection, field_: str) -> list[Node | None]:
     so_ho = at(so, "hardware_overrides")
     so_gen = gen_block(so_ho, hw)
     if so_gen is not None:
-        blocks = [so_gen.get(field_)]
+        blocks = [so_gen]
     else:
         blocks = [
-            at(gen_block(recipe.node("hardware_overrides"), hw), field_),
-            at(gen_block(recipe.node("variants", s.variant, "hardware_overrides"), hw), field_),
+            gen_block(recipe.node("hardware_overrides"), hw),
+            gen_block(recipe.node("variants", s.variant, "hardware_overrides"), hw),
         ]
-    blocks.append(at(exact_block(so_ho, hw), field_))
+    blocks.append(exact_block(so_ho, hw))
     if s.pool is not None:
-        blocks.append(at(exact_block(at(so, s.pool.role, "hardware_overrides"), hw), field_))
-    return blocks
+        blocks.append(exact_block(at(so, s.pool.role, "hardware_overrides"), hw))
+    return [b for b in blocks if b is not None]
 
 
 def _feature_tokens(recipe: Recipe, s: _Selection) -> list[Token]:
@@ -211,17 +213,21 @@ def _layout_part(recipe: Recipe, s: _Selection) -> tuple[list[Token], list[EnvVa
     sfile = recipe.repo.strategies[s.strategy]
     v_exact = exact_block(at(v, "hardware_overrides"), s.hw)
     role = s.pool.role if s.pool is not None else None
-    tokens = str_list(recipe.node("model", "base_args"))
-    tokens += str_list(at(v, "extra_args")) + str_list(at(v_exact, "extra_args"))
+    blocks = _hw_blocks(recipe, s)
+    tokens = list(seq_tokens(recipe.node("model", "base_args")))
+    tokens += seq_tokens(at(v, "extra_args"))
+    tokens += seq_tokens(at(v_exact, "extra_args"))
     if s.pool is not None:
         tokens += par.pool_flags(recipe, s.variant, s.hw, s.pool, s.rank)
-        tokens += str_list(at(so, role, "extra_args")) + str_list(at(so, role, "vllm_args"))
+        tokens += seq_tokens(at(so, role, "extra_args"))
+        tokens += seq_tokens(at(so, role, "vllm_args"))
     else:
-        tokens += str_list(sfile.get("vllm_args"))
+        tokens += seq_tokens(sfile.get("vllm_args"))
         tokens += par.size_flags(recipe, s.variant, s.strategy, s.hw, s.nodes, s.rank)
-        tokens += str_list(at(so, "extra_args")) + str_list(at(so, "vllm_args"))
-    for block in _hw_blocks(recipe, s, "extra_args"):
-        tokens += str_list(block)
+        tokens += seq_tokens(at(so, "extra_args"))
+        tokens += seq_tokens(at(so, "vllm_args"))
+    for block in blocks:
+        tokens += seq_tokens(block.get("extra_args"))
 
     env = EnvMap()
     env.apply(recipe.node("model", "base_env"))
@@ -236,8 +242,8 @@ def _layout_part(recipe: Recipe, s: _Selection) -> tuple[list[Token], list[EnvVa
         env.apply(sfile.get("env"))
         env.apply(at(so, "env"))
         env.apply(at(so, "extra_env"))
-    for block in _hw_blocks(recipe, s, "extra_env"):
-        env.apply(block)
+    for block in blocks:
+        env.apply(block.get("extra_env"))
     if s.pool is not None:
         par.pd_env_finish(env, s.hw, s.pool, s.rank)
     return tokens, env.items()
