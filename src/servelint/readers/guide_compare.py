@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 from servelint.model import LaunchSpec, Span, Token
 from servelint.readers.yamlpos import Map, Node, Scalar, Seq, load_yaml
@@ -58,6 +60,7 @@ class Drift:
     recipe_span: Span | None
 
 
+@lru_cache(maxsize=4096)
 def normalise(flag: str) -> tuple[str, str | None]:
     """Long flag key and implied value (``--no-x`` -> (``--x``, "false"))."""
     head, dot, tail = flag.partition(".")
@@ -119,9 +122,17 @@ def compare(guide: list[Item], recipe: list[Item], ignored: Iterable[str] = (),
     A recipe flag of a feature (``groups``) the guide leaves out entirely is the feature
     switched off, not a difference.
     """
-    skip = set(IGNORED) | set(ignored)
-    g = {it.key: it for it in guide if it.key not in skip}
-    r = {it.key: it for it in recipe if it.key not in skip}
+    skip = IGNORED | set(ignored)
+    return _compare_maps(_flag_map(guide, skip), _flag_map(recipe, skip), groups)
+
+
+def _flag_map(items: list[Item], skip: AbstractSet[str]) -> dict[str, Item]:
+    """Compared flags by key (last occurrence wins, at its first position)."""
+    return {it.key: it for it in items if it.key not in skip}
+
+
+def _compare_maps(g: dict[str, Item], r: dict[str, Item],
+                  groups: Iterable[set[str]] = ()) -> list[Drift]:
     off: set[str] = set()
     for group in groups:
         if not group & set(g):
@@ -223,36 +234,58 @@ def _spaced_flag(text: str) -> bool:
     return text.startswith("-") and " " in text.strip() and "{" not in text
 
 
-def _prepared(renderings: list, served: set[str]) -> list[tuple[int, object, str, list[Item]]]:
-    """(order, rendering, served id lowercased, flag items) of the non-omni renderings that
-    serve one of ``served``; renderings with the same argv as an earlier one are skipped."""
+def _prepared(renderings: list, served: set[str],
+              skip: AbstractSet[str] = IGNORED) -> list[tuple[int, object, str, dict[str, Item]]]:
+    """(order, rendering, served id lowercased, compared flags by key) of the non-omni
+    renderings that serve one of ``served``. A rendering whose argv or compared flags
+    (keys and values, in order) equal an earlier one's is skipped: the earlier one wins
+    every tie."""
     out = []
     seen: set[tuple[str, ...]] = set()
+    compared: set[tuple] = set()
     for order, r in enumerate(renderings):
-        if not r.strategy or len(r.argv) < 3 or r.argv[2].text.lower() not in served:
+        argv = r.argv
+        if not r.strategy or len(argv) < 3:
             continue
-        key = tuple(t.text for t in r.argv)
+        low = argv[2].text.lower()
+        if low not in served:
+            continue
+        texts = [t.text for t in argv]
+        key = tuple(texts)
         if key in seen:
             continue
         seen.add(key)
-        argv = [Token(w, t.span, t.symbolic) for t in r.argv[2:]
-                for w in (t.text.split() if _spaced_flag(t.text) else [t.text])]
-        out.append((order, r, r.argv[2].text.lower(), fold_dotted(split_argv(argv)[1])))
+        words = argv[2:]
+        if " " in "\0".join(texts):  # split the spaced flags (rare)
+            words = []
+            for t in argv[2:]:
+                if _spaced_flag(t.text):
+                    words += [Token(w, t.span, t.symbolic) for w in t.text.split()]
+                else:
+                    words.append(t)
+        flags = _flag_map(fold_dotted(split_argv(words)[1]), skip)
+        signature = (low, tuple([(k, it.value) for k, it in flags.items()]))
+        if signature in compared:
+            continue
+        compared.add(signature)
+        out.append((order, r, low, flags))
     return out
 
 
 def closest(spec: LaunchSpec, prepared: list, ignored: set[str],
             groups: list[set[str]]) -> tuple[object, list[Drift]]:
-    """The rendering of the same served model with the fewest differences (None if none)."""
+    """The rendering of the same served model with the fewest differences (None if none).
+    ``prepared`` comes from :func:`_prepared` with the same ``ignored`` flags."""
     model, items = split_argv(spec.argv)
     if model is None or model.symbolic:
         return None, []
-    items = fold_dotted(items)
+    g = _flag_map(fold_dotted(items), IGNORED | ignored)
+    want = model.text.lower()
     best: tuple[int, int, object, list[Drift]] | None = None
-    for order, r, served, r_items in prepared:
-        if served != model.text.lower():
+    for order, r, served, r_flags in prepared:
+        if served != want:
             continue
-        drifts = compare(items, r_items, ignored, groups)
+        drifts = _compare_maps(g, r_flags, groups)
         if best is None or (len(drifts), order) < best[:2]:
             best = (len(drifts), order, r, drifts)
     return (best[2], best[3]) if best else (None, [])
@@ -278,8 +311,8 @@ def annotate(recipe_path: str, launches: list[LaunchSpec], renderings: list | No
         model = split_argv(spec.argv)[0]
         if model is not None and not model.symbolic:
             served.add(model.text.lower())
-    prepared = _prepared(renderings, served)
     ignored, groups = override_flags(root), feature_groups(root)
+    prepared = _prepared(renderings, served, IGNORED | ignored)
     for spec in todo:
         rendering, drifts = closest(spec, prepared, ignored, groups)
         if rendering is None:
