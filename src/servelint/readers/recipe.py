@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from servelint.model import Span
 from servelint.readers.problems import ReadProblem
 from servelint.readers.yamlpos import Map, Node, Scalar, Seq, at, load_yaml
 
@@ -47,6 +48,8 @@ class RecipeRepo:
     strategy_ids: list[str]  # taxonomy ``strategies`` order
     taxonomy: Map | None
     problems: list[ReadProblem] = field(default_factory=list)
+    # strategy id -> its deploy_type (recipe_select.deploy_type), filled on first use
+    deploy_types: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(slots=True)
@@ -58,6 +61,8 @@ class Recipe:
     problems: list[ReadProblem] = field(default_factory=list)
     # key path -> node: the renderer asks for the same paths for every rendering
     _nodes: dict[tuple, Node | None] = field(default_factory=dict, repr=False, compare=False)
+    # variant -> span of its ``variants.<v>`` key (recipe_nodes.variant_anchor)
+    anchors: dict[str, Span] = field(default_factory=dict, repr=False, compare=False)
 
     def node(self, *keys: str | int) -> Node | None:
         try:

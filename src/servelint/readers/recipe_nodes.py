@@ -47,7 +47,7 @@ def str_set(node: Node | None) -> set[str]:
 
 def synth(text: str, span: Span | None) -> Token:
     """A token the site generates (size flags, rendezvous flags)."""
-    return Token(text, span, symbolic=is_symbolic(text))
+    return Token(text, span, is_symbolic(text))
 
 
 def opt_str(node: Node | None) -> str | None:
@@ -90,9 +90,12 @@ def hw_keyed(node: Node | None, hw: HardwareProfile) -> Node | None:
 
 def variant_anchor(recipe: Recipe, variant: str) -> Span:
     """The span of ``variants.<v>`` (its key), the recipe's anchor for a rendering."""
-    variants = recipe.node("variants")
-    key = variants.key_node(variant) if isinstance(variants, Map) else None
-    return key.span if key is not None else recipe.root.span
+    found = recipe.anchors.get(variant)
+    if found is None:
+        variants = recipe.node("variants")
+        key = variants.key_node(variant) if isinstance(variants, Map) else None
+        found = recipe.anchors[variant] = key.span if key is not None else recipe.root.span
+    return found
 
 
 class EnvMap:

@@ -17,18 +17,16 @@ from servelint.readers import recipe_select as sel
 from servelint.readers.problems import ReadProblem
 from servelint.readers.recipe import HardwareProfile, Recipe, load_recipe
 from servelint.readers.recipe_image import floor_for, image_for
+from servelint.readers.recipe_layout import Layouts
 from servelint.readers.recipe_nodes import (
-    EnvMap,
-    exact_block,
     gen_block,
     hw_keyed,
-    seq_tokens,
     str_list,
     str_set,
     variant_anchor,
 )
 from servelint.readers.recipe_parallel import Pool, tensor_parallel_size
-from servelint.readers.recipe_text import command_lines, dedupe, export_lines, kept_indexes
+from servelint.readers.recipe_text import command_lines, export_lines, kept_indexes
 from servelint.readers.yamlpos import Map, Seq, at
 
 __all__ = [
@@ -155,26 +153,6 @@ def model_token(recipe: Recipe, variant: str, task: Map | None = None) -> Token:
     return Token(recipe.hf_id, recipe.root.span)
 
 
-def _hw_blocks(recipe: Recipe, s: _Selection) -> list[Map | None]:
-    """Step 5 / env steps 7-8: generation blocks (a strategy block replaces the recipe's and
-    the variant's), then the strategy's exact-GPU block and, for PD, the role's."""
-    hw = s.hw
-    so = recipe.node("strategy_overrides", s.strategy)
-    so_ho = at(so, "hardware_overrides")
-    so_gen = gen_block(so_ho, hw)
-    if so_gen is not None:
-        blocks = [so_gen]
-    else:
-        blocks = [
-            gen_block(recipe.node("hardware_overrides"), hw),
-            gen_block(recipe.node("variants", s.variant, "hardware_overrides"), hw),
-        ]
-    blocks.append(exact_block(so_ho, hw))
-    if s.pool is not None:
-        blocks.append(exact_block(at(so, s.pool.role, "hardware_overrides"), hw))
-    return [b for b in blocks if b is not None]
-
-
 def _feature_tokens(recipe: Recipe, s: _Selection) -> list[Token]:
     out: list[Token] = []
     for feature, mode in s.features:
@@ -199,54 +177,6 @@ def _feature_tokens(recipe: Recipe, s: _Selection) -> list[Token]:
                 args = override.get("args")
         out += str_list(args)
     return out
-
-
-def _compose(recipe: Recipe, s: _Selection) -> tuple[list[Token], list[EnvVar]]:
-    tokens, env = _layout_part(recipe, s)
-    return dedupe(tokens + _feature_tokens(recipe, s)), env
-
-
-def _layout_part(recipe: Recipe, s: _Selection) -> tuple[list[Token], list[EnvVar]]:
-    """Tokens before the feature args, and the whole env: neither depends on the features."""
-    v = recipe.node("variants", s.variant)
-    so = recipe.node("strategy_overrides", s.strategy)
-    sfile = recipe.repo.strategies[s.strategy]
-    v_exact = exact_block(at(v, "hardware_overrides"), s.hw)
-    role = s.pool.role if s.pool is not None else None
-    blocks = _hw_blocks(recipe, s)
-    tokens = list(seq_tokens(recipe.node("model", "base_args")))
-    tokens += seq_tokens(at(v, "extra_args"))
-    tokens += seq_tokens(at(v_exact, "extra_args"))
-    if s.pool is not None:
-        tokens += par.pool_flags(recipe, s.variant, s.hw, s.pool, s.rank)
-        tokens += seq_tokens(at(so, role, "extra_args"))
-        tokens += seq_tokens(at(so, role, "vllm_args"))
-    else:
-        tokens += seq_tokens(sfile.get("vllm_args"))
-        tokens += par.size_flags(recipe, s.variant, s.strategy, s.hw, s.nodes, s.rank)
-        tokens += seq_tokens(at(so, "extra_args"))
-        tokens += seq_tokens(at(so, "vllm_args"))
-    for block in blocks:
-        tokens += seq_tokens(block.get("extra_args"))
-
-    env = EnvMap()
-    env.apply(recipe.node("model", "base_env"))
-    env.apply(at(v, "extra_env"))
-    env.apply(at(v_exact, "extra_env"))
-    if s.pool is not None:
-        env.apply(at(sfile, role, "env"))
-        par.pd_device_env(env, recipe, s.hw, s.pool)
-        env.apply(at(so, "env"))
-        env.apply(at(so, role, "env"))
-    else:
-        env.apply(sfile.get("env"))
-        env.apply(at(so, "env"))
-        env.apply(at(so, "extra_env"))
-    for block in blocks:
-        env.apply(block.get("extra_env"))
-    if s.pool is not None:
-        par.pd_env_finish(env, s.hw, s.pool, s.rank)
-    return tokens, env.items()
 
 
 def _label(s: _Selection) -> str:
@@ -286,6 +216,7 @@ class _Memo:
 
     def __init__(self, recipe: Recipe) -> None:
         self.recipe = recipe
+        self.parts = Layouts(recipe)
         # layout key -> (tokens, their texts, env entries, env (name, value) pairs)
         self.layouts: dict[tuple, tuple[tuple[Token, ...], tuple[str, ...], tuple, tuple]] = {}
         self.features: dict[tuple, tuple[tuple[Token, ...], tuple[str, ...]]] = {}
@@ -301,12 +232,11 @@ class _Memo:
                None if pool is None else (pool.role, pool.nodes, pool.mode, pool.raw_mode))
         part = self.layouts.get(key)
         if part is None:
-            tokens, env = _layout_part(self.recipe, s)
+            tokens, env = self.parts.part(s.variant, s.hw, s.strategy, s.nodes, s.rank, pool)
             kept = _non_empty(tokens)
             part = self.layouts[key] = (
-                tuple(kept), tuple(t.text for t in kept),
-                tuple((e.name, e.value, e.span, e.symbolic) for e in env),
-                tuple({e.name: e.value for e in env}.items()))
+                tuple(kept), tuple([t.text for t in kept]), env,
+                tuple({name: value for name, value, _, _ in env}.items()))
         fkey = (s.strategy, s.hw.id, tuple(s.features))
         feats = self.features.get(fkey)
         if feats is None:

@@ -78,7 +78,12 @@ def effective_variant(recipe: Recipe, variant: str, hw: HardwareProfile) -> str 
 
 
 def deploy_type(recipe: Recipe, strategy: str) -> str:
-    return str(scalar_value(at(recipe.repo.strategies.get(strategy), "deploy_type")) or "")
+    known = recipe.repo.deploy_types
+    found = known.get(strategy)
+    if found is None:
+        node = at(recipe.repo.strategies.get(strategy), "deploy_type")
+        found = known[strategy] = str(scalar_value(node) or "")
+    return found
 
 
 def strategy_status(recipe: Recipe, strategy: str, hw: HardwareProfile) -> str | None:
