@@ -253,15 +253,12 @@ class _Builder:
     def _build(self, node: yaml.Node, depth: int) -> tuple[Node, int]:
         span = _span(self.path, node)
         if isinstance(node, yaml.ScalarNode):
-            quoted = node.style in ("'", '"', "|", ">")
-            if not node.style and _is_implicit(node):
-                value = resolve_plain(node.value)
-                old = _yaml11_value(node)
-                if not _same(old, value):
-                    return Scalar(value, span, quoted, old, True), 1
-            else:
-                value = _tagged_scalar(node)
-            return Scalar(value, span, quoted), 1
+            if node.style:
+                return Scalar(_tagged_scalar(node), span, node.style in ("'", '"', "|", ">")), 1
+            value, old, differs = _plain_scalar(node)
+            if differs:
+                return Scalar(value, span, False, old, True), 1
+            return Scalar(value, span, False), 1
         if isinstance(node, yaml.SequenceNode):
             items = [self.build(child, depth + 1) for child in node.value]
             return Seq(items, span), 1 + sum(self.weight[id(c)] for c in node.value)
@@ -313,6 +310,28 @@ class _Builder:
                 seen[text] = len(entries)
                 entries.append((key, value))
         return Map(entries, span), weight
+
+
+# (tag, text) of a plain scalar -> (value, YAML 1.1 value, the two differ); recipes repeat
+# the same plain scalars (flags, ids, numbers) thousands of times.
+_PLAIN: dict[tuple[str, str], tuple[object, object, bool]] = {}
+_PLAIN_MAX = 50_000
+
+
+def _plain_scalar(node: yaml.ScalarNode) -> tuple[object, object, bool]:
+    key = (node.tag, node.value)
+    found = _PLAIN.get(key)
+    if found is None:
+        if _is_implicit(node):
+            value = resolve_plain(node.value)
+            old = _yaml11_value(node)
+            found = (value, old, not _same(old, value))
+        else:
+            found = (_tagged_scalar(node), None, False)
+        if len(_PLAIN) >= _PLAIN_MAX:
+            _PLAIN.clear()
+        _PLAIN[key] = found
+    return found
 
 
 _RESOLVER = yaml.resolver.Resolver()
