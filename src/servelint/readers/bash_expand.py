@@ -675,10 +675,14 @@ def _first_named(node):
 
 
 def _unescape_unquoted(text: str) -> str:
+    if "\\" not in text:
+        return text
     return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""))
 
 
 def _unescape_dquote(text: str) -> str:
+    if "\\" not in text:
+        return text
     return re.sub(r'\\([$`"\\])', r"\1", text.replace("\\\n", ""))
 
 

@@ -8,9 +8,12 @@ flow through the script (one combination of branch choices).
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 
 from servelint.model import PackageInstall, Span, Token
+
+_NEWLINE = re.compile(b"\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,9 +140,7 @@ class Source:
         self.data = data
         self.tree = tree
         self._line_starts = [0]
-        for i, b in enumerate(data):
-            if b == 10:
-                self._line_starts.append(i + 1)
+        self._line_starts += [m.end() for m in _NEWLINE.finditer(data)]
         # parsed sources are cached and re-interpreted per env: spans, texts and tree
         # facts are computed once per node (keyed by byte range / node id)
         self._spans: dict[tuple[int, int], Span] = {}
