@@ -72,6 +72,7 @@ def normalise(flag: str) -> tuple[str, str | None]:
     return key, None
 
 
+@lru_cache(maxsize=8192)
 def _is_value(text: str) -> bool:
     return not text.startswith("-") or text[1:2].isdigit() or text == "-"
 
@@ -80,18 +81,21 @@ def split_argv(argv: list[Token]) -> tuple[Token | None, list[Item]]:
     """(model token, flag items) of ``vllm serve`` arguments."""
     model: Token | None = None
     items: list[Item] = []
+    texts = [t.text for t in argv]
+    values = [_is_value(t) for t in texts]
+    n = len(texts)
     i = 0
-    while i < len(argv):
-        tok = argv[i]
-        if _is_value(tok.text):
+    while i < n:
+        if values[i]:
             if model is None and not items:
-                model = tok
+                model = argv[i]
             i += 1
             continue
-        name, eq, value = tok.text.partition("=")
+        tok = argv[i]
+        name, eq, value = texts[i].partition("=")
         val: str | None = value if eq else None
-        if not eq and i + 1 < len(argv) and _is_value(argv[i + 1].text):
-            val = argv[i + 1].text
+        if not eq and i + 1 < n and values[i + 1]:
+            val = texts[i + 1]
             i += 1
         i += 1
         if name == "--model" and val is not None:

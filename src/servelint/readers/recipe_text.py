@@ -35,6 +35,9 @@ def dedupe(tokens: list[Token]) -> list[Token]:
 def kept_indexes(texts: list[str]) -> list[int]:
     """:func:`dedupe` over token texts (none empty): the indexes it keeps, in order."""
     n = len(texts)
+    flags = [t for t in texts if t[:1] == "-"]
+    if len(set(flags)) == len(flags):
+        return list(range(n))  # every "-" token heads a unit: no flag repeats, all kept
     starts: list[int] = []  # unit starts; a unit is [flag, value] or one token (see units)
     i = 0
     while i < n:
