@@ -164,6 +164,8 @@ def _json_or_text(text: str | None) -> object:
 
 def fold_dotted(items: list[Item]) -> list[Item]:
     """``--x-config.a.b v`` items folded into the JSON value of ``--x-config`` (vLLM's rule)."""
+    if not any("." in it.key for it in items):
+        return list(items)  # nothing to fold (the common case)
     out: list[Item] = []
     merged: dict[str, tuple[dict, Item]] = {}
     for it in items:

@@ -225,8 +225,13 @@ class _Builder:
 
     def build(self, node: yaml.Node, depth: int = 0) -> Node:
         key = id(node)
-        if key in self.memo:
-            return self.memo[key]
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        if node.__class__ is yaml.ScalarNode and depth <= MAX_DEPTH:  # a leaf: no recursion
+            found = self.memo[key] = self._scalar(node)
+            self.weight[key] = 1
+            return found
         if key in self.active:
             raise _YamlInputError(
                 "recursive alias (a node contains itself)", _span(self.path, node)
@@ -250,15 +255,19 @@ class _Builder:
         self.weight[key] = weight
         return built
 
-    def _build(self, node: yaml.Node, depth: int) -> tuple[Node, int]:
+    def _scalar(self, node: yaml.ScalarNode) -> Scalar:
         span = _span(self.path, node)
+        if node.style:
+            return Scalar(_tagged_scalar(node), span, node.style in ("'", '"', "|", ">"))
+        value, old, differs = _plain_scalar(node)
+        if differs:
+            return Scalar(value, span, False, old, True)
+        return Scalar(value, span, False)
+
+    def _build(self, node: yaml.Node, depth: int) -> tuple[Node, int]:
         if isinstance(node, yaml.ScalarNode):
-            if node.style:
-                return Scalar(_tagged_scalar(node), span, node.style in ("'", '"', "|", ">")), 1
-            value, old, differs = _plain_scalar(node)
-            if differs:
-                return Scalar(value, span, False, old, True), 1
-            return Scalar(value, span, False), 1
+            return self._scalar(node), 1
+        span = _span(self.path, node)
         if isinstance(node, yaml.SequenceNode):
             items = [self.build(child, depth + 1) for child in node.value]
             return Seq(items, span), 1 + sum(self.weight[id(c)] for c in node.value)
