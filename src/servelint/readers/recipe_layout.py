@@ -55,6 +55,7 @@ class Layouts:
         self._strategies: dict[tuple[str, str | None], tuple[Tokens, Tokens, Layers]] = {}
         self._blocks: dict[tuple[str, str, str, str | None], tuple[Tokens, Layers]] = {}
         self._envs: dict[tuple[int, ...], EnvEntries] = {}
+        self._sizes: dict[tuple, Tokens] = {}
 
     def part(
         self, variant: str, hw: HardwareProfile, strategy: str, nodes: int, rank: int,
@@ -71,7 +72,7 @@ class Layouts:
         if pool is not None:
             tokens += par.pool_flags(recipe, variant, hw, pool, rank)
         else:
-            tokens += par.size_flags(recipe, variant, strategy, hw, nodes, rank)
+            tokens += par.size_flags(recipe, variant, strategy, hw, nodes, rank, self._sizes)
         tokens += after
         tokens += b_tokens
 

@@ -79,9 +79,11 @@ def _parallel_flag(sfile: Map) -> tuple[str, Span]:
 
 
 def size_flags(
-    recipe: Recipe, variant: str, strategy: str, hw: HardwareProfile, nodes: int, rank: int
+    recipe: Recipe, variant: str, strategy: str, hw: HardwareProfile, nodes: int, rank: int,
+    memo: dict[tuple, tuple[Token, ...]] | None = None,
 ) -> list[Token]:
-    """Step-3 size flags of a single- or multi-node strategy (rank 0 = head)."""
+    """Step-3 size flags of a single- or multi-node strategy (rank 0 = head). ``memo`` (one
+    per recipe) shares the multi-node flags between GPUs of the same size."""
     sfile = recipe.repo.strategies[strategy]
     flag, fspan = _parallel_flag(sfile)
     anchor = variant_anchor(recipe, variant)
@@ -92,12 +94,26 @@ def size_flags(
         else:
             size, vspan = g, anchor
         return [Token(flag, fspan), Token(str(size), vspan)]
+    # from here on the flags depend on the GPU only through its count (and the DP-local size)
+    local = (_dp_local(recipe, strategy, hw) or g) if flag == "--data-parallel-size" else 0
+    if memo is None:
+        return _multi_node_flags(sfile, flag, fspan, anchor, g, nodes, rank, local)
+    key = (variant, strategy, g, nodes, rank, local)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = tuple(
+            _multi_node_flags(sfile, flag, fspan, anchor, g, nodes, rank, local))
+    return list(found)
+
+
+def _multi_node_flags(
+    sfile: Map, flag: str, fspan: Span, anchor: Span, g: int, nodes: int, rank: int, local: int
+) -> list[Token]:
     layout_node = sfile.get("parallelism")
     layout = js_string(scalar_value(layout_node) or "")
     pspan = layout_node.span if layout_node is not None else fspan
     n = str(nodes)
     if flag == "--data-parallel-size":
-        local = _dp_local(recipe, strategy, hw) or g
         out = [
             synth(flag, fspan),
             synth(str(g * nodes), anchor),

@@ -221,7 +221,7 @@ class _Memo:
         self.layouts: dict[tuple, tuple[tuple[Token, ...], tuple[str, ...], tuple, tuple]] = {}
         self.features: dict[tuple, tuple[tuple[Token, ...], tuple[str, ...]]] = {}
         self.feature_maps: dict[tuple, dict[str, FeatureChoice]] = {}
-        self.kept: dict[tuple[str, ...], tuple[tuple[int, ...], tuple[str, ...]]] = {}
+        self.kept: dict[tuple[str, ...], tuple[tuple[int, ...] | None, tuple[str, ...]]] = {}
         self.variants: dict[str, tuple] = {}
         self.images: dict[tuple[str, str], tuple[str | None, Span | None]] = {}
 
@@ -245,10 +245,13 @@ class _Memo:
         texts = part[1] + feats[1]
         keep = self.kept.get(texts)
         if keep is None:  # renderings on other GPUs often repeat the same texts
-            indexes = tuple(kept_indexes(texts))
-            keep = self.kept[texts] = (indexes, tuple(texts[i] for i in indexes))
+            indexes = kept_indexes(texts)
+            keep = self.kept[texts] = (
+                None if len(indexes) == len(texts) else tuple(indexes),  # None: all kept
+                tuple([texts[i] for i in indexes]))
         tokens = part[0] + feats[0]
-        return ([tokens[i] for i in keep[0]], [EnvVar(*e) for e in part[2]], keep[1], part[3])
+        argv = list(tokens) if keep[0] is None else [tokens[i] for i in keep[0]]
+        return argv, [EnvVar(*e) for e in part[2]], keep[1], part[3]
 
     def feature_map(self, s: _Selection) -> dict[str, FeatureChoice]:
         key = tuple(s.features)
