@@ -211,13 +211,12 @@ def _feature_map(recipe: Recipe, s: _Selection) -> dict[str, FeatureChoice]:
 
 class _Memo:
     """What one recipe's renderings share, computed once per recipe. Renderings of one recipe
-    share Token objects (tokens are never mutated once read); each gets its own lists and
-    EnvVar objects."""
+    share Token and EnvVar objects (neither is mutated once read); each gets its own lists."""
 
     def __init__(self, recipe: Recipe) -> None:
         self.recipe = recipe
         self.parts = Layouts(recipe)
-        # layout key -> (tokens, their texts, env entries, env (name, value) pairs)
+        # layout key -> (tokens, their texts, env, env (name, value) pairs)
         self.layouts: dict[tuple, tuple[tuple[Token, ...], tuple[str, ...], tuple, tuple]] = {}
         self.features: dict[tuple, tuple[tuple[Token, ...], tuple[str, ...]]] = {}
         self.feature_maps: dict[tuple, dict[str, FeatureChoice]] = {}
@@ -235,7 +234,7 @@ class _Memo:
             tokens, env = self.parts.part(s.variant, s.hw, s.strategy, s.nodes, s.rank, pool)
             kept = _non_empty(tokens)
             part = self.layouts[key] = (
-                tuple(kept), tuple([t.text for t in kept]), env,
+                tuple(kept), tuple([t.text for t in kept]), tuple([EnvVar(*e) for e in env]),
                 tuple({name: value for name, value, _, _ in env}.items()))
         fkey = (s.strategy, s.hw.id, tuple(s.features))
         feats = self.features.get(fkey)
@@ -251,7 +250,7 @@ class _Memo:
                 tuple([texts[i] for i in indexes]))
         tokens = part[0] + feats[0]
         argv = list(tokens) if keep[0] is None else [tokens[i] for i in keep[0]]
-        return argv, [EnvVar(*e) for e in part[2]], keep[1], part[3]
+        return argv, list(part[2]), keep[1], part[3]
 
     def feature_map(self, s: _Selection) -> dict[str, FeatureChoice]:
         key = tuple(s.features)
