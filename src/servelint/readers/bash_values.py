@@ -36,11 +36,17 @@ class Field:
 
     @property
     def text(self) -> str:
-        return "".join(p.text for p in self.pieces)
+        pieces = self.pieces
+        if len(pieces) == 1:
+            return pieces[0].text
+        return "".join([p.text for p in pieces])
 
     @property
     def symbolic(self) -> bool:
-        return any(p.symbolic for p in self.pieces)
+        for p in self.pieces:
+            if p.symbolic:
+                return True
+        return False
 
     def token(self) -> Token:
         return Token(self.text, self.span, self.symbolic)
