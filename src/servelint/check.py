@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from servelint import profiles, rule_memo
+from servelint import rule_memo
+from servelint import works_on as works_on_mod
 from servelint.engine import history as history_mod
 from servelint.engine.lint_parse import lint_parse
 from servelint.model import Finding, LaunchSpec, Severity, Span
@@ -38,9 +39,12 @@ class Options:
     target_version: str | None = None  # "vllm==0.33.0": judge as if bumped to it
     config: Any = None  # servelint.config.Config
     no_ignores: bool = False
-    works_on: bool = False  # compute the range of releases each launch passes on
+    # the range of releases each launch passes on: True (first and last), "all" (also the
+    # number of releases, checking every one), False (not computed)
+    works_on: bool | str = False
     use_cache: bool = False  # reuse results of unchanged files (servelint.cache)
     cap_guesses: bool = True  # a guessed release caps errors at warning (not for works_on)
+    errors_only: bool = False  # run only the rules that can report an error (works_on)
     jobs: int = 0  # worker processes (0: one per core)
 
 
@@ -49,7 +53,7 @@ class LaunchReport:
     spec: LaunchSpec | None  # dropped once summarised
     judged: list[str]  # "vllm 0.27.1 (image tag v0.27.1)"
     errors: int = 0
-    works_on: dict[str, str | None] | None = None
+    works_on: dict[str, str | int | None] | None = None
     summary: dict[str, Any] = field(default_factory=dict)
 
 
@@ -237,6 +241,15 @@ def _is_custom_image(spec: LaunchSpec, prof) -> bool:
 
 
 def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
+    res = _resolution(spec, options)
+    report = LaunchReport(spec, [f"{t.profile.label} ({t.how})" for t in res.targets
+                                 if t.role == "primary"])
+    out = list(_findings(spec, options, res))
+    report.errors = sum(1 for f in out if f.severity == Severity.ERROR)
+    return out, report
+
+
+def _resolution(spec: LaunchSpec, options: Options) -> Resolution:
     _apply_options(spec, options)
     # a config that maps images to releases (else None: resolutions are then memoised)
     image_map = options.config.image_release if getattr(options.config, "images", None) \
@@ -244,20 +257,21 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     target = options.target_version.partition("==")[2] if options.target_version else None
     if options.target_version and options.target_version.partition("==")[0] != spec.engine:
         target = None
-    res: Resolution = resolve(spec, target_version=target, image_map=image_map)
-    report = LaunchReport(spec, [f"{t.profile.label} ({t.how})" for t in res.targets
-                                 if t.role == "primary"])
-    out: list[Finding] = []
+    return resolve(spec, target_version=target, image_map=image_map)
+
+
+def _findings(spec: LaunchSpec, options: Options, res: Resolution) -> Iterator[Finding]:
     hist = history_mod.load(spec.engine)
-    notes_rules, primary_rules = _rules_by_role()
+    notes_rules, primary_rules = _rules_by_role(options.errors_only)
     primary = [t for t in res.targets if t.role == "primary"]
     # release-independent rules (resolution notes, runtime installs) run once per launch,
     # on the first primary release's parse (shared with that release's own context)
     parses: dict[int, Any] = {}
-    ctx = _context(spec, primary[0].profile if primary else None, hist, res, floating=True,
-                   parses=parses)
-    for rule in notes_rules:
-        out.extend(rule.check(ctx))
+    if notes_rules:
+        ctx = _context(spec, primary[0].profile if primary else None, hist, res,
+                       floating=True, parses=parses)
+        for rule in notes_rules:
+            yield from rule.check(ctx)
     cap = res.capped and options.cap_guesses
     for tgt in primary:
         ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating, parses=parses)
@@ -270,15 +284,17 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
                 if tgt.floating and cap and f.severity > Severity.WARNING:
                     f.severity = Severity.WARNING
                     f.message += f" (release not pinned: {tgt.how})"
-                out.append(f)
-    report.errors = sum(1 for f in out if f.severity == Severity.ERROR)
-    return out, report
+                yield f
 
 
 @functools.cache
-def _rules_by_role() -> tuple[tuple, tuple]:
-    """The rules run once per launch ("notes") and those run per release judged."""
+def _rules_by_role(errors_only: bool = False) -> tuple[tuple, tuple]:
+    """The rules run once per launch ("notes") and those run per release judged; with
+    ``errors_only``, just the rules that can report an error."""
     rules = registry()
+    if errors_only:
+        rules = tuple(r for r in rules if r.SEVERITY == Severity.ERROR or
+                      getattr(r, "MAY_ESCALATE", False))
     return (tuple(r for r in rules if "notes" in getattr(r, "ROLES", ("primary",))),
             tuple(r for r in rules if "primary" in getattr(r, "ROLES", ("primary",))))
 
@@ -366,7 +382,11 @@ def check_unit(path: str, kind: str, options: Options) -> FileResult:
                                message="launch too deeply nested to check"))
             continue
         if options.works_on:
-            launch.works_on = works_on(spec)
+            launch.works_on = works_on_mod.works_on(spec, passes_on,
+                                                    exhaustive=options.works_on == "all")
+            below = works_on_mod.floor_finding(spec, launch.works_on, first_error)
+            if below is not None:
+                found.append(below)
         launch.summary = launch_summary(launch)
         launch.spec = None  # keep results small (cache, worker processes)
         raw.extend(found)
@@ -474,23 +494,18 @@ def read_text(path: str) -> str | None:
     return _TEXT_CACHE[path]
 
 
-def works_on(spec: LaunchSpec) -> dict[str, str | None]:
-    """First and last release (of the profiles) on which the launch has no error."""
-    passing = []
-    for version in profiles.available(spec.engine):
-        opts = Options(target_version=f"{spec.engine}=={version}", cap_guesses=False)
-        found, _ = check_spec(_copy_spec(spec), opts)
-        if not any(f.severity == Severity.ERROR for f in found):
-            passing.append(version)
-    return {"first": passing[0] if passing else None,
-            "last": passing[-1] if passing else None,
-            "releases": len(passing)}
+def first_error(spec: LaunchSpec, version: str) -> Finding | None:
+    """The first error the launch gets judged as if its image were bumped to ``version``."""
+    opts = Options(target_version=f"{spec.engine}=={version}", cap_guesses=False,
+                   errors_only=True)
+    return next((f for f in _findings(spec, opts, _resolution(spec, opts))
+                 if f.severity == Severity.ERROR), None)
 
 
-def _copy_spec(spec: LaunchSpec) -> LaunchSpec:
-    import copy
-
-    return copy.copy(spec)
+def passes_on(spec: LaunchSpec, version: str) -> bool:
+    """Whether the launch (already checked: options applied) has no error judged as if its
+    image were bumped to ``version``."""
+    return first_error(spec, version) is None
 
 
 def check_text(text: str, kind: str, filename: str = "example", options: Options | None = None,

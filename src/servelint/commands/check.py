@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                "[tool.servelint] in pyproject.toml, found "
                                                "upwards from the first path)")
     p.add_argument("--works-on", action="store_true",
-                   help="compute, for each launch, the releases it passes on (JSON output)")
+                   help="check each launch on every release and count those it passes on "
+                        "(JSON output gives the first and last release without it)")
     p.add_argument("--output", "-o", type=Path, help="write the report to a file")
     p.add_argument("--no-cache", action="store_true",
                    help="do not reuse results of unchanged files (cache in ~/.cache/servelint)")
@@ -80,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     options = Options(image=args.image, engine=args.engine,
                       gpu=args.gpu or getattr(cfg, "gpu", None),
                       target_version=target, config=cfg, no_ignores=args.no_ignores,
-                      works_on=args.works_on, use_cache=not args.no_cache, jobs=args.jobs)
+                      works_on="all" if args.works_on else fmt == "json",
+                      use_cache=not args.no_cache, jobs=args.jobs)
     report = check_paths(args.paths, options)
     findings = report.findings
     min_sev = args.min_severity  # the config's own min-severity is applied by Config.apply

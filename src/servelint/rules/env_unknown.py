@@ -36,6 +36,7 @@ from servelint.rules.base import CheckContext, finding
 CODE = "SL121"
 NAME = "env-unknown"
 SEVERITY = Severity.WARNING
+MAY_ESCALATE = True  # an error when the launch sets --fail-on-environ-validation
 FIX_SAFE = False
 
 PREFIXES = {"vllm": ("VLLM_",), "sglang": ("SGLANG_", "SGL_")}

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from packaging.version import Version
 
 from servelint.engine.lint_parse import derived
 from servelint.model import Finding, Severity
+from servelint.profiles import Profile
 from servelint.rules._util import (
     is_symbolic,
     normalise_flag,
@@ -98,21 +100,37 @@ def _plugin_given(ctx: CheckContext, plugin_dests: list[str], dests: set[str]) -
     return False
 
 
+def rejected(prof: Profile, target: str, value: str, dests: set[str],
+             plugin_given: Callable[[list[str]], bool]) -> tuple[str, dict[str, Any]] | None:
+    """The late value set (name, entry) that rejects ``value`` for ``target`` in ``prof``'s
+    release, given the dests the launch sets; None when it is accepted or not judged."""
+    late = prof.late_for(target)
+    if late is None:
+        return None
+    entry = late[1]
+    if entry.get("extended_by") and plugin_given(entry["extended_by"]):
+        return None  # names from a plugin file cannot be checked statically
+    if any(dest not in dests for dest in entry.get("only_with", [])):
+        return None  # the engine checks this value only together with another option
+    allowed = entry.get("values", [])
+    if not allowed or value_in(value, allowed, entry.get("case_sensitive", True)):
+        return None
+    return late
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     prof = ctx.profile
     dests = {o.action.dest for o in ctx.parsed.options if o.action is not None}
+
+    def plugin_given(plugin_dests: list[str]) -> bool:
+        return _plugin_given(ctx, plugin_dests, dests)
+
     for target, value, index in values_to_check(ctx):
-        late = prof.late_for(target)
+        late = rejected(prof, target, value, dests, plugin_given)
         if late is None:
             continue
         set_name, entry = late
-        if entry.get("extended_by") and _plugin_given(ctx, entry["extended_by"], dests):
-            continue  # names from a plugin file cannot be checked statically
-        if any(dest not in dests for dest in entry.get("only_with", [])):
-            continue  # the engine checks this value only together with another option
         allowed = entry.get("values", [])
-        if not allowed or value_in(value, allowed, entry.get("case_sensitive", True)):
-            continue
         where = f'"{value}" is not a registered {set_name.replace("_", " ")} in {prof.label}'
         stage = entry.get("target_stages", {}).get(target) or entry.get("stage", "")
         msg = where + (f": the engine fails at {stage.replace('_', ' ')}" if stage else "")

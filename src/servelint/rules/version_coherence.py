@@ -3,7 +3,9 @@
 A recipe states ``min_vllm_version``; its image pins a release; its flags, values and
 env vars each exist from some release on. servelint reports a floor above the image's
 release, and every flag, value or env var that first appears after the floor (so
-"needs >= 0.27.0" when the floor says 0.26.0).
+"needs >= 0.27.0" when the floor says 0.26.0). When the releases each launch works on are
+computed (JSON output, ``--works-on``), a floor below the first release a launch works on is
+reported too, with the error the launch gets on the floor's release.
 
 Bad (``--mamba-backend`` first appears in vLLM 0.20.0):
 
