@@ -134,7 +134,7 @@ class _Selection:
     variant: str
     hw: HardwareProfile
     strategy: str
-    features: list[tuple[str, str | None]]  # enabled features in order, with the mode picked
+    features: tuple[tuple[str, str | None], ...]  # enabled features in order, with their mode
     choices: dict[str, FeatureChoice]  # what the caller switched (for the label)
     nodes: int = 1  # multi-node: nodes of the deployment
     rank: int = 0  # multi-node: node rank; PD: node of the role's pool
@@ -236,7 +236,7 @@ class _Memo:
             part = self.layouts[key] = (
                 tuple(kept), tuple([t.text for t in kept]), tuple([EnvVar(*e) for e in env]),
                 tuple({name: value for name, value, _, _ in env}.items()))
-        fkey = (s.strategy, s.hw.id, tuple(s.features))
+        fkey = (s.strategy, s.hw.id, s.features)
         feats = self.features.get(fkey)
         if feats is None:
             found = _non_empty(_feature_tokens(self.recipe, s))
@@ -253,7 +253,7 @@ class _Memo:
         return argv, list(part[2]), keep[1], part[3]
 
     def feature_map(self, s: _Selection) -> dict[str, FeatureChoice]:
-        key = tuple(s.features)
+        key = s.features
         found = self.feature_maps.get(key)
         if found is None:
             found = self.feature_maps[key] = _feature_map(self.recipe, s)
@@ -291,24 +291,11 @@ def _render_keyed(recipe: Recipe, s: _Selection, memo: _Memo) -> tuple[Rendering
     head, floor, floor_span, anchor = memo.variant(s.variant)
     image, image_span = memo.image(s.variant, s.hw)
     pool_nodes = s.pool.nodes if s.pool is not None else s.nodes
-    rendering = Rendering(
-        recipe=recipe.hf_id,
-        path=recipe.path,
-        variant=s.variant,
-        hardware=s.hw.id,
-        strategy=s.strategy,
-        features=memo.feature_map(s),
-        label=_label(s),
-        argv=head + tokens,
-        env=env,
-        image=image,
-        image_span=image_span,
-        floor=floor,
-        floor_span=floor_span,
-        anchor=anchor,
-        node_rank=s.rank if pool_nodes > 1 else None,
-        nodes=max(1, pool_nodes),
-        role=s.pool.role if s.pool is not None else None,
+    rendering = Rendering(  # positional (field order): one is built per launch
+        recipe.hf_id, recipe.path, s.variant, s.hw.id, s.strategy, memo.feature_map(s),
+        _label(s), head + tokens, env, image, image_span, floor, floor_span, anchor, "vllm",
+        s.rank if pool_nodes > 1 else None, max(1, pool_nodes), None,
+        s.pool.role if s.pool is not None else None,
     )
     return rendering, (texts, env_pairs)
 
@@ -448,7 +435,7 @@ def render_recipe(
             variations = (
                 [dict(features)] if features is not None else _feature_variations(recipe, v, hw)
             )
-            enabled_sets = [_enabled(recipe, v, hw, choices) for choices in variations]
+            enabled_sets = [tuple(_enabled(recipe, v, hw, choices)) for choices in variations]
             for strat in strategies:
                 layouts = _layouts(recipe, v, hw, strat)
                 for choices, enabled in zip(variations, enabled_sets, strict=True):
