@@ -468,6 +468,11 @@ def _pieces(parts: list) -> Pieces:
 
 def assemble(parts: list, word_span: Span) -> list[Field]:
     """Join parts into fields, splitting unquoted expansion results on whitespace."""
+    if len(parts) == 1 and parts[0] is not _BRK:  # one literal piece (most words): one field
+        piece, hint = parts[0]
+        if hint != "Q" and not piece.splittable:
+            pieces = (piece,) if piece.text != "" or piece.symbolic else ()
+            return [Field(pieces, word_span if hint is None else hint)]
     fields: list[Field] = []
     cur: list[Piece] = []
     hints: list[Span | None] = []
