@@ -67,4 +67,6 @@ def render_json(findings: Sequence[Finding], stream: TextIO, *, files_checked: i
         "summary": summary_dict(findings, files_checked, profiles_used, ignored),
         **(extra or {}),
     }
-    stream.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    # written piece by piece: a corpus report (tens of MB) is never one string in memory
+    json.dump(document, stream, indent=2, ensure_ascii=False)
+    stream.write("\n")
