@@ -5,7 +5,8 @@
 
 Measures (wall time via a fresh process each run, peak RSS of that process):
   * ``servelint check`` of the recipes corpus and of the InferenceX corpus, cold (first run,
-    empty in-process caches) and warm (repeated runs), and launches checked per second;
+    empty result cache) and warm (repeated runs), and launches checked per second; text
+    output, then JSON output (which adds each launch's ``works_on``), cold and warm;
   * one small file end to end (process start to exit);
   * building one release profile from a downloaded wheel (when the wheel is on disk);
   * the real-parser path per launch (the oracle's recorded verdict timing, or a live run
@@ -81,21 +82,30 @@ def servelint_cmd(*args: str) -> list[str]:
 
 
 def bench_check(label: str, path: Path, reps: int) -> float | None:
+    """Text output (what CI and pre-commit run), cold then warm; then JSON output, which also
+    computes each launch's ``works_on`` (extra checks on other releases), cold then warm."""
     if not path.exists():
         print(f"{label}: skipped ({path} not found)")
         return None
-    walls, rsss, launches = [], [], 0
+    walls, rsss = [], []
     cache = tempfile.mkdtemp(prefix="servelint-bench-cache-")
     os.environ["SERVELINT_CACHE_DIR"] = cache  # the first run fills it: cold, then warm
     for i in range(reps + 1):  # the first run is the cold one
-        wall, rss, out = run_process(servelint_cmd("check", str(path), "--format", "json",
-                                                   "--output", os.devnull))
+        wall, rss, _ = run_process(servelint_cmd("check", str(path), "--output", os.devnull))
         if i == 0:
             print(f"{label} cold: {wall:.3f} s, peak {rss:.0f} MiB")
         else:
             walls.append(wall)
             rsss.append(rss)
-    launches = _launches(path, cache)
+    json_cmd = servelint_cmd("check", str(path), "--format", "json")
+    cold, cold_rss, _ = run_process(json_cmd)
+    warm, warm_rss, out = run_process(json_cmd)
+    try:
+        launches = int(json.loads(out).get("stats", {}).get("launches", 0))
+    except ValueError:
+        launches = 0
+    print(f"{label} JSON with works_on: cold {cold:.3f} s, peak {cold_rss:.0f} MiB; "
+          f"warm {warm:.3f} s, peak {warm_rss:.0f} MiB")
     if walls:
         med = statistics.median(walls)
         print(f"{label} warm: {stats(walls)} s; peak {max(rsss):.0f} MiB; {launches} launches, "
@@ -104,20 +114,13 @@ def bench_check(label: str, path: Path, reps: int) -> float | None:
     return None
 
 
-def _launches(path: Path, cache: str) -> int:
-    """Launch count of a warm run (from the JSON report's stats), cheaply."""
-    out = subprocess.run(servelint_cmd("check", str(path), "--format", "json"),
-                         capture_output=True, text=True, env={**os.environ,
-                                                              "SERVELINT_CACHE_DIR": cache})
-    try:
-        return int(json.loads(out.stdout).get("stats", {}).get("launches", 0))
-    except ValueError:
-        return 0
-
-
 def bench_small(reps: int) -> None:
-    walls = [run_process(servelint_cmd("check", str(SMALL)))[0] for _ in range(reps)]
-    print(f"one small file end to end: {stats(walls)} s")
+    cold = [run_process(servelint_cmd("check", str(SMALL), "--no-cache"))[0]
+            for _ in range(reps)]
+    run_process(servelint_cmd("check", str(SMALL)))  # fills the cache
+    warm = [run_process(servelint_cmd("check", str(SMALL)))[0] for _ in range(reps)]
+    print(f"one small file end to end: {stats(warm)} s (unchanged file, cached); "
+          f"{stats(cold)} s (--no-cache)")
 
 
 def bench_yaml_floor(reps: int) -> None:
