@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -79,17 +79,27 @@ def key_for(path: str, kind: str, options: Any) -> str | None:
     digest.update(repr((CACHE_FORMAT, __version__, _CODE, profiles_fingerprint(), kind,
                         opts)).encode())
     total = 0
+    files = [p] if p.is_file() else []
+    for f in files + [d for d in _dependencies(p, kind) if d.is_file()]:  # no FIFOs
+        found = _file_digest(str(f))
+        if found is None:
+            return None
+        size, file_digest = found
+        total += size
+        if total > MAX_DEP_BYTES:
+            return None
+        digest.update(str(f).encode() + b"\0" + file_digest)
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=4096)
+def _file_digest(path: str) -> tuple[int, bytes] | None:
+    """(size, sha256) of a file, once per run: recipes share their strategy files."""
     try:
-        files = [p] if p.is_file() else []
-        for f in files + [d for d in _dependencies(p, kind) if d.is_file()]:  # no FIFOs
-            data = f.read_bytes()
-            total += len(data)
-            if total > MAX_DEP_BYTES:
-                return None
-            digest.update(str(f).encode() + b"\0" + hashlib.sha256(data).digest())
+        data = Path(path).read_bytes()
     except OSError:
         return None
-    return digest.hexdigest()
+    return len(data), hashlib.sha256(data).digest()
 
 
 def load(key: str) -> Any | None:

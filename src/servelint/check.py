@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import pickle
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -60,10 +61,18 @@ class LaunchReport:
 @dataclass(slots=True)
 class CheckReport:
     findings: list[Finding] = field(default_factory=list)
-    launches: list[LaunchReport] = field(default_factory=list)
+    units: list[FileResult] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     ignored: list[Finding] = field(default_factory=list)
+
+    @property
+    def launches(self) -> list[LaunchReport]:
+        return [lr for unit in self.units for lr in unit.all_launches()]
+
+    @property
+    def profiles_used(self) -> list[str]:
+        return sorted({label for unit in self.units for label in unit.judged})
 
 
 # ---------------------------------------------------------------- discovery
@@ -358,12 +367,32 @@ def merge(findings: Iterable[Finding]) -> list[Finding]:
 
 @dataclass(slots=True)
 class FileResult:
-    """What checking one unit (a file, or an InferenceX checkout) gives; cacheable."""
+    """What checking one unit (a file, or an InferenceX checkout) gives; cacheable.
+
+    Pickled (cache, worker processes) with its launches as one nested blob, unpickled only
+    when a report lists them (JSON): a text run over a cached corpus never builds them."""
 
     path: str
     findings: list[Finding]
-    launches: list[LaunchReport]
+    launches: list[LaunchReport] | None
     bound: list[str] = field(default_factory=list)  # launchers a master config bound
+    judged: list[str] = field(default_factory=list)  # profiles the launches were judged on
+    launch_count: int = 0
+    blob: bytes | None = None
+
+    def all_launches(self) -> list[LaunchReport]:
+        if self.launches is None:
+            self.launches = pickle.loads(self.blob) if self.blob else []
+        return self.launches
+
+    def __getstate__(self) -> tuple:
+        blob = self.blob if self.launches is None else \
+            pickle.dumps(self.launches, protocol=pickle.HIGHEST_PROTOCOL)
+        return (self.path, self.findings, self.bound, self.judged, self.launch_count, blob)
+
+    def __setstate__(self, state: tuple) -> None:
+        self.path, self.findings, self.bound, self.judged, self.launch_count, self.blob = state
+        self.launches = None
 
 
 def check_unit(path: str, kind: str, options: Options) -> FileResult:
@@ -390,36 +419,54 @@ def check_unit(path: str, kind: str, options: Options) -> FileResult:
         launch.summary = launch_summary(launch)
         launch.spec = None  # keep results small (cache, worker processes)
         raw.extend(found)
-        result.launches.append(launch)
+        result.all_launches().append(launch)
     result.findings = merge(raw)
+    result.launch_count = len(result.all_launches())
+    result.judged = sorted({j.split(" (", 1)[0] for lr in result.all_launches()
+                            for j in lr.judged})
     return result
 
 
-def _check_unit_cached(args: tuple[str, str, Options]) -> FileResult:
-    from servelint import cache
-
-    path, kind, options = args
-    key = cache.key_for(path, kind, options) if options.use_cache else None
-    if key is not None:
-        hit = cache.load(key)
-        if hit is not None:
-            return hit
+def _check_unit_stored(args: tuple[str, str, Options, str | None]) -> FileResult:
+    """Check one unit and keep its result under ``key`` (run in a worker when parallel)."""
+    path, kind, options, key = args
     result = check_unit(path, kind, options)
     if key is not None:
+        from servelint import cache
+
         cache.store(key, result)
     return result
 
 
 def _run_units(units: list[tuple[str, str]], options: Options) -> list[FileResult]:
-    jobs = [(p, k, options) for p, k in units]
-    workers = min(options.jobs or (os.cpu_count() or 1), len(jobs))
-    if workers <= 1 or len(jobs) < PARALLEL_MIN_UNITS:
-        return [_check_unit_cached(j) for j in jobs]
-    import concurrent.futures as cf
-    import multiprocessing as mp
+    """Results of unchanged units come from the cache, here; the rest are checked, in worker
+    processes when there are enough of them."""
+    results: list[FileResult | None] = [None] * len(units)
+    todo: list[tuple[int, tuple[str, str, Options, str | None]]] = []
+    for i, (path, kind) in enumerate(units):
+        key = None
+        if options.use_cache:
+            from servelint import cache
 
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork")) as pool:
-        return list(pool.map(_check_unit_cached, jobs, chunksize=4))
+            key = cache.key_for(path, kind, options)
+            hit = cache.load(key) if key is not None else None
+            if hit is not None:
+                results[i] = hit
+                continue
+        todo.append((i, (path, kind, options, key)))
+    workers = min(options.jobs or (os.cpu_count() or 1), len(todo))
+    if workers <= 1 or len(todo) < PARALLEL_MIN_UNITS:
+        done = [_check_unit_stored(job) for _, job in todo]
+    else:
+        import concurrent.futures as cf
+        import multiprocessing as mp
+
+        with cf.ProcessPoolExecutor(max_workers=workers,
+                                    mp_context=mp.get_context("fork")) as pool:
+            done = list(pool.map(_check_unit_stored, [job for _, job in todo], chunksize=4))
+    for (i, _), result in zip(todo, done, strict=True):
+        results[i] = result
+    return results  # type: ignore[return-value]
 
 
 PARALLEL_MIN_UNITS = 16
@@ -441,11 +488,12 @@ def check_paths(paths: Iterable[str], options: Options | None = None) -> CheckRe
     for r in results:
         report.files.append(r.path)
         raw.extend(r.findings)
-        report.launches.extend(r.launches)
+    report.units = results
     findings = merge(raw)
     findings = _apply_control(findings, options, report)
     report.findings = findings
-    report.stats = {"files": len(report.files), "launches": len(report.launches),
+    report.stats = {"files": len(report.files),
+                    "launches": sum(r.launch_count for r in results),
                     "seconds": round(time.perf_counter() - t0, 3)}
     return report
 

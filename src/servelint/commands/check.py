@@ -101,17 +101,12 @@ def run(args: argparse.Namespace) -> int:
 
 def emit(report: CheckReport, findings, fmt: str, out) -> None:
     from servelint import reporters
-
-    launches = [lr.summary for lr in report.launches]
     from servelint.check import read_text
 
     kwargs = {"stream": out, "files_checked": report.files, "ignored": len(report.ignored),
               "read_source": read_text,  # the files the ignores already read: no second read
-              "profiles_used": sorted({j.split(" (", 1)[0] for lr in report.launches
-                                       for j in lr.judged})}
-    import inspect
-
-    params = inspect.signature(reporters.render).parameters
-    if "extra" in params:
-        kwargs["extra"] = {"launches": launches, "stats": report.stats}
+              "profiles_used": report.profiles_used}
+    if fmt == "json":  # only JSON lists the launches
+        kwargs["extra"] = {"launches": [lr.summary for lr in report.launches],
+                           "stats": report.stats}
     reporters.render(findings, fmt, **kwargs)
