@@ -86,17 +86,21 @@ class History:
         self.engine = data["engine"]
         self.releases: list[str] = data["releases"]
         self.position = {r: i for i, r in enumerate(self.releases)}
+        self._between: dict[str, float] = {}  # releases without a profile: between two
         self.presence: dict[str, dict[str, list[int]]] = data["presence"]
         self.deprecated: dict[str, dict[str, str]] = data.get("deprecated", {})
         self._of: dict[tuple[str, str], Presence] = {}
 
     def _pos(self, release: str) -> float:
         """Index of a release in ``releases`` (fractional for one servelint has no profile of)."""
-        if release in self.position:
-            return self.position[release]
-        target = Version(release)
-        below = [i for i, r in enumerate(self.releases) if Version(r) < target]
-        return (below[-1] + 0.5) if below else -0.5
+        found = self.position.get(release)
+        if found is None:
+            found = self._between.get(release)
+        if found is None:
+            target = Version(release)
+            below = [i for i, r in enumerate(self.releases) if Version(r) < target]
+            found = self._between[release] = (below[-1] + 0.5) if below else -0.5
+        return found
 
     def of(self, kind: str, key: str) -> Presence:
         found = self._of.get((kind, key))
