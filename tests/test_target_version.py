@@ -224,3 +224,17 @@ def test_fast_endpoints_equal_checking_every_release():
         checked += 1
         assert (fast["first"], fast["last"]) == (passing[0], passing[-1]), spec.rendering
     assert checked > 20
+
+
+def test_package_verdict_names_the_bumped_image(capsys):
+    """The seed recipe pins v0.27.1; judged at TARGET, the package gate speaks of TARGET's image."""
+    from pathlib import Path
+
+    _releases()
+    recipe = Path(__file__).resolve().parents[1] / "examples" / "recipe" / \
+        "NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16.yaml"
+    report = _run(capsys, str(recipe), "--target-version", f"vllm=={TARGET}", "--no-cache")
+    msgs = [f["message"] for f in report["findings"] if f["rule"] == "package-missing"]
+    assert msgs, "the fastokens gate must still fire at the target release"
+    assert all(f"the vllm {TARGET} image (its image vllm/vllm-openai:v0.27.1, bumped)" in m
+               for m in msgs)

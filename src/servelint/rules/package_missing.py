@@ -226,6 +226,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         if inst_ok:
             continue
         where = f"image {ctx.spec.image}" if ctx.spec.image else f"the {prof.engine} {prof.version} wheel"
+        if ctx.spec.image and ctx.how.startswith("--target-version"):
+            where = f"the {prof.label} image (its image {ctx.spec.image}, bumped)"
         if inst is not None:
             msg = (f'{shown} makes {prof.label} import "{requirement}", but the launch installs '
                    f'"{inst.requirement}", which cannot satisfy it')
