@@ -243,3 +243,15 @@ def test_unknown_format():
     assert set(FORMATS) == {"text", "json", "sarif", "github"}
     with pytest.raises(ValueError, match="unknown output format"):
         run([], "xml")
+
+
+def test_sarif_lists_ignored_findings_as_suppressed():
+    kept = make_finding("r.sh", 3, 3)
+    silenced = make_finding("r.sh", 2, 1, code="SL121", rule="env-unknown",
+                            severity=Severity.WARNING)
+    doc = json.loads(run([kept], "sarif", rules=STUB_METAS, ignored=[silenced]))
+    results = doc["runs"][0]["results"]
+    assert [(r["ruleId"], r.get("suppressions")) for r in results] == [
+        ("SL101", None), ("SL121", [{"kind": "inSource"}])]
+    validator = jsonschema.Draft4Validator(json.loads(SCHEMA.read_text()))
+    assert not list(validator.iter_errors(doc))

@@ -107,7 +107,7 @@ def emit(report: CheckReport, findings, fmt: str, out) -> None:
     from servelint import reporters
     from servelint.check import read_text
 
-    kwargs = {"stream": out, "files_checked": report.files, "ignored": len(report.ignored),
+    kwargs = {"stream": out, "files_checked": report.files, "ignored": report.ignored,
               "read_source": read_text,  # the files the ignores already read: no second read
               "profiles_used": report.profiles_used}
     if fmt == "json":  # only JSON lists the launches

@@ -66,6 +66,7 @@ def render(
     """
     if not isinstance(files_checked, int):  # the list of files checked
         files_checked = len(files_checked)
+    suppressed: Sequence[Finding] = () if isinstance(ignored, int) else list(ignored)
     if not isinstance(ignored, int):
         ignored = len(ignored)
     ordered = sort_findings(findings)
@@ -86,7 +87,8 @@ def render(
         from servelint.reporters.sarif import render_sarif
 
         render_sarif(ordered, stream, metas=rule_metas() if rules is None else rules,
-                     files_checked=files_checked, profiles_used=labels)
+                     files_checked=files_checked, profiles_used=labels,
+                     suppressed=sort_findings(suppressed))
     elif fmt == "github":
         from servelint.reporters.github import render_github
 

@@ -108,10 +108,13 @@ def _message(finding: Finding) -> str:
 
 
 def sarif_document(findings: Sequence[Finding], metas: Sequence[RuleMeta], *,
-                   files_checked: int, profiles_used: Sequence[str]) -> dict[str, Any]:
+                   files_checked: int, profiles_used: Sequence[str],
+                   suppressed: Sequence[Finding] = ()) -> dict[str, Any]:
+    """``suppressed``: findings an inline ``servelint: ignore[...]`` comment silenced; they
+    are listed with an in-source suppression, as code-scanning tools expect."""
     descriptors: list[RuleMeta] = list(metas)
     index = {meta.code: i for i, meta in enumerate(descriptors)}
-    for finding in findings:  # a finding from a rule outside the catalog still gets a rule
+    for finding in [*findings, *suppressed]:  # a rule outside the catalog still gets one
         if finding.code not in index:
             index[finding.code] = len(descriptors)
             descriptors.append(_fallback_meta(finding))
@@ -128,7 +131,9 @@ def sarif_document(findings: Sequence[Finding], metas: Sequence[RuleMeta], *,
             }},
             "invocations": [{"executionSuccessful": True}],
             "columnKind": "unicodeCodePoints",
-            "results": [result(f, index[f.code]) for f in findings],
+            "results": [result(f, index[f.code]) for f in findings] +
+                       [{**result(f, index[f.code]), "suppressions": [{"kind": "inSource"}]}
+                        for f in suppressed],
             "properties": {"files_checked": files_checked,
                            "profiles_used": list(profiles_used)},
         }],
@@ -136,8 +141,9 @@ def sarif_document(findings: Sequence[Finding], metas: Sequence[RuleMeta], *,
 
 
 def render_sarif(findings: Sequence[Finding], stream: TextIO, *, metas: Sequence[RuleMeta],
-                 files_checked: int, profiles_used: Sequence[str]) -> None:
+                 files_checked: int, profiles_used: Sequence[str],
+                 suppressed: Sequence[Finding] = ()) -> None:
     document = sarif_document(findings, metas, files_checked=files_checked,
-                              profiles_used=profiles_used)
+                              profiles_used=profiles_used, suppressed=suppressed)
     # compact: the C encoder is ~20x faster than an indented dump on large runs
     stream.write(json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n")
