@@ -25,14 +25,16 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import yaml
 
 from servelint import hardware
 from servelint.model import LaunchSpec, Span
-from servelint.readers.bash import read_script
+from servelint.readers.bash import ScriptResult, read_script
 from servelint.readers.images import resolve_image
+from servelint.readers.inferencex_parallel import map_in_workers, may_fork
 from servelint.readers.problems import ReadProblem
 
 # fleet -> (gpu code in script names, naming rule); None = no single-node launcher
@@ -284,28 +286,20 @@ def read_inferencex(root_or_file: str, *, only: set[str] | None = None,
              "launches_fully_resolved": 0, "launches_symbolic": 0,
              "launch_sites_per_engine": {}, "single_node_vllm_sglang_scripts": 0,
              "single_node_vllm_sglang_scripts_with_spec": 0}
-    cache: dict[tuple, tuple[list[LaunchSpec], list[ReadProblem], bool]] = {}
-    sites: dict[str, set] = {}
-    vs_scripts: dict[str, bool] = {}
-    for master in masters:
-        binder = _Binder(master, repo_root, runners)
-        for entry in _load_entries(master, result.problems):
-            if only is not None and entry.name not in only:
-                continue
-            stats["entries"] += 1
-            if entry.data.get("multinode"):
-                stats["multi_node_entries"] += 1
-                continue
-            stats["single_node_entries"] += 1
-            try:
-                bound = _bind_entry(entry, binder, result, stats, cache, sites, vs_scripts,
-                                    repo_root, time_limit)
-            except (TypeError, ValueError, AttributeError, KeyError) as exc:  # wrong shapes
-                result.problems.append(ReadProblem(entry.path, entry.span, f"{entry.name}: a "
-                                                   f"value of the wrong type ({exc}); entry "
-                                                   "skipped"))
-                bound = False
-            stats["entries_bound"] += int(bound)
+    work = [(_Binder(master, repo_root, runners), entry)
+            for master in masters for entry in _load_entries(master, result.problems)
+            if only is None or entry.name in only]
+    reader = read_script
+    if may_fork():
+        # the reads of one script depend only on that script's earlier reads: plan them
+        # with a dry walk, run each script's reads in a worker, then walk for real
+        planned: dict[str, list[tuple[dict, list[int]]]] = {}
+        _walk(work, InferenceXResult(), dict(stats), repo_root, time_limit,
+              _Planner(planned))
+        done = _parallel_reads(planned, repo_root, time_limit)
+        if done is not None:
+            reader = _Recorded(done)
+    sites, vs_scripts = _walk(work, result, stats, repo_root, time_limit, reader)
     stats["launch_sites_per_engine"] = {k: len(v) for k, v in sorted(sites.items())}
     stats["single_node_vllm_sglang_scripts"] = len(vs_scripts)
     stats["single_node_vllm_sglang_scripts_with_spec"] = sum(vs_scripts.values())
@@ -317,9 +311,34 @@ def read_inferencex(root_or_file: str, *, only: set[str] | None = None,
     return result
 
 
+def _walk(work: list[tuple[_Binder, _Entry]], result: InferenceXResult, stats: dict,
+          repo_root: str | None, time_limit: float,
+          reader: Callable[..., ScriptResult]) -> tuple[dict[str, set], dict[str, bool]]:
+    """Bind every entry (in order); -> (launch sites per engine, vLLM/SGLang scripts)."""
+    cache: dict[tuple, tuple] = {}
+    sites: dict[str, set] = {}
+    vs_scripts: dict[str, bool] = {}
+    for binder, entry in work:
+        stats["entries"] += 1
+        if entry.data.get("multinode"):
+            stats["multi_node_entries"] += 1
+            continue
+        stats["single_node_entries"] += 1
+        try:
+            bound = _bind_entry(entry, binder, result, stats, cache, sites, vs_scripts,
+                                repo_root, time_limit, reader)
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:  # wrong shapes
+            result.problems.append(ReadProblem(entry.path, entry.span, f"{entry.name}: a "
+                                               f"value of the wrong type ({exc}); entry "
+                                               "skipped"))
+            bound = False
+        stats["entries_bound"] += int(bound)
+    return sites, vs_scripts
+
+
 def _bind_entry(entry: _Entry, binder: _Binder, result: InferenceXResult, stats: dict,
                 cache: dict, sites: dict, vs_scripts: dict, repo_root: str | None,
-                time_limit: float) -> bool:
+                time_limit: float, reader: Callable[..., ScriptResult] = read_script) -> bool:
     d = entry.data
     label = str(d.get("runner", ""))
     fleets, runner_problem = binder.fleets(label)
@@ -357,7 +376,7 @@ def _bind_entry(entry: _Entry, binder: _Binder, result: InferenceXResult, stats:
             continue
         for script, gpu in targets.items():
             merged = _read_rows(script, env, concs, repo_root, cache, stats, time_limit,
-                                result)
+                                result, reader)
             yielded = False
             for spec, conc_list in merged:
                 yielded = True
@@ -393,9 +412,13 @@ def _bind_entry(entry: _Entry, binder: _Binder, result: InferenceXResult, stats:
 
 
 def _read_rows(script: str, env: dict[str, str | None], concs: list[int], repo_root: str | None,
-               cache: dict, stats: dict, time_limit: float,
-               result: InferenceXResult) -> list[tuple[LaunchSpec, list[int]]]:
+               cache: dict, stats: dict, time_limit: float, result: InferenceXResult,
+               reader: Callable[..., ScriptResult] = read_script) -> list[
+                   tuple[LaunchSpec, list[int]]]:
     """Read the script once per concurrency (cached) and merge identical launches."""
+    if isinstance(reader, _Planner):
+        reader.rows(script, env, concs)
+        return []
     by_key: dict[tuple, tuple[LaunchSpec, list[int]]] = {}
     conc_free: tuple | None = None  # result of a read whose launches ignore CONC
     for conc in concs or [0]:
@@ -407,8 +430,8 @@ def _read_rows(script: str, env: dict[str, str | None], concs: list[int], repo_r
             cache[key] = earlier
         if key not in cache:
             stats["script_reads"] += 1
-            res = read_script(script, env=row_env, root=repo_root or os.path.dirname(script),
-                              time_limit=time_limit)
+            res = reader(script, env=row_env, root=repo_root or os.path.dirname(script),
+                         time_limit=time_limit)
             cache[key] = (res.launches, res.problems)
             if not any(p.kind == "budget" for p in res.problems):
                 _remember_inputs(cache, script, row_env, res.inputs, cache[key])
@@ -464,3 +487,64 @@ def _clone(spec: LaunchSpec) -> LaunchSpec:
                       list(spec.env), spec.image, spec.image_span, spec.release,
                       spec.release_span, spec.floor, spec.floor_span, spec.gpu,
                       list(spec.installs), spec.rendering, spec.origin, dict(spec.context))
+
+
+class _Planner:
+    """A reader that reads nothing: records each script's ``_read_rows`` calls, in order."""
+
+    def __init__(self, planned: dict[str, list[tuple[dict, list[int]]]]) -> None:
+        self.planned = planned
+
+    def rows(self, script: str, env: dict, concs: list[int]) -> None:
+        self.planned.setdefault(script, []).append((env, concs))
+
+
+class _Recorded:
+    """A reader answering from reads made ahead (in workers); reads what is missing."""
+
+    def __init__(self, done: dict[tuple, ScriptResult]) -> None:
+        self.done = done
+
+    def __call__(self, script: str, *, env: dict, root: str, time_limit: float) -> ScriptResult:
+        found = self.done.get(_read_key(script, env))
+        if found is not None:
+            return found
+        return read_script(script, env=env, root=root, time_limit=time_limit)
+
+
+def _read_key(script: str, env: dict) -> tuple:
+    return (script, tuple(sorted(env.items(), key=lambda kv: kv[0])))
+
+
+_MIN_PARALLEL_READS = 24  # below this, forking costs more than it saves
+
+
+def _parallel_reads(planned: dict[str, list[tuple[dict, list[int]]]], repo_root: str | None,
+                    time_limit: float) -> dict[tuple, ScriptResult] | None:
+    """Each script's planned reads, made in worker processes (None: read serially)."""
+    jobs = [(script, calls, repo_root, time_limit) for script, calls in planned.items()]
+    weights = [sum(max(1, len(concs)) for _, concs in calls) for _, calls, _, _ in jobs]
+    if sum(weights) < _MIN_PARALLEL_READS:
+        return None
+    found = map_in_workers(_script_reads, jobs, weights)
+    if found is None:
+        return None
+    return {k: v for part in found for k, v in part.items()}
+
+
+def _script_reads(job: tuple) -> dict[tuple, ScriptResult]:
+    """Replay one script's ``_read_rows`` calls with a fresh cache (its keys are per script,
+    so the reads made are the ones the serial walk makes); -> read key -> result."""
+    script, calls, repo_root, time_limit = job
+    made: dict[tuple, ScriptResult] = {}
+
+    def reader(path: str, *, env: dict, root: str, time_limit: float) -> ScriptResult:
+        res = read_script(path, env=env, root=root, time_limit=time_limit)
+        made[_read_key(path, env)] = res
+        return res
+
+    cache: dict[tuple, tuple] = {}
+    for env, concs in calls:
+        _read_rows(script, env, concs, repo_root, cache, {"script_reads": 0}, time_limit,
+                   InferenceXResult(), reader)
+    return made
