@@ -100,7 +100,7 @@ def _starts_an_option(engine: str, index: int, name: str) -> bool:
     return at < len(options) and options[at].startswith(name)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=8192)
 def _values_rejected(engine: str, release: str, argv: tuple[tuple[str, bool], ...]) -> bool:
     """A literal ``--option value`` (or ``--option=value``) of ``argv`` that ``release``
     certainly rejects: a value outside the option's parse-time choices, or one its late value

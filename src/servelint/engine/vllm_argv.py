@@ -746,8 +746,29 @@ def _check_object(profile: Profile, cls: str, value: dict[str, Any], path: str, 
             _check_object(profile, nested, item, sub, stage, out)
             continue
         msg = _value_problem(f.get("value_check"), item)
+        if msg is None and spec.get("extra") == "forbid":  # a pydantic config class
+            msg = _bool_problem(f.get("type"), item)
         if msg:
             out.append(JsonProblem(f"{cls}.{key}: {msg}", stage, sub))
+
+
+# What pydantic (v2, lax mode) accepts for a ``bool`` field besides True/False and 0/1:
+# these strings, compared lower-cased (pydantic documentation, "Booleans").
+PYDANTIC_BOOL_STRINGS = frozenset({"0", "off", "f", "false", "n", "no",
+                                   "1", "on", "t", "true", "y", "yes"})
+BOOL_TYPES = frozenset({"bool", "bool | None", "Optional[bool]"})
+
+
+def _bool_problem(annotation: str | None, item: Any) -> str | None:
+    """A value a pydantic ``bool`` field refuses: a string it cannot interpret, or a list or
+    object. Numbers are left alone (pydantic's handling of them varies between versions)."""
+    if annotation not in BOOL_TYPES:
+        return None
+    if isinstance(item, str) and item.strip().lower() not in PYDANTIC_BOOL_STRINGS:
+        return f"{item!r} is not a valid boolean"
+    if isinstance(item, (list, dict)):
+        return f"{item!r} is not a valid boolean"
+    return None
 
 
 def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
