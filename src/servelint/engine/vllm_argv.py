@@ -747,7 +747,7 @@ def _check_object(profile: Profile, cls: str, value: dict[str, Any], path: str, 
             continue
         msg = _value_problem(f.get("value_check"), item)
         if msg is None and spec.get("extra") == "forbid":  # a pydantic config class
-            msg = _bool_problem(f.get("type"), item)
+            msg = _bool_problem(f.get("type"), item) or _dict_problem(f.get("type"), item)
         if msg:
             out.append(JsonProblem(f"{cls}.{key}: {msg}", stage, sub))
 
@@ -757,6 +757,17 @@ def _check_object(profile: Profile, cls: str, value: dict[str, Any], path: str, 
 PYDANTIC_BOOL_STRINGS = frozenset({"0", "off", "f", "false", "n", "no",
                                    "1", "on", "t", "true", "y", "yes"})
 BOOL_TYPES = frozenset({"bool", "bool | None", "Optional[bool]"})
+
+
+def _dict_problem(annotation: str | None, item: Any) -> str | None:
+    """A scalar or list given to a field whose every type is a dict (or None): pydantic wants
+    an object there and does not read a JSON string as one."""
+    parts = [p.strip() for p in (annotation or "").split("|")]
+    if not parts or not all(p == "dict" or p.startswith("dict[") or p == "None" for p in parts):
+        return None
+    if item is None or isinstance(item, dict):
+        return None
+    return f"{item!r} is not an object (the field is {annotation})"
 
 
 def _bool_problem(annotation: str | None, item: Any) -> str | None:
