@@ -425,7 +425,11 @@ class Interpreter(Expander):
     def exec_if(self, node, src: Source, st: State) -> list[tuple[State, bool | None]]:
         results: list[State] = []
         pending = [st]
-        for cond, body, line in _if_clauses(node):
+        key = ("if_clauses", node.start_byte, node.end_byte, node.type)
+        clauses = src.memo.get(key)
+        if clauses is None:  # the same nodes on every read of this source
+            clauses = src.memo[key] = _if_clauses(node)
+        for cond, body, line in clauses:  # type: ignore[attr-defined]
             nxt: list[State] = []
             for s in pending:
                 if cond is None:
@@ -1077,34 +1081,54 @@ def _keys(states: list[State]) -> list[tuple]:
     """Content keys of flows that share most values: only differing variables are hashed."""
     first = states[0].vars
     names = set()
+    missing = _MISSING
     for s in states[1:]:
-        if s.vars is first:
+        sv = s.vars
+        if sv is first:
             continue
-        for n, v in s.vars.items():
-            if first.get(n) is not v:
+        absent = 0  # names of this flow that the first flow lacks
+        for n, v in sv.items():
+            f = first.get(n, missing)
+            if f is not v:
                 names.add(n)
-        names.update(n for n in first if n not in s.vars)
+                if f is missing:
+                    absent += 1
+        if len(sv) - absent != len(first):  # the first flow has names this one lacks
+            names.update(n for n in first if n not in sv)
     ordered = sorted(names)
     # functions likewise: only names whose definition differs from the first flow's
     ffirst = states[0].funcs
     fnames: set[str] = set()
     for s in states[1:]:
-        for k, v in s.funcs.items():
+        sf = s.funcs
+        if sf is ffirst:
+            continue
+        absent = 0
+        for k, v in sf.items():
             f = ffirst.get(k)
-            if f is None or f[0] is not v[0]:
+            if f is None:
                 fnames.add(k)
-        fnames.update(k for k in ffirst if k not in s.funcs)
+                absent += 1
+            elif f[0] is not v[0]:
+                fnames.add(k)
+        if len(sf) - absent != len(ffirst):
+            fnames.update(k for k in ffirst if k not in sf)
     fordered = sorted(fnames)
     out = []
     for s in states:
+        sv, sf = s.vars, s.funcs
         out.append((
-            tuple(s.vars.get(n) for n in ordered),
-            tuple(id(s.funcs[k][0]) if k in s.funcs else None for k in fordered),
-            tuple(sorted((k, v.lines, v.unknown) for k, v in s.files.items())),
-            tuple(id(i) for i in s.installs), s.positional, s.flow,
+            tuple([sv.get(n) for n in ordered]) if ordered else (),
+            tuple([id(sf[k][0]) if k in sf else None for k in fordered]) if fordered else (),
+            tuple(sorted([(k, v.lines, v.unknown) for k, v in s.files.items()]))
+            if s.files else (),
+            tuple([id(i) for i in s.installs]), s.positional, s.flow,
             tuple(s.capture) if s.capture is not None else None,
         ))
     return out
+
+
+_MISSING = object()
 
 
 def _short(text: str, limit: int = 70) -> str:

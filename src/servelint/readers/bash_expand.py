@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import fnmatch
+import functools
 import os
 import re
 
@@ -38,6 +39,7 @@ _STATIC_NODES = frozenset((*_WORD_NODES, "raw_string", "ansi_c_string", "string_
 _UNSEEN = object()
 
 
+@functools.lru_cache(maxsize=4096)
 def glob_regex(pattern: str) -> str:
     return fnmatch.translate(pattern).removeprefix("(?s:").removesuffix(")\\Z")
 
@@ -189,7 +191,11 @@ class Expander:
         spelled = src.text(node)
         span = src.span(node)
         sym = [(Piece(spelled, True, span), None)]
-        name, index, prefix, op, operand_start = _param_shape(node, src)
+        key = ("param_shape", node.start_byte, node.end_byte, node.type)
+        shape = src.memo.get(key)
+        if shape is None:  # a pure function of the node: once per parsed source
+            shape = src.memo[key] = _param_shape(node, src)
+        name, index, prefix, op, operand_start = shape  # type: ignore[misc]
         if name is None:
             return sym
         if prefix == "!":
