@@ -229,7 +229,8 @@ class Interpreter(Expander):
             name = node.child_by_field_name("name")
             body = node.child_by_field_name("body")
             if name is not None and body is not None:
-                st.funcs[src.text(name)] = (body, src)
+                # replaced, never changed in place: copied flows share one table
+                st.funcs = {**st.funcs, src.text(name): (body, src)}
             return [(st, True)]
         if t == "redirected_statement":
             return self.exec_redirected(node, src, st)
@@ -255,7 +256,7 @@ class Interpreter(Expander):
                 return [(st, None if value is None else value != 0)]
             return self.exec_seq(node.named_children, src, st)
         if t == "subshell":
-            for _s in self.exec_block(node.named_children, src, [st.copy()]):
+            for _s in self.exec_block(node.named_children, src, [_fork(st)]):
                 pass
             return [(st, None)]
         if t == "test_command":
@@ -383,7 +384,7 @@ class Interpreter(Expander):
             elif skip:
                 out.append((s, v))
             else:
-                other = s.copy()
+                other = _fork(s)
                 other.labels += (f"{label}: {'false' if op == '&&' else 'true'}",)
                 s.labels += (f"{label}: {'true' if op == '&&' else 'false'}",)
                 _remember(other, left_text, op == "||")
@@ -452,7 +453,7 @@ class Interpreter(Expander):
                     elif v is False:
                         nxt.append(s2)
                     else:
-                        taken = s2.copy()
+                        taken = _fork(s2)
                         taken.labels += (f"{label}: true",)
                         s2.labels += (f"{label}: false",)
                         _remember(taken, cond_text, True)
@@ -484,7 +485,7 @@ class Interpreter(Expander):
                 if any(re.fullmatch(glob_regex(p), text, re.S) for p in pats if p is not None):
                     return [(s, True) for s in self.exec_block(body, src, [st])]
                 continue
-            branch = st.copy()
+            branch = _fork(st)
             branch.labels += (f"L{line} case {_short(src.text(value_node))} in "
                               f"{_short('|'.join(src.text(p) for p in patterns))}",)
             results.extend(self.exec_block(body, src, [branch]))
@@ -815,7 +816,7 @@ class Interpreter(Expander):
             self.cap = 1
         try:
             if body.type == "subshell":
-                inner = st.copy()
+                inner = _fork(st)
                 self.exec_block(body.named_children, fsrc, [inner])
                 results: list[tuple[State, bool | None]] = [(st, None)]
             else:
@@ -869,7 +870,7 @@ class Interpreter(Expander):
         text = " ".join(src.text(s) for s in stmts)
         if len(text) > 4000 or self.depth >= 8 or _RELEVANT_TEXT.search(text):
             return None
-        probe = st.copy()
+        probe = _fork(st)
         probe.capture, probe.capturing = [], True
         probe.labels = ()
         self.depth += 1
@@ -970,7 +971,7 @@ class Interpreter(Expander):
         child = _FixedSpanSource(src.path, text, _PARSER.parse(text), src.span(node))
         self.depth += 1
         try:
-            target = st.copy() if subshell else st
+            target = _fork(st) if subshell else st
             states = self.exec_block(child.tree.root_node.named_children, child, [target])
         finally:
             self.depth -= 1
@@ -1131,6 +1132,13 @@ def _keys(states: list[State]) -> list[tuple]:
 _MISSING = object()
 
 
+def _fork(st: State) -> State:
+    """A copy of a flow that shares its function table (which is replaced, not changed)."""
+    new = st.copy()
+    new.funcs = st.funcs
+    return new
+
+
 def _short(text: str, limit: int = 70) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -1168,7 +1176,7 @@ def _recall(st: State, cond: str) -> bool | None:
 
 def _join(states: list[State], label: bool = True) -> State:
     """Join flows into one: values that differ become symbolic."""
-    base = states[0].copy()
+    base = _fork(states[0])
     first = states[0].vars
     names: set[str] = set()
     for s in states[1:]:
