@@ -474,11 +474,23 @@ def _pieces(parts: list) -> Pieces:
 
 def assemble(parts: list, word_span: Span) -> list[Field]:
     """Join parts into fields, splitting unquoted expansion results on whitespace."""
-    if len(parts) == 1 and parts[0] is not _BRK:  # one literal piece (most words): one field
-        piece, hint = parts[0]
-        if hint != "Q" and not piece.splittable:
-            pieces = (piece,) if piece.text != "" or piece.symbolic else ()
-            return [Field(pieces, word_span if hint is None else hint)]
+    if not parts:
+        return []
+    for part in parts:
+        if part is _BRK or part[0].splittable:
+            break
+    else:  # no field break, nothing to split (most words): exactly one field
+        pieces: list[Piece] = []
+        spans: list[Span | None] = []
+        for piece, hint in parts:
+            if hint == "Q":
+                continue
+            spans.append(hint)
+            if piece.text != "" or piece.symbolic:
+                pieces.append(piece)
+        first = spans[0] if spans else None
+        one = first is not None and all(h == first for h in spans)
+        return [Field(tuple(pieces), first if one else word_span)]
     fields: list[Field] = []
     cur: list[Piece] = []
     hints: list[Span | None] = []
