@@ -42,6 +42,7 @@ from servelint.readers.problems import ReadProblem
 
 _PARSER = Parser(Language(tree_sitter_bash.language()))
 _CACHE: dict[tuple[str, int, int], Source] = {}
+_EVAL_SOURCES: dict[tuple[str, bytes, Span], Source] = {}  # eval / bash -c strings
 MAX_FILE_BYTES = 2_000_000
 _ENGINE_PACKAGES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt-llm"}
 
@@ -469,12 +470,15 @@ class Interpreter(Expander):
         word = self.expand_string(value_node, src, st) if value_node is not None else ()
         known = not is_symbolic(word)
         text = text_of(word)
-        items = [c for c in node.named_children if c.type == "case_item"]
+        key = ("case_items", node.start_byte, node.end_byte, node.type)
+        items = src.memo.get(key)
+        if items is None:  # the same nodes on every read of this source
+            items = src.memo[key] = [_case_item_parts(c) for c in node.named_children
+                                     if c.type == "case_item"]
         results: list[State] = []
         has_default = False
         line = node.start_point[0] + 1
-        for item in items:
-            patterns, body = _case_item_parts(item)
+        for patterns, body in items:  # type: ignore[attr-defined]
             pats: list[str | None] = []
             for p in patterns:
                 pieces = self.expand_string(p, src, st)
@@ -968,7 +972,14 @@ class Interpreter(Expander):
         text = " ".join(f.text for f in args).encode()
         if len(text) > 200_000:
             return [(st, None)]
-        child = _FixedSpanSource(src.path, text, _PARSER.parse(text), src.span(node))
+        span = src.span(node)
+        key = (src.path, text, span)
+        child = _EVAL_SOURCES.get(key)
+        if child is None:  # parsed once per process, like files (see ``load_source``)
+            if len(_EVAL_SOURCES) >= 4096:
+                _EVAL_SOURCES.clear()
+            child = _EVAL_SOURCES[key] = _FixedSpanSource(src.path, text, _PARSER.parse(text),
+                                                          span)
         self.depth += 1
         try:
             target = _fork(st) if subshell else st
