@@ -72,7 +72,36 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
         if differing:
             entry["target_stages"] = differing
         out[name] = entry
+    if "quantization" in out:
+        deprecated = _deprecated_quantization(src)
+        if deprecated:
+            out["quantization"]["deprecated"] = deprecated
     return {"late_values": out}
+
+
+def _deprecated_quantization(src: WheelSource) -> dict[str, Any] | None:
+    """``DEPRECATED_QUANTIZATION_METHODS`` and the option that lets them through, when the
+    model config raises for them unless that option is set (vLLM >= 0.14)."""
+    found = find_def(src, "DEPRECATED_QUANTIZATION_METHODS", "quantization")
+    if found is None or not isinstance(found[1], ast.Assign) or \
+            not isinstance(found[1].value, ast.List):
+        return None
+    path, node = found
+    values = [e.value for e in node.value.elts
+              if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    for name in files_with(src, "DEPRECATED_QUANTIZATION_METHODS"):
+        tree = parse(src, name)
+        for fn in ast.walk(tree) if tree is not None else ():
+            if not isinstance(fn, ast.If) or "DEPRECATED_QUANTIZATION_METHODS" not in \
+                    ast.unparse(fn.test):
+                continue
+            inner = fn.body[0] if fn.body else None
+            # if self.quantization in DEPRECATED…: if self.allow_X: warn  else: raise
+            if isinstance(inner, ast.If) and isinstance(inner.test, ast.Attribute) and \
+                    any(isinstance(n, ast.Raise) for s in inner.orelse for n in ast.walk(s)):
+                return {"values": values, "unless": inner.test.attr,
+                        "source": f"{path}:{node.lineno}", "check": f"{name}:{fn.lineno}"}
+    return None
 
 
 def engine_fields(src: WheelSource) -> EngineFields:

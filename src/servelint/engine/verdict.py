@@ -10,7 +10,7 @@ tests/conformance measures this against the real parser of each release.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +87,14 @@ def _requirements_met(entry: dict[str, Any], effective: dict[str, Any]) -> bool:
                for dest in entry.get("requires", []) + entry.get("only_with", []))
 
 
+def deprecation_refuses(entry: dict[str, Any], value: str,
+                        has_dest: Callable[[str], bool]) -> bool:
+    """A registered value in the set's ``deprecated`` list, without the option that lets
+    deprecated values through (vLLM's model config raises then)."""
+    deprecated = entry.get("deprecated") or {}
+    return value in deprecated.get("values", []) and not has_dest(deprecated.get("unless", ""))
+
+
 def late_rejection(profile: Profile, effective: dict[str, Any],
                    env: dict[str, str] | None = None) -> StaticVerdict | None:
     """The first late-checked value outside its set, or None."""
@@ -98,10 +106,17 @@ def late_rejection(profile: Profile, effective: dict[str, Any],
         if hit is None:
             continue
         name, entry = hit
-        if not _requirements_met(entry, effective) or _in_set(value, entry):
+        if not _requirements_met(entry, effective):
             continue
-        message = f"{target}={value!s} is not one of the {len(entry.get('values', []))} " \
-                  f"values of {name} in {profile.label}"
+        if _in_set(value, entry):
+            if not deprecation_refuses(entry, str(value), lambda d: effective.get(d) not in
+                                       (None, False, "false", "False")):
+                continue
+            message = f"{target}={value!s} is deprecated in {profile.label} and refused " \
+                      f"without --{entry['deprecated']['unless'].replace('_', '-')}"
+        else:
+            message = f"{target}={value!s} is not one of the " \
+                      f"{len(entry.get('values', []))} values of {name} in {profile.label}"
         if entry.get("source"):
             message += f" ({entry['source']})"
         stage = (entry.get("target_stages") or {}).get(target) or entry.get("stage") or "later"

@@ -32,6 +32,7 @@ from typing import Any
 from packaging.version import Version
 
 from servelint.engine.lint_parse import derived
+from servelint.engine.verdict import deprecation_refuses
 from servelint.model import Finding, Severity
 from servelint.profiles import Profile
 from servelint.rules._util import (
@@ -101,21 +102,28 @@ def _plugin_given(ctx: CheckContext, plugin_dests: list[str], dests: set[str]) -
 
 
 def rejected(prof: Profile, target: str, value: str, dests: set[str],
-             plugin_given: Callable[[list[str]], bool]) -> tuple[str, dict[str, Any]] | None:
-    """The late value set (name, entry) that rejects ``value`` for ``target`` in ``prof``'s
-    release, given the dests the launch sets; None when it is accepted or not judged."""
+             plugin_given: Callable[[list[str]], bool]
+             ) -> tuple[str, dict[str, Any], str] | None:
+    """(set name, entry, why) of the late value set that rejects ``value`` for ``target`` in
+    ``prof``'s release, given the dests the launch sets; ``why`` is "unknown" (not in the
+    set) or "deprecated" (in the set's deprecated list, and the option that lets deprecated
+    values through is not set). None when it is accepted or not judged."""
     late = prof.late_for(target)
     if late is None:
         return None
-    entry = late[1]
+    set_name, entry = late
     if entry.get("extended_by") and plugin_given(entry["extended_by"]):
         return None  # names from a plugin file cannot be checked statically
     if any(dest not in dests for dest in entry.get("only_with", [])):
         return None  # the engine checks this value only together with another option
     allowed = entry.get("values", [])
-    if not allowed or value_in(value, allowed, entry.get("case_sensitive", True)):
+    if not allowed:
         return None
-    return late
+    if not value_in(value, allowed, entry.get("case_sensitive", True)):
+        return set_name, entry, "unknown"
+    if deprecation_refuses(entry, value, dests.__contains__):
+        return set_name, entry, "deprecated"
+    return None
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -129,10 +137,20 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         late = rejected(prof, target, value, dests, plugin_given)
         if late is None:
             continue
-        set_name, entry = late
+        set_name, entry, why = late
         allowed = entry.get("values", [])
-        where = f'"{value}" is not a registered {set_name.replace("_", " ")} in {prof.label}'
         stage = entry.get("target_stages", {}).get(target) or entry.get("stage", "")
+        if why == "deprecated":
+            dep = entry["deprecated"]
+            flag = "--" + dep["unless"].replace("_", "-")
+            yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, index),
+                          f'{set_name.replace("_", " ")} "{value}" is deprecated in '
+                          f"{prof.label}: the engine refuses it at {stage.replace('_', ' ')} "
+                          f"unless {flag} is set",
+                          fix=f"add {flag}, or move to a method that is not deprecated",
+                          evidence=dep.get("check", ""))
+            continue
+        where = f'"{value}" is not a registered {set_name.replace("_", " ")} in {prof.label}'
         msg = where + (f": the engine fails at {stage.replace('_', ' ')}" if stage else "")
         if entry.get("message"):
             msg += f" ({entry['message']})"
