@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 import time
+from itertools import compress
+from operator import is_not
 from stat import S_ISREG
 
 import tree_sitter_bash
@@ -1092,11 +1094,22 @@ def _global_assignments_of(body, src: Source) -> set[str]:
 def _keys(states: list[State]) -> list[tuple]:
     """Content keys of flows that share most values: only differing variables are hashed."""
     first = states[0].vars
-    names = set()
+    names: set[str] = set()
     missing = _MISSING
+    first_names = list(first)
     for s in states[1:]:
         sv = s.vars
         if sv is first:
+            continue
+        order = list(sv)
+        m = min(len(order), len(first_names))
+        if order[:m] == first_names[:m]:
+            # names in the same order (a flow's new names come last): compare the values
+            # pairwise, in C; names past the shared prefix count as differing (a superset
+            # of the differing names groups flows the same way)
+            names.update(compress(order, map(is_not, first.values(), sv.values())))
+            names.update(order[m:])
+            names.update(first_names[m:])
             continue
         absent = 0  # names of this flow that the first flow lacks
         for n, v in sv.items():
