@@ -848,28 +848,42 @@ class Interpreter(Expander):
             out.append((s, status))
         return self._bound_status(out)
 
-    def _may_launch(self, body, src: Source, st: State, seen: set | None = None) -> bool:
+    def _may_launch(self, body, src: Source, st: State) -> bool:
         """Whether a helper function can (transitively) launch an engine or install."""
+        return self._reaches(body, src, st, [])[0]
+
+    def _reaches(self, body, src: Source, st: State, stack: list) -> tuple[bool, bool]:
+        """-> (may launch, answer rests on a caller still being decided). Such a "no" is
+        not cached: a recursive helper must not get a different answer depending on which
+        function of its cycle was asked first (set order varies between processes)."""
         key = (src.path, body.start_byte)
         cached = _RELEVANT.get(key)
         if cached is not None:
-            return cached
-        seen = seen if seen is not None else set()
-        seen.add(key)
+            return cached, False
+        if key in stack:
+            return False, True
         text = src.text(body)
-        result = _RELEVANT_TEXT.search(text) is not None
-        if not result:
-            for callee in set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)):
+        if _RELEVANT_TEXT.search(text) is not None:
+            _RELEVANT[key] = True
+            return True, False
+        stack.append(key)
+        open_cycle = False
+        try:
+            for callee in sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))):
                 fn = st.funcs.get(callee)
                 if fn is None:
                     continue
                 cbody, csrc = fn
-                ckey = (csrc.path, cbody.start_byte)
-                if ckey not in seen and self._may_launch(cbody, csrc, st, seen):
-                    result = True
-                    break
-        _RELEVANT[key] = result
-        return result
+                found, pending = self._reaches(cbody, csrc, st, stack)
+                if found:
+                    _RELEVANT[key] = True
+                    return True, False
+                open_cycle = open_cycle or pending
+        finally:
+            stack.pop()
+        if not open_cycle or not stack:
+            _RELEVANT[key] = False
+        return False, open_cycle and bool(stack)
 
     def capture_output(self, stmts, src: Source, st: State) -> Pieces | None:
         """Run a small ``$( … )`` body that only tests, computes and echoes."""
