@@ -113,6 +113,7 @@ class Interpreter(Expander):
         self.in_cond = 0  # > 0 while evaluating a condition (helper statuses matter then)
         self.first_read: dict[str, int] = {}  # variable -> step it was first read at
         self.last_launch_step = -1
+        self._last_table: tuple[dict, int] | None = None
 
     # ------------------------------------------------------------------ basics
     def lookup(self, name: str, src: Source, st: State) -> tuple[str, Var | None]:
@@ -850,13 +851,27 @@ class Interpreter(Expander):
 
     def _may_launch(self, body, src: Source, st: State) -> bool:
         """Whether a helper function can (transitively) launch an engine or install."""
-        return self._reaches(body, src, st, [])[0]
+        return self._reaches(body, src, st, [], self._table_id(st.funcs))[0]
 
-    def _reaches(self, body, src: Source, st: State, stack: list) -> tuple[bool, bool]:
+    def _table_id(self, funcs: dict) -> int:
+        """A number naming the content of a function table (tables are replaced, never
+        changed, so the last one asked about is recognised by identity)."""
+        last = self._last_table
+        if last is not None and last[0] is funcs:
+            return last[1]
+        content = tuple(sorted((name, fsrc.path, body.start_byte, body.end_byte)
+                               for name, (body, fsrc) in funcs.items()))
+        number = _TABLES.setdefault(content, len(_TABLES))
+        self._last_table = (funcs, number)
+        return number
+
+    def _reaches(self, body, src: Source, st: State, stack: list,
+                 table: int) -> tuple[bool, bool]:
         """-> (may launch, answer rests on a caller still being decided). Such a "no" is
         not cached: a recursive helper must not get a different answer depending on which
-        function of its cycle was asked first (set order varies between processes)."""
-        key = (src.path, body.start_byte)
+        function of its cycle was asked first (set order varies between processes). Answers
+        are per function table: a script may define the callees a helper names."""
+        key = (src.path, body.start_byte, table)
         cached = _RELEVANT.get(key)
         if cached is not None:
             return cached, False
@@ -874,7 +889,7 @@ class Interpreter(Expander):
                 if fn is None:
                     continue
                 cbody, csrc = fn
-                found, pending = self._reaches(cbody, csrc, st, stack)
+                found, pending = self._reaches(cbody, csrc, st, stack, table)
                 if found:
                     _RELEVANT[key] = True
                     return True, False
@@ -1008,7 +1023,8 @@ class Interpreter(Expander):
 
 
 # --------------------------------------------------------------------- helpers
-_RELEVANT: dict[tuple[str, int], bool] = {}
+_RELEVANT: dict[tuple[str, int, int], bool] = {}
+_TABLES: dict[tuple, int] = {}  # function table content -> its number in ``_RELEVANT`` keys
 _RELEVANT_TEXT = re.compile(
     r"\b(vllm|sglang|trtllm-serve|pip[0-9.]*|pipx|uv|eval|mpirun|mpiexec|srun|launch_server"
     r"|api_server|openai_server|source)\b|(^|[;&|]\s*|\b(exec|nohup|env|timeout)\s+)"
