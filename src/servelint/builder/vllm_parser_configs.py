@@ -184,6 +184,8 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
             enum = _enum_info(index, hints)
             if enum:
                 fields[f.name]["enum"] = enum
+            if _init_false(f.default):  # field(init=False): not a constructor keyword
+                fields[f.name]["init"] = False
             fields[f.name]["value_check"] = _value_check(
                 hints, before.get(f.name) or star, enum)
         out[name] = {
@@ -193,3 +195,14 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
             "keys_checked": not model_before,  # a before-model-validator may rewrite keys
         }
     return out
+
+
+def _init_false(node: ast.AST | None) -> bool:
+    """``field(..., init=False)`` (dataclasses or pydantic)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    return name in {"field", "Field"} and any(
+        k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False
+        for k in node.keywords)

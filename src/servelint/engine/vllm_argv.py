@@ -736,6 +736,11 @@ def _check_object(profile: Profile, cls: str, value: dict[str, Any], path: str, 
     for key, item in value.items():
         sub = f"{path}.{key}"
         f = fields.get(key)
+        if f is not None and f.get("init") is False and spec.get("extra") == "forbid":
+            if spec.get("keys_checked", True):  # field(init=False): not a keyword
+                out.append(JsonProblem(f"{key!r} of {cls} cannot be set (the field is not "
+                                       "a constructor argument)", stage, sub))
+            continue
         if f is None:
             if spec.get("extra") == "forbid" and spec.get("keys_checked", True):
                 out.append(JsonProblem(f"unknown key {key!r} for {cls} (extra keys are "
