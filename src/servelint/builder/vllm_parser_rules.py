@@ -64,6 +64,8 @@ def detect_rules(index: ModuleIndex) -> dict[str, Any]:
         rules["model_flag"] = None
     rules["served_model_name_needs_model"] = "served[-_]model[-_]name" in text
     rules["config_file"] = "_pull_args_from_config" in text
+    if rules["config_file"] and cls is not None:
+        rules["config_extensions"] = _config_extensions(cls)
     rules["help_equals"] = "startswith('--help=')" in text  # --help=KEYWORD searches help
     rules["list_append_plus"] = "endswith('+')" in text
     rules["dotted_human_int"] = "human_readable_int(value_str)" in text
@@ -76,3 +78,21 @@ def detect_rules(index: ModuleIndex) -> dict[str, Any]:
     rules["omni_handoff"] = bool(main) and "'--omni' in sys.argv" in ast.unparse(
         index.tree("vllm.entrypoints.cli.main") or ast.Module(body=[], type_ignores=[]))
     return rules
+
+
+def _config_extensions(cls: ast.ClassDef) -> list[str] | None:
+    """The extensions the parser's config-file loader accepts (``if extension not in
+    ("yaml", "yml"): raise ValueError``), or None when no such check is found."""
+    for stmt in cls.body:
+        if not isinstance(stmt, ast.FunctionDef):
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and \
+                    isinstance(node.test.ops[0], ast.NotIn) and \
+                    isinstance(node.test.comparators[0], ast.Tuple | ast.List) and \
+                    "extension" in ast.unparse(node.test.left) and \
+                    any(isinstance(n, ast.Raise) for b in node.body for n in ast.walk(b)):
+                values = [e.value for e in node.test.comparators[0].elts
+                          if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                return values or None
+    return None

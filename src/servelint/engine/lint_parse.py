@@ -78,6 +78,9 @@ def _neutral_value(profile: Profile, argv: list[str], index: int) -> str | None:
     if index <= 0:
         return None
     flag = argv[index - 1].split("=", 1)[0]
+    extensions = profile.rules.get("config_extensions")
+    if flag == "--config" and extensions:  # the config file loader checks the extension
+        return f"config.{extensions[0]}"
     action = profile.option_index.get(flag) or profile.option_index.get(
         flag.replace("_", "-") if "." not in flag else flag)
     if action is None:
@@ -207,7 +210,7 @@ def _lint_parse_cached(engine: str, version: str, argv: tuple[str, ...],
             break
         if idx not in sym or (idx in literal_flag and kind == "ambiguous"):
             out.problems.append(ArgProblem(idx, kind, result.error or "", opt))
-        if kind in {"invalid-choice", "bad-value"} and idx > 0 and \
+        if kind in {"invalid-choice", "bad-value", "other"} and idx > 0 and \
                 not work[idx].startswith("-"):
             neutral = _neutral_value(profile, work, idx)
             if neutral is None or neutral == work[idx]:

@@ -148,6 +148,11 @@ def _preprocess(rules: dict[str, Any], argv: list[str], options: list[ParsedOpti
         if i == len(toks) - 1:
             raise _Fail("No config file specified!", toks[i].index, "exception")
         config_file = toks[i + 1].text
+        extensions = rules.get("config_extensions")
+        extension = config_file.split(".")[-1]
+        if extensions and extension not in extensions:
+            raise _Fail(f"Config file must be of a {'/'.join(extensions)} type. {extension} "
+                        "supplied", toks[i + 1].index, "exception")
         act = profile.option_index.get("--config")
         options.append(ParsedOption(act, "--config", "--config", config_file, toks[i].index,
                                     toks[i + 1].index, False, False, None))
