@@ -67,6 +67,24 @@ def render_json(findings: Sequence[Finding], stream: TextIO, *, files_checked: i
         "summary": summary_dict(findings, files_checked, profiles_used, ignored),
         **(extra or {}),
     }
-    # written piece by piece: a corpus report (tens of MB) is never one string in memory
-    json.dump(document, stream, indent=2, ensure_ascii=False)
-    stream.write("\n")
+    write_document(document, stream)
+
+
+def write_document(document: Mapping[str, Any], stream: TextIO) -> None:
+    """Compact JSON, written list item by list item: a corpus report (tens of MB) is never one
+    string in memory, and each piece goes through json's C encoder (``json.dump`` would use
+    the pure-Python one)."""
+    def dumps(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+    stream.write("{")
+    for n, (key, value) in enumerate(document.items()):
+        stream.write(("," if n else "") + dumps(key) + ":")
+        if isinstance(value, list):
+            stream.write("[")
+            for i, item in enumerate(value):
+                stream.write(("," if i else "") + dumps(item))
+            stream.write("]")
+        else:
+            stream.write(dumps(value))
+    stream.write("}\n")
