@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from servelint import rule_memo
-from servelint import works_on as works_on_mod
 from servelint.engine import history as history_mod
 from servelint.engine.lint_parse import lint_parse
 from servelint.model import Finding, LaunchSpec, Severity, Span
@@ -411,6 +410,8 @@ def check_unit(path: str, kind: str, options: Options) -> FileResult:
                                message="launch too deeply nested to check"))
             continue
         if options.works_on:
+            from servelint import works_on as works_on_mod  # JSON / --works-on only
+
             launch.works_on = works_on_mod.works_on(spec, passes_on,
                                                     exhaustive=options.works_on == "all")
             below = works_on_mod.floor_finding(spec, launch.works_on, first_error)

@@ -6,8 +6,6 @@ import difflib
 import re
 from functools import lru_cache
 
-from packaging.utils import canonicalize_name
-
 from servelint.model import LaunchSpec, Span, Token
 
 TRUTHY = {"1", "true", "yes", "on", "y", "t"}
@@ -91,6 +89,8 @@ def shell_quote(text: str) -> str:
 
 
 def canonical_pkg(name: str) -> str:
+    from packaging.utils import canonicalize_name  # imported when a rule needs it
+
     return canonicalize_name(name)
 
 
