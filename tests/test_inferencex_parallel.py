@@ -87,3 +87,17 @@ def test_parallel_reads_give_the_serial_result(monkeypatch, idle):
     assert calls and calls[0]  # the reads really were made ahead, in workers
     assert _summary(parallel) == _summary(serial)
     assert serial.launches and serial.problems
+
+
+def test_one_job_reads_serially(monkeypatch):
+    """--jobs 1 starts no pool for the launcher reads."""
+    from servelint.readers import inferencex_parallel as par
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a pool was started")
+
+    monkeypatch.setattr(par, "usable_cores", lambda: 8)
+    monkeypatch.setattr(par, "busy_elsewhere", lambda *a, **k: 0)
+    import concurrent.futures as cf
+    monkeypatch.setattr(cf, "ProcessPoolExecutor", no_pool)
+    assert par.map_in_workers(abs, [-1, -2, -3], [1, 1, 1], max_workers=1) is None

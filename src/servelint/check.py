@@ -200,7 +200,7 @@ def read(path: str, kind: str, options: Options) -> tuple[list[LaunchSpec], list
         if kind in {"inferencex-master", "inferencex-root"}:
             from servelint.readers.inferencex import read_inferencex
 
-            result = read_inferencex(path)
+            result = read_inferencex(path, jobs=options.jobs)
             return list(result.launches), list(result.problems)
         if kind == "markdown":
             try:

@@ -262,10 +262,11 @@ def _find_layout(root_or_file: str) -> tuple[list[str], str | None, str | None]:
 
 
 def read_inferencex(root_or_file: str, *, only: set[str] | None = None,
-                    time_limit: float = 10.0) -> InferenceXResult:
+                    time_limit: float = 10.0, jobs: int = 0) -> InferenceXResult:
     """Bind every single-node master entry to its launcher script and read its launches.
 
-    ``only`` restricts the run to the named entries (tests, CLI filters).
+    ``only`` restricts the run to the named entries (tests, CLI filters); ``jobs`` caps the
+    worker processes that read launcher scripts (0: one per free core, 1: none).
     """
     t0 = time.monotonic()
     result = InferenceXResult()
@@ -290,13 +291,13 @@ def read_inferencex(root_or_file: str, *, only: set[str] | None = None,
             for master in masters for entry in _load_entries(master, result.problems)
             if only is None or entry.name in only]
     reader = read_script
-    if may_fork():
+    if jobs != 1 and may_fork():
         # the reads of one script depend only on that script's earlier reads: plan them
         # with a dry walk, run each script's reads in a worker, then walk for real
         planned: dict[str, list[tuple[dict, list[int]]]] = {}
         _walk(work, InferenceXResult(), dict(stats), repo_root, time_limit,
               _Planner(planned))
-        done = _parallel_reads(planned, repo_root, time_limit)
+        done = _parallel_reads(planned, repo_root, time_limit, jobs)
         if done is not None:
             reader = _Recorded(done)
     sites, vs_scripts = _walk(work, result, stats, repo_root, time_limit, reader)
@@ -520,13 +521,14 @@ _MIN_PARALLEL_READS = 24  # below this, forking costs more than it saves
 
 
 def _parallel_reads(planned: dict[str, list[tuple[dict, list[int]]]], repo_root: str | None,
-                    time_limit: float) -> dict[tuple, ScriptResult] | None:
+                    time_limit: float, max_workers: int = 0
+                    ) -> dict[tuple, ScriptResult] | None:
     """Each script's planned reads, made in worker processes (None: read serially)."""
     jobs = [(script, calls, repo_root, time_limit) for script, calls in planned.items()]
     weights = [sum(max(1, len(concs)) for _, concs in calls) for _, calls, _, _ in jobs]
     if sum(weights) < _MIN_PARALLEL_READS:
         return None
-    found = map_in_workers(_script_reads, jobs, weights)
+    found = map_in_workers(_script_reads, jobs, weights, max_workers)
     if found is None:
         return None
     return {k: v for part in found for k, v in part.items()}

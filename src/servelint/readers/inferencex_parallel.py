@@ -54,14 +54,15 @@ def busy_elsewhere(samples: int = 5, pause: float = 0.01) -> int:
     return max(0, (least or 1) - 1)
 
 
-def map_in_workers(fn: Callable[[T], R], jobs: Sequence[T],
-                   weights: Sequence[float]) -> list[R] | None:
+def map_in_workers(fn: Callable[[T], R], jobs: Sequence[T], weights: Sequence[float],
+                   max_workers: int = 0) -> list[R] | None:
     """``[fn(job) for job in jobs]`` computed by forked workers, heaviest jobs first (so the
     cores finish together); None when a pool cannot be used (the caller runs serially).
-    ``fn`` must be a module-level function; jobs and results must pickle."""
-    if len(jobs) < 2 or not may_fork():
+    ``fn`` must be a module-level function; jobs and results must pickle. ``max_workers``
+    caps the pool (``--jobs``; 0: no cap, 1: serial)."""
+    if len(jobs) < 2 or max_workers == 1 or not may_fork():
         return None
-    workers = min(usable_cores() - busy_elsewhere(), len(jobs))
+    workers = min(usable_cores() - busy_elsewhere(), len(jobs), max_workers or len(jobs))
     if workers < 2:
         return None
     import concurrent.futures as cf
