@@ -26,6 +26,11 @@ OFFICIAL_REPOSITORIES = {
 }
 
 
+def is_engines_own_image(engine: str, image: str) -> bool:
+    """The image comes from one of the engine's own repositories (its tags name releases)."""
+    return image_ref(image).repository in OFFICIAL_REPOSITORIES.get(engine, ())
+
+
 @dataclass(slots=True)
 class Target:
     profile: Profile
@@ -100,8 +105,7 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
     res = Resolution([], notes)
     floor_v = release_version(spec.floor)
     if target_version:
-        if spec.image and image_ref(spec.image).repository not in \
-                OFFICIAL_REPOSITORIES.get(engine, ()):
+        if spec.image and not is_engines_own_image(engine, spec.image):
             notes.append(f"{spec.image} is not an official {engine} image: what a bump to "
                          f"{target_version} would do to it cannot be checked")
             return res

@@ -25,8 +25,9 @@ from typing import Any
 from servelint import profiles
 from servelint.engine import history as history_mod
 from servelint.model import Finding, LaunchSpec
-from servelint.resolve import OFFICIAL_REPOSITORIES, image_ref
+from servelint.resolve import is_engines_own_image, release_version
 from servelint.rules import value_late
+from servelint.rules import version_coherence as coherence_rule
 
 Passes = Callable[[LaunchSpec, str], bool]  # (launch, release) -> no error on that release
 
@@ -39,8 +40,7 @@ def works_on(spec: LaunchSpec, passes: Passes, *, exhaustive: bool = False
     releases = profiles.available(spec.engine)
     if not releases:
         return None
-    if spec.image and image_ref(spec.image).repository not in \
-            OFFICIAL_REPOSITORIES.get(spec.engine, ()):
+    if spec.image and not is_engines_own_image(spec.engine, spec.image):
         return None
     possible = frozenset(range(len(releases)))
     for tok in spec.argv:
@@ -164,9 +164,6 @@ def floor_finding(spec: LaunchSpec, works: dict[str, Any] | None,
     """A finding when the launch's floor (a recipe's ``min_vllm_version``) is below the first
     release it works on: the oldest profiled release at or above the floor fails (it is
     below ``first``), with the error it gets there."""
-    from servelint.resolve import release_version
-    from servelint.rules import version_coherence as rule
-
     floor, first = release_version(spec.floor), (works or {}).get("first")
     releases = profiles.available(spec.engine)
     if floor is None or not first or floor >= release_version(first) or \
@@ -181,7 +178,8 @@ def floor_finding(spec: LaunchSpec, works: dict[str, Any] | None,
     what = "min_vllm_version" if spec.origin == "recipe" else "the floor"
     # the message names the releases only, so renderings with the same range merge; the
     # error each gets on the floor's release is in the fix, its place in ``related``
-    return Finding(rule=rule.NAME, code=rule.CODE, severity=rule.SEVERITY,
+    return Finding(rule=coherence_rule.NAME, code=coherence_rule.CODE,
+                   severity=coherence_rule.SEVERITY,
                    span=spec.floor_span or spec.anchor, engine=spec.engine, release=at_floor,
                    message=(f"{what} {spec.floor} is below the first release this launch works "
                             f"on ({spec.engine} {first}): it has errors on {at_floor}"),

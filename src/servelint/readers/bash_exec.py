@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import compress
 from operator import is_not
 from stat import S_ISREG
@@ -146,6 +148,15 @@ class Interpreter(Expander):
             else:
                 st.vars[name] = Var(scalar=(Piece(str(value)),), exported=True, external=True)
         return st
+
+    @contextmanager
+    def _condition(self) -> Iterator[None]:
+        """While a condition is evaluated (helper statuses matter then)."""
+        self.in_cond += 1
+        try:
+            yield
+        finally:
+            self.in_cond -= 1
 
     def run(self, src: Source) -> None:
         self.script_assigned = frozenset(_assigned_names(src.tree.root_node, src))
@@ -370,11 +381,8 @@ class Interpreter(Expander):
         out: list[tuple[State, bool | None]] = []
         label = f"L{left.start_point[0] + 1} {_short(src.text(left))}"
         left_text = src.text(left)
-        self.in_cond += 1
-        try:
+        with self._condition():
             left_results = self.exec_status(left, src, st)
-        finally:
-            self.in_cond -= 1
         for s, v in left_results:
             if s.flow:
                 out.append((s, v))
@@ -442,11 +450,8 @@ class Interpreter(Expander):
                     continue
                 cond_text = " ".join(src.text(c) for c in cond)
                 label = f"L{line} {_short(cond_text)}"
-                self.in_cond += 1
-                try:
+                with self._condition():
                     cond_results = self.exec_seq(cond, src, s)
-                finally:
-                    self.in_cond -= 1
                 for s2, v in cond_results:
                     if v is None:
                         v = _recall(s2, cond_text)

@@ -104,3 +104,12 @@ def per_release(ctx, explain, *args: str) -> tuple[str, str]:
     if key not in _EXPLAINED:
         _EXPLAINED[key] = explain(ctx, *args)
     return _EXPLAINED[key]
+
+
+def option_dests(ctx) -> set[str]:
+    """Dests of the options the launch sets (once per parse: it depends only on the argv)."""
+    from servelint.engine.lint_parse import derived
+
+    parsed = ctx.parsed
+    return derived(parsed, "dests",
+                   lambda: {o.action.dest for o in parsed.options if o.action is not None})

@@ -35,9 +35,15 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from servelint import hardware
-from servelint.engine.lint_parse import derived
 from servelint.model import Finding, Severity, Span
-from servelint.rules._util import canonical_pkg, env_truthy, is_symbolic, shell_quote, token_span
+from servelint.rules._util import (
+    canonical_pkg,
+    env_truthy,
+    is_symbolic,
+    option_dests,
+    shell_quote,
+    token_span,
+)
 from servelint.rules.base import CheckContext, finding
 
 PLATFORM_VENDOR = {"rocm": "amd", "xpu": "intel", "cuda": "nvidia", "tpu": "google", "cpu": "cpu"}
@@ -152,12 +158,12 @@ def images_shipping(ctx: CheckContext, package: str) -> list[str]:
     return list(hist.of("image_package", canonical_pkg(package)).releases)
 
 
-_INDEX: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
+_INDEX: dict[tuple[str, str], tuple[dict[str, list[dict[str, Any]]], dict[int, int]]] = {}
 
 
-def _gate_index(prof) -> dict[str, list[dict[str, Any]]]:
-    """The release's tied gates by what can trigger them: env name or option dest (each
-    list in the profile's order)."""
+def _gate_index(prof) -> tuple[dict[str, list[dict[str, Any]]], dict[int, int]]:
+    """The release's tied gates by what can trigger them (env name or option dest), and each
+    gate's position in the profile."""
     key = (prof.engine, prof.version)
     if key not in _INDEX:
         index: dict[str, list[dict[str, Any]]] = {}
@@ -172,32 +178,17 @@ def _gate_index(prof) -> dict[str, list[dict[str, Any]]]:
             else:
                 continue
             index.setdefault(name, []).append(gate)
-        _INDEX[key] = index
+        _INDEX[key] = index, {id(g): i for i, g in enumerate(prof.gates)}
     return _INDEX[key]
 
 
 def _candidates(ctx: CheckContext) -> list[dict[str, Any]]:
     """Only the gates this launch could trigger (an env var it sets, an option it uses), in
     the profile's order."""
-    index = _gate_index(ctx.profile)
-    dests = derived(ctx.parsed, "dests",
-                    lambda: {o.action.dest for o in ctx.parsed.options if o.action is not None})
-    keys = {"env:" + e.name for e in ctx.spec.env} | {"dest:" + d for d in dests}
+    index, order = _gate_index(ctx.profile)
+    keys = {"env:" + e.name for e in ctx.spec.env} | {"dest:" + d for d in option_dests(ctx)}
     seen = [g for k in keys for g in index.get(k, ())]
-    if len(seen) < 2:
-        return seen
-    order = _order(ctx.profile)
-    return sorted(seen, key=lambda g: order[id(g)])
-
-
-_ORDER: dict[tuple[str, str], dict[int, int]] = {}
-
-
-def _order(prof) -> dict[int, int]:
-    key = (prof.engine, prof.version)
-    if key not in _ORDER:
-        _ORDER[key] = {id(g): i for i, g in enumerate(prof.gates)}
-    return _ORDER[key]
+    return sorted(seen, key=lambda g: order[id(g)]) if len(seen) > 1 else seen
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

@@ -38,6 +38,7 @@ from servelint.profiles import Profile
 from servelint.rules._util import (
     is_symbolic,
     normalise_flag,
+    option_dests,
     short_list,
     suggest,
     token,
@@ -128,7 +129,7 @@ def rejected(prof: Profile, target: str, value: str, dests: set[str],
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     prof = ctx.profile
-    dests = {o.action.dest for o in ctx.parsed.options if o.action is not None}
+    dests = option_dests(ctx)
 
     def plugin_given(plugin_dests: list[str]) -> bool:
         return _plugin_given(ctx, plugin_dests, dests)
