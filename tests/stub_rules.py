@@ -1,18 +1,21 @@
-"""Stub rule modules for tests of the reporters, config and docs (independent of real rules)."""
+"""Stub rules for tests of the reporters, config and docs (independent of real rules)."""
 
 from __future__ import annotations
 
 import types
 
-from servelint.model import Finding, Severity, Span
+from servelint.model import Finding, FixSafety, Severity, Span
+from servelint.rules.base import Scope
+from servelint.rules.registry import Rule, rule_of
 
 
 def stub_rule(code: str, name: str, severity: Severity, doc: str,
-              fix_safe: bool = False) -> types.ModuleType:
+              fix: FixSafety = FixSafety.NONE) -> Rule:
     module = types.ModuleType(f"stub_{name.replace('-', '_')}", doc)
-    module.CODE, module.NAME, module.SEVERITY, module.FIX_SAFE = code, name, severity, fix_safe
+    module.CODE, module.NAME, module.SEVERITY = code, name, severity
+    module.SCOPE, module.FIX = Scope.LAUNCH, fix
     module.check = lambda ctx: iter(())
-    return module
+    return rule_of(module)
 
 
 FLAG = stub_rule("SL101", "flag-unknown", Severity.ERROR, """flag not accepted by the release
@@ -28,7 +31,7 @@ vllm serve m
 ```
 """)
 ENV = stub_rule("SL301", "env-deprecated", Severity.WARNING, "env var deprecated\n\nMore.",
-                fix_safe=True)
+                fix=FixSafety.SAFE)
 STUBS = [FLAG, ENV]
 
 

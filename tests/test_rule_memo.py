@@ -1,4 +1,4 @@
-"""Rules run once per parse (``ARGV_ONLY``) give exactly what running them per launch gives."""
+"""Rules run once per parse (``Scope.ARGV``) give exactly what running them per launch gives."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from servelint import rule_memo
 from servelint.check import Options, check_paths
 from servelint.model import Finding, Severity, Span
 from servelint.rules import registry
+from servelint.rules.base import Scope
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -28,7 +29,7 @@ def _run(paths: list[str], monkeypatch: pytest.MonkeyPatch | None) -> list[tuple
 
 
 def test_some_rules_are_memoised():
-    assert any(getattr(r, "ARGV_ONLY", False) for r in registry())
+    assert registry.runnable(Scope.ARGV)
 
 
 @pytest.mark.parametrize("paths", [
@@ -46,7 +47,7 @@ def test_memo_equals_per_launch(paths, monkeypatch):
 class _OtherSpanRule:
     """Reads something besides the argv: its finding points at the launch's env."""
 
-    CODE = "SL999"
+    code = "SL999"
     NAME = "test-other-span"
     SEVERITY = Severity.WARNING
     calls = 0
@@ -54,7 +55,7 @@ class _OtherSpanRule:
     @classmethod
     def check(cls, ctx):
         cls.calls += 1
-        yield Finding(rule=cls.NAME, code=cls.CODE, severity=cls.SEVERITY, message="m",
+        yield Finding(rule=cls.NAME, code=cls.code, severity=cls.SEVERITY, message="m",
                       span=Span("elsewhere", 3, 1))
 
 

@@ -7,7 +7,6 @@ launch and one profile; findings of many renderings of one source line are merge
 
 from __future__ import annotations
 
-import functools
 import os
 import pickle
 import tempfile
@@ -24,7 +23,7 @@ from servelint.model import Finding, LaunchSpec, Severity, Span
 from servelint.resolve import Resolution, resolve
 from servelint.rules import read_error as read_error_rule
 from servelint.rules import registry
-from servelint.rules.base import CheckContext
+from servelint.rules.base import CheckContext, Scope
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # larger files are a read-error finding, not read
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
@@ -286,8 +285,7 @@ def _findings(spec: LaunchSpec, options: Options, res: Resolution) -> Iterator[F
         ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
         ctx.how = tgt.how
         for rule in primary_rules:
-            found = rule_memo.run(rule, ctx) if getattr(rule, "ARGV_ONLY", False) \
-                else rule.check(ctx)
+            found = rule_memo.run(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
             for f in found:
                 if tgt.floating and cap and f.severity > Severity.WARNING:
                     f.severity = Severity.WARNING
@@ -295,16 +293,11 @@ def _findings(spec: LaunchSpec, options: Options, res: Resolution) -> Iterator[F
                 yield f
 
 
-@functools.cache
 def _rules_by_role(errors_only: bool = False) -> tuple[tuple, tuple]:
     """The rules run once per launch ("notes") and those run per release judged; with
     ``errors_only``, just the rules that can report an error."""
-    rules = registry()
-    if errors_only:
-        rules = tuple(r for r in rules if r.SEVERITY == Severity.ERROR or
-                      getattr(r, "MAY_ESCALATE", False))
-    return (tuple(r for r in rules if "notes" in getattr(r, "ROLES", ("primary",))),
-            tuple(r for r in rules if "primary" in getattr(r, "ROLES", ("primary",))))
+    return (registry.runnable(Scope.NOTES, errors_only=errors_only),
+            registry.runnable(Scope.ARGV, Scope.LAUNCH, errors_only=errors_only))
 
 
 def _context(spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool,
@@ -517,9 +510,7 @@ def _apply_control(findings: list[Finding], options: Options, report: CheckRepor
     except ModuleNotFoundError:
         ignores = None  # type: ignore[assignment]
     if ignores is not None and not options.no_ignores:
-        from servelint.reporters.catalog import known_rule_ids
-
-        kept, ignored, extra = ignores.apply_ignores(findings, read_text, known_rule_ids,
+        kept, ignored, extra = ignores.apply_ignores(findings, read_text, registry.known_ids,
                                                      checked_paths=report.files)
         report.ignored = list(ignored)
         findings = list(kept) + list(extra)

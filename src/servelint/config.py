@@ -278,9 +278,9 @@ def _gpu(value: Any, fail) -> str:
 
 
 def _registered_rule_ids() -> set[str]:
-    from servelint.reporters.catalog import known_rule_ids, rule_modules
+    from servelint.rules.registry import known_ids
 
-    return known_rule_ids() if rule_modules() else set()
+    return known_ids()
 
 
 def _did_you_mean(value: str, choices: Iterable[str]) -> str:

@@ -16,54 +16,10 @@ import difflib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from types import ModuleType
 
-from servelint.model import Finding, Severity, Span
-from servelint.rules.base import RuleMeta
-
-UNUSED_IGNORE = RuleMeta(
-    code="SL901",
-    name="unused-ignore",
-    severity=Severity.WARNING,
-    summary="ignore comment that suppresses nothing",
-    doc="""ignore comment that suppresses nothing
-
-An inline `servelint: ignore[rule-id]` comment applies to findings of the named
-rules on its own line or, when the comment stands alone on its line, on the next
-line (and the lines a trailing backslash continues). A rule id there that matches
-no finding is reported, so stale suppressions cannot hide a future problem.
-
-Example (`flag-unknown` does not fire because the flag is valid):
-
-```bash
-# servelint: ignore[flag-unknown] flag added in our fork
-vllm serve Qwen/Qwen3-8B --max-model-len 8192
-```
-
-Fix: delete the comment, or the rule id that no longer matches.""",
-    fix_safe=False,
-)
-
-UNKNOWN_RULE_IN_IGNORE = RuleMeta(
-    code="SL902",
-    name="unknown-rule-in-ignore",
-    severity=Severity.WARNING,
-    summary="ignore comment naming a rule that does not exist",
-    doc="""ignore comment naming a rule that does not exist
-
-Each id inside `servelint: ignore[...]` must be a rule name (`flag-unknown`) or code
-(`SL101`); `servelint explain` lists them. A misspelt id suppresses nothing. A
-comment without brackets (`# servelint: ignore`) is reported too: servelint has no
-blanket ignore.
-
-```yaml
-# servelint: ignore[flag-unkown] typo in the rule name
-```
-
-Fix: spell the rule id as listed by `servelint explain`.""",
-    fix_safe=False,
-)
-
-BUILTIN_RULES: tuple[RuleMeta, ...] = (UNUSED_IGNORE, UNKNOWN_RULE_IN_IGNORE)
+from servelint.model import Finding, Span
+from servelint.rules import unknown_rule_in_ignore, unused_ignore
 
 _HASH_IGNORE = re.compile(r"(?:^|(?<=\s))#\s*servelint:\s*ignore\b(?P<rest>.*)$")
 _HTML_IGNORE = re.compile(r"<!--\s*servelint:\s*ignore\b(?P<rest>.*?)-->")
@@ -216,7 +172,7 @@ def apply_ignores(
 
 def _comment_problems(comment: IgnoreComment, known: set[str]) -> list[Finding]:
     if not comment.bracketed or not comment.ids:
-        return [_problem(UNKNOWN_RULE_IN_IGNORE, comment.span,
+        return [_problem(unknown_rule_in_ignore, comment.span,
                          "ignore comment names no rule; servelint has no blanket ignore",
                          'name the rules to ignore: "servelint: ignore[rule-id] reason"')]
     problems = []
@@ -224,18 +180,18 @@ def _comment_problems(comment: IgnoreComment, known: set[str]) -> list[Finding]:
         if ref.text not in known:
             close = difflib.get_close_matches(ref.text, sorted(known), n=1, cutoff=0.75)
             hint = f'; did you mean "{close[0]}"?' if close else ""
-            problems.append(_problem(UNKNOWN_RULE_IN_IGNORE, ref.span,
+            problems.append(_problem(unknown_rule_in_ignore, ref.span,
                                      f'unknown rule "{ref.text}" in ignore comment{hint}',
                                      "use a rule name or code listed by `servelint explain`"))
         elif not ref.used:
             lines = sorted(comment.targets)
             where = f"line {lines[0]}" if len(lines) == 1 else f"lines {lines[0]}-{lines[-1]}"
-            problems.append(_problem(UNUSED_IGNORE, ref.span,
+            problems.append(_problem(unused_ignore, ref.span,
                                      f'unused ignore: no "{ref.text}" finding on {where}',
                                      f'remove "{ref.text}" from the ignore comment'))
     return problems
 
 
-def _problem(meta: RuleMeta, span: Span, message: str, fix: str) -> Finding:
-    return Finding(rule=meta.name, code=meta.code, severity=meta.severity, message=message,
+def _problem(rule: ModuleType, span: Span, message: str, fix: str) -> Finding:
+    return Finding(rule=rule.NAME, code=rule.CODE, severity=rule.SEVERITY, message=message,
                    span=span, fix=fix)

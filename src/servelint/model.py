@@ -6,7 +6,7 @@ Positions are 1-based everywhere (line and column); ``end_column`` is exclusive.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 
 
 class Severity(IntEnum):
@@ -21,6 +21,16 @@ class Severity(IntEnum):
     @classmethod
     def parse(cls, text: str) -> Severity:
         return cls[text.strip().upper()]
+
+
+class FixSafety(StrEnum):
+    """How far a machine edit can be trusted (ruff's applicability). ``safe``: the launch
+    means the same after it, ``--fix`` applies it; ``unsafe``: it changes what runs (drops a
+    flag, bumps an image), only ``--unsafe-fixes`` applies it; ``none``: no edit offered."""
+
+    NONE = "none"
+    SAFE = "safe"
+    UNSAFE = "unsafe"
 
 
 @dataclass(frozen=True, slots=True)

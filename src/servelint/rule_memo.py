@@ -1,15 +1,16 @@
 """Run a rule whose findings depend only on the release and the argv, once per parse.
 
 A corpus has far fewer distinct argvs than launches (the recipes corpus: 11,375 argvs for
-33,875 launches). A rule that declares ``ARGV_ONLY = True`` reads nothing of the launch but
-its argv (texts, which tokens are symbolic), the release's profile and the history; its
+33,875 launches). A rule of scope ``Scope.ARGV`` (``servelint.rules.registry``) reads nothing
+of the launch but its argv (texts, which tokens are symbolic), the release's profile and the
+history; its
 findings are then the same for every launch with that argv, apart from where they point.
 
 So the rule runs once per parse on a *shadow* launch whose tokens carry placeholder spans
 that name their argv index; each finding becomes a template, instantiated for each launch
 with that launch's spans and rendering. A finding whose span is not a placeholder (the rule
 read something else after all) makes the rule run on every launch of that parse instead. A
-rule that looks at its spans (to build a patch, say) must not declare ``ARGV_ONLY``.
+rule that looks at its spans (to build a patch, say) must not declare that scope.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def run(rule: Any, ctx: CheckContext) -> list[Finding]:
     memo = parsed.memo if parsed is not None else None
     if memo is None:
         return list(rule.check(ctx))
-    key = ("rule", rule.CODE)
+    key = ("rule", rule.code)
     templates = memo.get(key)
     if templates is None:
         templates = memo[key] = _templates(rule, ctx)

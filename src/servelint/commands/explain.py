@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from servelint.reporters.catalog import find_rule, rule_metas, suggest_rule
-from servelint.rules.base import RuleMeta
+from servelint.rules import registry
+from servelint.rules.registry import Rule
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,29 +16,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def header(meta: RuleMeta) -> str:
+def header(meta: Rule) -> str:
     fix = "safe autofix" if meta.fix_safe else "no safe autofix"
     return f"{meta.code} {meta.name} (default severity {meta.severity.label}, {fix})"
 
 
-def explain_text(meta: RuleMeta) -> str:
+def explain_text(meta: Rule) -> str:
     return f"{header(meta)}\n\n{meta.doc or meta.summary}\n\ndocs: {meta.url}\n"
 
 
-def list_text(metas: list[RuleMeta]) -> str:
+def list_text(metas: list[Rule]) -> str:
     width = max((len(m.name) for m in metas), default=0)
     rows = [f"{m.code}  {m.name:<{width}}  {m.severity.label:<7}  {m.summary}" for m in metas]
     return "\n".join(rows) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:
-    metas = rule_metas()
     if not args.rule:
-        sys.stdout.write(list_text(metas))
+        sys.stdout.write(list_text(registry.catalogue()))
         return 0
-    meta = find_rule(args.rule, metas)
+    meta = registry.get(args.rule)
     if meta is None:
-        close = suggest_rule(args.rule, metas)
+        close = registry.suggest(args.rule)
         hint = f'did you mean "{close}"?' if close else 'run "servelint explain" to list the rules'
         print(f'servelint: unknown rule "{args.rule}". {hint}', file=sys.stderr)
         return 2

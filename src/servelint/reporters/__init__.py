@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 from servelint.model import Finding
-from servelint.rules.base import RuleMeta
+from servelint.rules.registry import Rule
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -53,7 +53,7 @@ def render(
     ignored: int | Sequence[Finding] = 0,
     profiles_used: Iterable[str | tuple[str, str]] = (),
     extra: Mapping[str, Any] | None = None,
-    rules: Sequence[RuleMeta] | None = None,
+    rules: Sequence[Rule] | None = None,
     read_source: Callable[[str], str | None] = read_file,
     color: bool | None = None,
 ) -> None:
@@ -83,10 +83,10 @@ def render(
         render_json(ordered, stream, files_checked=files_checked, profiles_used=labels,
                     extra=extra, ignored=ignored)
     elif fmt == "sarif":
-        from servelint.reporters.catalog import rule_metas
         from servelint.reporters.sarif import render_sarif
+        from servelint.rules.registry import catalogue
 
-        render_sarif(ordered, stream, metas=rule_metas() if rules is None else rules,
+        render_sarif(ordered, stream, metas=catalogue() if rules is None else rules,
                      files_checked=files_checked, profiles_used=labels,
                      suppressed=sort_findings(suppressed))
     elif fmt == "github":

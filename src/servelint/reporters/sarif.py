@@ -14,8 +14,9 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from servelint import __version__
-from servelint.model import Finding, Severity, Span
-from servelint.rules.base import DOCS_URL, RuleMeta
+from servelint.model import Finding, FixSafety, Severity, Span
+from servelint.rules.base import DOCS_URL, Scope
+from servelint.rules.registry import Rule
 
 SARIF_SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -50,7 +51,7 @@ def location(span: Span) -> dict[str, Any]:
                                  "region": region(span)}}
 
 
-def rule_descriptor(meta: RuleMeta) -> dict[str, Any]:
+def rule_descriptor(meta: Rule) -> dict[str, Any]:
     first_paragraph = meta.doc.split("\n\n", 1)[0].replace("\n", " ").strip() or meta.summary
     doc = meta.doc or meta.summary
     return {
@@ -65,9 +66,9 @@ def rule_descriptor(meta: RuleMeta) -> dict[str, Any]:
     }
 
 
-def _fallback_meta(finding: Finding) -> RuleMeta:
-    return RuleMeta(code=finding.code, name=finding.rule, severity=finding.severity,
-                    summary=finding.rule, doc="", fix_safe=False)
+def _fallback_meta(finding: Finding) -> Rule:
+    return Rule(code=finding.code, name=finding.rule, severity=finding.severity,
+                scope=Scope.FILE, fix=FixSafety.NONE, summary=finding.rule, doc="")
 
 
 def result(finding: Finding, rule_index: int) -> dict[str, Any]:
@@ -107,12 +108,12 @@ def _message(finding: Finding) -> str:
     return finding.message
 
 
-def sarif_document(findings: Sequence[Finding], metas: Sequence[RuleMeta], *,
+def sarif_document(findings: Sequence[Finding], metas: Sequence[Rule], *,
                    files_checked: int, profiles_used: Sequence[str],
                    suppressed: Sequence[Finding] = ()) -> dict[str, Any]:
     """``suppressed``: findings an inline ``servelint: ignore[...]`` comment silenced; they
     are listed with an in-source suppression, as code-scanning tools expect."""
-    descriptors: list[RuleMeta] = list(metas)
+    descriptors: list[Rule] = list(metas)
     index = {meta.code: i for i, meta in enumerate(descriptors)}
     for finding in [*findings, *suppressed]:  # a rule outside the catalog still gets one
         if finding.code not in index:
@@ -140,7 +141,7 @@ def sarif_document(findings: Sequence[Finding], metas: Sequence[RuleMeta], *,
     }
 
 
-def render_sarif(findings: Sequence[Finding], stream: TextIO, *, metas: Sequence[RuleMeta],
+def render_sarif(findings: Sequence[Finding], stream: TextIO, *, metas: Sequence[Rule],
                  files_checked: int, profiles_used: Sequence[str],
                  suppressed: Sequence[Finding] = ()) -> None:
     document = sarif_document(findings, metas, files_checked=files_checked,

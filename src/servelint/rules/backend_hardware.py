@@ -27,14 +27,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from servelint import hardware
-from servelint.model import Finding, Severity
-from servelint.rules.base import CheckContext, finding
+from servelint.model import Finding, FixSafety, Severity
+from servelint.rules.base import CheckContext, Scope, finding
 from servelint.rules.value_late import values_to_check
 
 CODE = "SL151"
 NAME = "backend-hardware"
 SEVERITY = Severity.ERROR
-FIX_SAFE = False
+SCOPE = Scope.LAUNCH
+FIX = FixSafety.NONE
 
 
 def cc_allowed(limit: dict[str, Any], cc: tuple[int, int]) -> bool | None:

@@ -1,4 +1,6 @@
-"""What a rule is: metadata plus ``check(ctx) -> findings``. One rule per module.
+"""What a rule reads (``CheckContext``), its scope, and the helper that builds findings.
+
+One rule per module (``servelint.rules.registry`` lists them and is the only catalogue).
 
 A rule never parses files and never reads wheels: it reads one LaunchSpec and the
 profile of the release it is judged against (both in ``CheckContext``).
@@ -6,10 +8,9 @@ profile of the release it is judged against (both in ``CheckContext``).
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from enum import StrEnum
 
 from servelint.model import Finding, LaunchSpec, Severity, Span
 from servelint.profiles import Profile
@@ -29,39 +30,13 @@ class CheckContext:
     extra: dict = field(default_factory=dict)
 
 
-class Rule(Protocol):
-    CODE: str
-    NAME: str
-    SEVERITY: Severity
-    FIX_SAFE: bool
+class Scope(StrEnum):
+    """What a rule reads, which decides how often the pipeline runs it."""
 
-    def check(self, ctx: CheckContext) -> Iterable[Finding]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class RuleMeta:
-    code: str
-    name: str
-    severity: Severity
-    summary: str
-    doc: str
-    fix_safe: bool
-
-    @property
-    def url(self) -> str:
-        return DOCS_URL.format(name=self.name)
-
-
-def meta_of(module) -> RuleMeta:
-    doc = inspect.getdoc(module) or ""
-    return RuleMeta(
-        code=module.CODE,
-        name=module.NAME,
-        severity=module.SEVERITY,
-        summary=doc.splitlines()[0] if doc else module.NAME,
-        doc=doc,
-        fix_safe=getattr(module, "FIX_SAFE", False),
-    )
+    ARGV = "argv"  # per release judged; only the argv texts, symbolic marks, profile, history
+    LAUNCH = "launch"  # per release judged; the whole launch (env, image, spans, ...)
+    NOTES = "notes"  # once per launch, independent of the release judged
+    FILE = "file"  # emitted by the pipeline (reader problems, ignore comments): no check()
 
 
 def finding(module, ctx: CheckContext, span: Span, message: str, *, fix: str = "",

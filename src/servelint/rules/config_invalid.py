@@ -28,16 +28,16 @@ import json
 import sys
 from collections.abc import Iterator
 
-from servelint.model import Finding, Severity
+from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import is_symbolic, token_span
-from servelint.rules.base import CheckContext, finding
+from servelint.rules.base import CheckContext, Scope, finding
 from servelint.rules.value_invalid import KINDS, is_json_option
 
 CODE = "SL113"
 NAME = "config-invalid"
 SEVERITY = Severity.ERROR
-FIX_SAFE = False
-ARGV_ONLY = True  # depends only on the release and the argv: run once per parse
+SCOPE = Scope.ARGV
+FIX = FixSafety.NONE
 
 
 def _dotted_payload(config_path: str, value: str) -> str:

@@ -26,14 +26,12 @@ Fix: drop the command words after the image, or set ``--entrypoint``.
 
 from __future__ import annotations
 
-from servelint.model import Severity
+from servelint.model import FixSafety, Severity
+from servelint.rules.base import Scope
 
 CODE = "SL181"
 NAME = "entrypoint-shape"
 SEVERITY = Severity.ERROR
-FIX_SAFE = False
-ROLES = ()  # emitted by the pipeline from the docker-run reader's problems
+SCOPE = Scope.FILE  # emitted by the pipeline from reader problems
+FIX = FixSafety.NONE
 
-
-def check(ctx):  # pragma: no cover - reader problems become findings in servelint.check
-    return iter(())

@@ -23,13 +23,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.model import Finding, Severity
-from servelint.rules.base import CheckContext, finding
+from servelint.model import Finding, FixSafety, Severity
+from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL123"
 NAME = "env-deprecated"
 SEVERITY = Severity.WARNING
-FIX_SAFE = False
+SCOPE = Scope.LAUNCH
+FIX = FixSafety.NONE
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

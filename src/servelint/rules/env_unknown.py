@@ -29,15 +29,16 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from servelint.model import Finding, Severity
+from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import per_release, suggest
-from servelint.rules.base import CheckContext, finding
+from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL121"
 NAME = "env-unknown"
 SEVERITY = Severity.WARNING
 MAY_ESCALATE = True  # an error when the launch sets --fail-on-environ-validation
-FIX_SAFE = False
+SCOPE = Scope.LAUNCH
+FIX = FixSafety.NONE
 
 PREFIXES = {"vllm": ("VLLM_",), "sglang": ("SGLANG_", "SGL_")}
 

@@ -23,14 +23,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.model import Finding, Severity
+from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import short_list, value_in
-from servelint.rules.base import CheckContext, finding
+from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL122"
 NAME = "env-value-invalid"
 SEVERITY = Severity.ERROR
-FIX_SAFE = False
+SCOPE = Scope.LAUNCH
+FIX = FixSafety.NONE
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

@@ -24,14 +24,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.model import Finding, Severity
+from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import is_symbolic, token_span
-from servelint.rules.base import CheckContext, finding
+from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL103"
 NAME = "flag-abbreviated"
 SEVERITY = Severity.WARNING
-FIX_SAFE = True
+SCOPE = Scope.LAUNCH
+FIX = FixSafety.SAFE
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

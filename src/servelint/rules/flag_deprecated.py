@@ -23,15 +23,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.model import Finding, Severity
+from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import token_span
-from servelint.rules.base import CheckContext, finding
+from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL104"
 NAME = "flag-deprecated"
 SEVERITY = Severity.WARNING
-FIX_SAFE = False
-ARGV_ONLY = True  # depends only on the release and the argv: run once per parse
+SCOPE = Scope.ARGV
+FIX = FixSafety.NONE
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from servelint.model import Finding, Severity
+from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import (
     flag_judgeable,
     normalise_flag,
@@ -36,13 +36,13 @@ from servelint.rules._util import (
     token,
     token_span,
 )
-from servelint.rules.base import CheckContext, finding
+from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL101"
 NAME = "flag-unknown"
 SEVERITY = Severity.ERROR
-FIX_SAFE = False
-ARGV_ONLY = True  # depends only on the release and the argv: run once per parse
+SCOPE = Scope.ARGV
+FIX = FixSafety.NONE
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

@@ -58,15 +58,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.model import Finding, Severity
+from servelint.model import Finding, FixSafety, Severity
 from servelint.readers.guide_compare import Drift, drifts_of
-from servelint.rules.base import CheckContext, finding
+from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL191"
 NAME = "guide-drift"
 SEVERITY = Severity.WARNING
-FIX_SAFE = False
-ROLES = ("notes",)  # a comparison of two texts: independent of the release
+SCOPE = Scope.NOTES
+FIX = FixSafety.NONE
 
 
 def _show(flag: str, value: str | None) -> str:

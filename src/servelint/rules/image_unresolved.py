@@ -26,14 +26,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.model import Finding, Severity
-from servelint.rules.base import CheckContext, finding
+from servelint.model import Finding, FixSafety, Severity
+from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL142"
 NAME = "release-unresolved"
 SEVERITY = Severity.INFO
-FIX_SAFE = False
-ROLES = ("notes",)  # run once per launch, on the resolution notes
+SCOPE = Scope.NOTES
+FIX = FixSafety.NONE
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

@@ -35,7 +35,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from servelint import hardware
-from servelint.model import Finding, Severity, Span
+from servelint.model import Finding, FixSafety, Severity, Span
 from servelint.rules._util import (
     canonical_pkg,
     env_truthy,
@@ -44,14 +44,15 @@ from servelint.rules._util import (
     shell_quote,
     token_span,
 )
-from servelint.rules.base import CheckContext, finding
+from servelint.rules.base import CheckContext, Scope, finding
 
 PLATFORM_VENDOR = {"rocm": "amd", "xpu": "intel", "cuda": "nvidia", "tpu": "google", "cpu": "cpu"}
 
 CODE = "SL131"
 NAME = "package-missing"
 SEVERITY = Severity.ERROR
-FIX_SAFE = False
+SCOPE = Scope.LAUNCH
+FIX = FixSafety.NONE
 
 
 def _matches_value(want: Any, got: str | None) -> bool:

@@ -20,14 +20,12 @@ Fix: repair the file (the message says where).
 
 from __future__ import annotations
 
-from servelint.model import Severity
+from servelint.model import FixSafety, Severity
+from servelint.rules.base import Scope
 
 CODE = "SL001"
 NAME = "read-error"
 SEVERITY = Severity.ERROR
-FIX_SAFE = False
-ROLES = ()  # emitted by the pipeline from reader problems
+SCOPE = Scope.FILE  # emitted by the pipeline from reader problems
+FIX = FixSafety.NONE
 
-
-def check(ctx):  # pragma: no cover - reader problems become findings in servelint.check
-    return iter(())

@@ -29,16 +29,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.model import Finding, Severity
+from servelint.model import Finding, FixSafety, Severity
 from servelint.readers.pip import well_known_packages
 from servelint.rules._util import canonical_pkg
-from servelint.rules.base import CheckContext, finding
+from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL161"
 NAME = "runtime-install"
 SEVERITY = Severity.WARNING
-FIX_SAFE = False
-ROLES = ("notes",)  # independent of the release: once per launch
+SCOPE = Scope.NOTES
+FIX = FixSafety.NONE
 
 
 def _pinned(inst) -> bool:

@@ -23,15 +23,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.model import Finding, Severity
+from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import is_symbolic, normalise_flag, token_span
-from servelint.rules.base import CheckContext, finding
+from servelint.rules.base import CheckContext, Scope, finding
 from servelint.rules.value_late import values_to_check
 
 CODE = "SL171"
 NAME = "breaks-on-upgrade"
 SEVERITY = Severity.INFO
-FIX_SAFE = False
+SCOPE = Scope.LAUNCH
+FIX = FixSafety.NONE
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

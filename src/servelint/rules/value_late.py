@@ -33,7 +33,7 @@ from packaging.version import Version
 
 from servelint.engine.lint_parse import derived
 from servelint.engine.verdict import deprecation_refuses
-from servelint.model import Finding, Severity
+from servelint.model import Finding, FixSafety, Severity
 from servelint.profiles import Profile
 from servelint.rules._util import (
     is_symbolic,
@@ -45,13 +45,13 @@ from servelint.rules._util import (
     token_span,
     value_in,
 )
-from servelint.rules.base import CheckContext, finding
+from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL112"
 NAME = "value-rejected-later"
 SEVERITY = Severity.ERROR
-FIX_SAFE = False
-ARGV_ONLY = True  # depends only on the release and the argv: run once per parse
+SCOPE = Scope.ARGV
+FIX = FixSafety.NONE
 
 
 def values_to_check(ctx: CheckContext) -> list[tuple[str, str, int]]:

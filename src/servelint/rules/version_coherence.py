@@ -40,16 +40,17 @@ import sys
 from collections.abc import Iterator
 
 from servelint.engine.lint_parse import derived
-from servelint.model import Finding, Severity
+from servelint.model import Finding, FixSafety, Severity
 from servelint.resolve import release_version
 from servelint.rules._util import is_symbolic, normalise_flag, token_span
-from servelint.rules.base import CheckContext, finding
+from servelint.rules.base import CheckContext, Scope, finding
 from servelint.rules.value_late import values_to_check
 
 CODE = "SL141"
 NAME = "version-coherence"
 SEVERITY = Severity.WARNING
-FIX_SAFE = False
+SCOPE = Scope.LAUNCH
+FIX = FixSafety.NONE
 
 
 _LATE: dict[tuple, str | None] = {}
