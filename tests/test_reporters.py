@@ -8,7 +8,7 @@ import pytest
 from stub_rules import STUBS, make_finding
 
 import servelint
-from servelint.model import Severity, Span
+from servelint.model import Edit, Fix, FixSafety, Severity, Span
 from servelint.reporters import FORMATS, default_format, render
 from servelint.reporters.excerpt import underline
 from servelint.reporters.github import annotation, escape_property
@@ -119,7 +119,8 @@ def test_color_only_on_tty_and_never_with_no_color():
 def test_json_document():
     patch_span = Span("r.sh", 3, 3, 3, 10)
     f = make_finding("r.sh", 3, 3, end_column=10, renderings=["x"], fix="f", evidence="e",
-                     related=[Span("r.sh", 2, 1, 2, 5)], patch=(patch_span, ""))
+                     related=[Span("r.sh", 2, 1, 2, 5)],
+                     autofix=Fix((Edit(patch_span, ""),), FixSafety.UNSAFE, "drop it"))
     doc = json.loads(run([f], "json", extra={"launches": [{"id": 1}]}))
     assert doc["version"] == 1
     assert doc["tool"] == {"name": "servelint", "version": servelint.__version__}
@@ -148,7 +149,8 @@ def sarif_findings():
     return [
         make_finding("r.sh", 3, 3, end_column=10, renderings=["bf16", "h100"],
                      related=[Span("r.sh", 2, 1, 2, 5)],
-                     patch=(Span("r.sh", 3, 3, 3, 10), "--ok"), fix="rename"),
+                     autofix=Fix((Edit(Span("r.sh", 3, 3, 3, 10), "--ok"),), FixSafety.SAFE,
+                                 "rename"), fix="rename"),
         make_finding("dir with space/é.yaml", 1, 1, code="SL301", rule="env-deprecated",
                      severity=Severity.WARNING, end_line=None),
         make_finding("/abs/elsewhere.sh", 7, 2, code="SL999", rule="not-in-catalog",

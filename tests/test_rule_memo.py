@@ -8,7 +8,7 @@ import pytest
 
 from servelint import rule_memo
 from servelint.check import Options, check_paths
-from servelint.model import Finding, Severity, Span
+from servelint.model import Edit, Finding, Fix, FixSafety, Severity, Span
 from servelint.rules import registry
 from servelint.rules.base import Scope
 
@@ -72,3 +72,37 @@ def test_a_span_outside_the_argv_runs_the_rule_per_launch():
     second = rule_memo.run(_OtherSpanRule, ctx)
     assert [f.span for f in first + second] == [Span("elsewhere", 3, 1)] * 2
     assert _OtherSpanRule.calls == 3  # the shadow run, then once per launch
+
+
+class _FixingRule:
+    """An argv rule whose finding carries a fix on the token it reports."""
+
+    code = "SL998"
+    calls = 0
+
+    @classmethod
+    def check(cls, ctx):
+        cls.calls += 1
+        span = ctx.spec.argv[0].span
+        yield Finding(rule="test-fixing", code=cls.code, severity=Severity.WARNING, message="m",
+                      span=span, autofix=Fix((Edit(span, "--long", old="--l"),),
+                                             FixSafety.SAFE, "write --long"))
+
+
+def test_fix_edits_are_templated_on_the_launch_spans():
+    from servelint.engine.lint_parse import LintParse
+    from servelint.model import LaunchSpec, Token
+    from servelint.rules.base import CheckContext
+
+    parsed = LintParse()
+    found = []
+    for line in (1, 5):
+        tok = Token("--l", Span("f", line, 3, line, 6))
+        spec = LaunchSpec(engine="vllm", entrypoint="vllm serve", argv=[tok], path="f",
+                          anchor=Span("f", line, 1))
+        ctx = CheckContext(spec=spec, profile=None, parsed=parsed)  # type: ignore[arg-type]
+        found += rule_memo.run(_FixingRule, ctx)
+    assert _FixingRule.calls == 1  # the shadow run only
+    assert [f.autofix.edits for f in found] == [
+        (Edit(Span("f", 1, 3, 1, 6), "--long", "--l"),),
+        (Edit(Span("f", 5, 3, 5, 6), "--long", "--l"),)]

@@ -47,6 +47,36 @@ class Span:
         return (self.path, self.line, self.column)
 
 
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace source text in one file.
+
+    ``span`` is exact (1-based line and column in characters, end exclusive; an empty span
+    inserts) unless ``old`` is set: then ``span`` is the region a token occupies as written
+    (quotes and all) and the edit replaces the first ``old`` inside it. That is how a rule,
+    which sees unquoted token texts and never reads the file, edits the bytes as written;
+    an ``old`` missing from the region makes the fix inapplicable, never a wrong edit.
+    """
+
+    span: Span
+    replacement: str
+    old: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A machine-applicable remedy: edits (all in one file, not overlapping), applied
+    together or not at all; ``safety`` says whether ``--fix`` may apply it unasked."""
+
+    edits: tuple[Edit, ...]
+    safety: FixSafety
+    description: str
+
+    @property
+    def path(self) -> str:
+        return self.edits[0].span.path if self.edits else ""
+
+
 @dataclass(slots=True)
 class Token:
     """One argv element as the engine would receive it.
@@ -125,10 +155,9 @@ class Finding:
     engine: str = ""
     release: str = ""  # the release judged against, e.g. "0.27.1"
     renderings: list[str] = field(default_factory=list)
-    fix: str = ""
+    fix: str = ""  # what to do, in words (shown as "fix:")
     related: list[Span] = field(default_factory=list)
-    # Optional machine-applicable edit: (span, replacement text); span covers whole lines/tokens.
-    patch: tuple[Span, str] | None = None
+    autofix: Fix | None = None  # the same remedy as edits, for --fix / --diff
     evidence: str = ""  # the engine file:line (or oracle verdict) behind the verdict
 
     def key(self) -> tuple:

@@ -10,7 +10,8 @@ So the rule runs once per parse on a *shadow* launch whose tokens carry placehol
 that name their argv index; each finding becomes a template, instantiated for each launch
 with that launch's spans and rendering. A finding whose span is not a placeholder (the rule
 read something else after all) makes the rule run on every launch of that parse instead. A
-rule that looks at its spans (to build a patch, say) must not declare that scope.
+fix's edits are templated the same way: each edit's span must be a token's (placeholder)
+span, narrowed by the edit's ``old`` text, never a column computed from it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from servelint.model import Finding, LaunchSpec, Span, Token
+from servelint.model import Edit, Finding, Fix, LaunchSpec, Span, Token
 from servelint.rules.base import CheckContext
 
 _SHADOW = "\0argv"  # path of a placeholder span; its line is the argv index (0: the anchor)
@@ -31,6 +32,7 @@ class _Template:
     finding: Finding  # span and related spans are placeholders; renderings empty
     index: int  # argv index of the span (-1: the launch's anchor)
     related: tuple[int, ...]
+    edits: tuple[int, ...]  # argv index of each autofix edit's span
 
 
 def run(rule: Any, ctx: CheckContext) -> list[Finding]:
@@ -70,10 +72,12 @@ def _templates(rule: Any, ctx: CheckContext) -> list[_Template] | bool:
         sctx = memo["shadow"] = _shadow(ctx)
     out: list[_Template] = []
     for f in rule.check(sctx):
-        spans = [f.span, *f.related]
-        if f.patch is not None or any(s.path != _SHADOW for s in spans):
+        edits = f.autofix.edits if f.autofix is not None else ()
+        spans = [f.span, *f.related, *(e.span for e in edits)]
+        if any(s.path != _SHADOW for s in spans):
             return False
-        out.append(_Template(f, f.span.line - 2, tuple(s.line - 2 for s in f.related)))
+        out.append(_Template(f, f.span.line - 2, tuple(s.line - 2 for s in f.related),
+                             tuple(e.span.line - 2 for e in edits)))
     return out
 
 
@@ -88,4 +92,14 @@ def _instantiate(t: _Template, spec: LaunchSpec) -> Finding:
     return Finding(rule=f.rule, code=f.code, severity=f.severity, message=f.message,
                    span=_span(spec, t.index), engine=f.engine, release=f.release,
                    renderings=[spec.rendering] if spec.rendering else [], fix=f.fix,
-                   related=[_span(spec, i) for i in t.related], evidence=f.evidence)
+                   related=[_span(spec, i) for i in t.related], evidence=f.evidence,
+                   autofix=_fix(t, spec))
+
+
+def _fix(t: _Template, spec: LaunchSpec) -> Fix | None:
+    fix = t.finding.autofix
+    if fix is None:
+        return None
+    pairs = zip(t.edits, fix.edits, strict=True)
+    edits = tuple(Edit(_span(spec, i), e.replacement, e.old) for i, e in pairs)
+    return Fix(edits, fix.safety, fix.description)

@@ -35,9 +35,10 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "url": DOCS_URL.format(name=finding.rule),
         "patch": None,
     }
-    if finding.patch is not None:
-        patch_span, replacement = finding.patch
-        out["patch"] = {**span_dict(patch_span), "replacement": replacement}
+    fix = finding.autofix
+    if fix is not None and len(fix.edits) == 1:  # version 1 of the format: one edit
+        edit = fix.edits[0]
+        out["patch"] = {**span_dict(edit.span), "replacement": edit.replacement}
     return out
 
 

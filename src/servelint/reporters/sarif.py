@@ -89,14 +89,15 @@ def result(finding: Finding, rule_index: int) -> dict[str, Any]:
     if finding.related:
         out["relatedLocations"] = [{"id": i, **location(span)}
                                    for i, span in enumerate(finding.related)]
-    if finding.patch is not None:
-        patch_span, replacement = finding.patch
+    fix = finding.autofix
+    if fix is not None and fix.edits:
         out["fixes"] = [{
-            "description": {"text": finding.fix or "apply the suggested edit"},
+            "description": {"text": finding.fix or fix.description or "apply the suggested edit"},
             "artifactChanges": [{
-                "artifactLocation": {"uri": artifact_uri(patch_span.path)},
-                "replacements": [{"deletedRegion": region(patch_span),
-                                  "insertedContent": {"text": replacement}}],
+                "artifactLocation": {"uri": artifact_uri(fix.path)},
+                "replacements": [{"deletedRegion": region(edit.span),
+                                  "insertedContent": {"text": edit.replacement}}
+                                 for edit in fix.edits],
             }],
         }]
     return out

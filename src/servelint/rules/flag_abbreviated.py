@@ -24,7 +24,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.model import Finding, FixSafety, Severity
+from servelint.model import Edit, Finding, Fix, FixSafety, Severity
 from servelint.rules._util import is_symbolic, token_span
 from servelint.rules.base import CheckContext, Scope, finding
 
@@ -47,5 +47,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                     fix=f'write "{full}"')
         span = f.span
         if span.end_column is not None and span.end_line in (None, span.line):
-            f.patch = (span, full)
+            f.autofix = Fix((Edit(span, full, old=written),), FIX, f.fix)
         yield f
