@@ -6,7 +6,7 @@ import ast
 import re
 from typing import Any
 
-from servelint.builder.astutil import ModuleIndex
+from servelint.engines._build.astutil import ModuleIndex
 
 
 def _parse_args_node(index: ModuleIndex) -> tuple[ast.FunctionDef | None, ast.ClassDef | None,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from servelint.engine import vllm_argv
+from servelint.engines.vllm import argv as vllm_argv
 from servelint.profiles import Action, Profile
 
 

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from servelint.builder.wheel import WheelSource
+from servelint.engines._build.wheel import WheelSource
 
 
 class _Unknown:

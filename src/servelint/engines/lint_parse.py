@@ -8,7 +8,6 @@ token replaced by a value the parser accepts.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,7 +52,13 @@ def derived(parsed: LintParse, key: Any, compute: Callable[[], Any]) -> Any:
 
 
 def _parser_module(engine: str):
-    return importlib.import_module(f"servelint.engine.{engine}_argv")
+    from servelint.engines import registry
+
+    found = registry.find(engine)
+    model = found.argv_model() if found else None
+    if model is None:
+        raise LookupError(f"engine {engine!r} has no argv model")
+    return model
 
 
 def _classify(message: str) -> tuple[str, str]:

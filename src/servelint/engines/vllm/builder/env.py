@@ -11,7 +11,8 @@ import ast
 import re
 from typing import Any
 
-from servelint.builder.vllm_facts_common import (
+from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder.facts_common import (
     dotted,
     files_with,
     lines_with,
@@ -22,7 +23,6 @@ from servelint.builder.vllm_facts_common import (
     text_of,
     walk_lines,
 )
-from servelint.builder.wheel import WheelSource
 
 ENVS = "vllm/envs.py"
 _ENV_NAME = re.compile(r"^VLLM_[A-Z0-9_]+$")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from servelint.builder.vllm_facts_common import (
+from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder.facts_common import (
     dotted,
     enum_members,
     file_module,
@@ -24,7 +25,6 @@ from servelint.builder.vllm_facts_common import (
     ref,
     text_of,
 )
-from servelint.builder.wheel import WheelSource
 
 
 @dataclass

@@ -20,7 +20,8 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from servelint.builder.vllm_facts_common import (
+from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder.facts_common import (
     dotted,
     file_module,
     files_with,
@@ -33,9 +34,8 @@ from servelint.builder.vllm_facts_common import (
     text_of,
     walk_lines,
 )
-from servelint.builder.vllm_facts_registries import value_sets
-from servelint.builder.vllm_values import engine_fields
-from servelint.builder.wheel import WheelSource
+from servelint.engines.vllm.builder.facts_registries import value_sets
+from servelint.engines.vllm.builder.values import engine_fields
 
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}
 _PIP = re.compile(r"pip install\s+(?:-[-\w]+\s+)*[`'\"]?([A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?"

@@ -6,8 +6,8 @@ import ast
 import re
 from typing import Any
 
-from servelint.builder.astutil import Definition, ModuleIndex
-from servelint.builder.vllm_parser_types import (
+from servelint.engines._build.astutil import Definition, ModuleIndex
+from servelint.engines.vllm.builder.parser_types import (
     Hint,
     TypeResolver,
     class_fields,

@@ -22,7 +22,7 @@ from typing import Any
 from packaging.markers import default_environment
 from packaging.requirements import InvalidRequirement, Requirement
 
-from servelint.builder.wheel import WheelSource
+from servelint.engines._build.wheel import WheelSource
 
 _PIP = re.compile(r"pip install\s+['\"]?([A-Za-z0-9_.\-]+(?:\[[A-Za-z0-9_,\-]+\])?"
                   r"(?:[<>=!~]=?[A-Za-z0-9_.*]+)?)")

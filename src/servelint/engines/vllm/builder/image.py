@@ -15,7 +15,7 @@ from packaging.markers import UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from servelint.builder.wheel import WheelSource
+from servelint.engines._build.wheel import WheelSource
 
 IMAGE_ENV = {
     "python_version": "3.12", "python_full_version": "3.12.3",

@@ -3,7 +3,8 @@
 Only tags that spell a release (``v0.21.0``, ``v0.5.12.post1-cu130``,
 ``1.3.0rc14``) yield ``release``; nightly, commit, custom and dated builds give
 ``release=None`` ("cannot check"): the exact engine inside cannot be known from the
-reference alone.
+reference alone. Which repositories belong to which engine, and how an engine's tags name
+releases, each engine says (``engines/<name>/__init__.py``).
 """
 
 from __future__ import annotations
@@ -13,31 +14,8 @@ from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
-# repository (lowercase, registry-relative path) -> engine
-_REPO_ENGINE: dict[str, str] = {
-    "vllm/vllm-openai": "vllm",
-    "vllm/vllm-openai-rocm": "vllm",
-    "vllm/vllm-openai-cpu": "vllm",
-    "vllm/vllm-tpu": "vllm",
-    "rocm/vllm": "vllm",
-    "rocm/vllm-dev": "vllm",
-    "lmsysorg/sglang": "sglang",
-    "lmsysorg/sglang-rocm": "sglang",
-    "rocm/sgl-dev": "sglang",
-    "nvidia/tensorrt-llm/release": "trtllm",
-    "nvidia/ai-dynamo/tensorrtllm-runtime": "trtllm",
-    "nvidia/ai-dynamo/vllm-runtime": "vllm",
-    "nvidia/ai-dynamo/sglang-runtime": "sglang",
-    "rocm/atom": "atom",
-    "rocm/atom-dev": "atom",
-    "tile-ai/tilert": "tilert",
-}
-# repositories whose tag is the version of a wrapper (Dynamo), not of the engine
-_WRAPPER_REPOS = {
-    "nvidia/ai-dynamo/tensorrtllm-runtime",
-    "nvidia/ai-dynamo/vllm-runtime",
-    "nvidia/ai-dynamo/sglang-runtime",
-}
+from servelint.engines import registry as engines
+
 _FLOATING_TAGS = {"latest", "nightly", "main", "dev", "stable", "edge", "nightly-dev", "dev-nightly"}
 _VERSION = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?"
 # "v0.21.0", "v0.21.0-cu130", "v0.5.14-rocm720-mi35x-20260701", "0.21.0" ; suffix = build variant
@@ -47,7 +25,6 @@ _VARIANT_WORD = re.compile(
     r"^(cu\d+(\.\d+)*|cuda\d+(\.\d+)*|rocm\d+|mi\d+x|ubuntu\d+(\.\d+)?|x86_64|amd64|arm64|aarch64"
     r"|runtime|py3\d*|\d{8})$"
 )
-_ATOM_RELEASE = re.compile(r"_atom(?P<version>\d+\.\d+\.\d+(?:\.post\d*)?)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,17 +65,17 @@ def _split(ref: str) -> tuple[str, str, str, str]:
 
 
 def _engine_for(repo: str) -> str:
-    if repo in _REPO_ENGINE:
-        return _REPO_ENGINE[repo]
+    known = engines.repositories().get(repo)
+    if known is not None:
+        return known.name
     name = repo.rsplit("/", 1)[-1]
-    for key, engine in (("vllm", "vllm"), ("sglang", "sglang"), ("tensorrt-llm", "trtllm"),
-                        ("tensorrtllm", "trtllm"), ("trtllm", "trtllm")):
-        if key in name:
-            return engine
+    for engine in engines.engines():
+        if any(word in name for word in engine.images.name_words):
+            return engine.name
     return "unknown"
 
 
-def _release_from_tag(tag: str) -> tuple[str | None, bool, str]:
+def release_from_tag(tag: str) -> tuple[str | None, bool, str]:
     """-> (release, custom, note) for a tag of a known engine repository."""
     m = _RELEASE_TAG.match(tag)
     if not m:
@@ -131,15 +108,9 @@ def resolve_image(ref: str) -> ImageRef:
     if low.startswith(("nightly", "dev-nightly", "dev-")):
         return ImageRef(engine, None, floating, True, repo, tag, registry, digest,
                         f"nightly build {tag!r} names no release")
-    if repo in _WRAPPER_REPOS:
+    images = engines.find(engine).images  # type: ignore[union-attr]
+    if repo in images.wrappers:
         return ImageRef(engine, None, floating, True, repo, tag, registry, digest,
                         f"tag {tag!r} is the Dynamo version, not the engine release")
-    if engine == "atom":
-        m = _ATOM_RELEASE.search(tag)
-        if m:
-            return ImageRef(engine, m.group("version"), floating, False, repo, tag, registry,
-                            digest)
-        return ImageRef(engine, None, floating, True, repo, tag, registry, digest,
-                        f"tag {tag!r} names no atom release")
-    release, custom, note = _release_from_tag(tag)
+    release, custom, note = images.release_of(tag)
     return ImageRef(engine, release, floating, custom, repo, tag, registry, digest, note)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from servelint.builder.astutil import Definition, ModuleIndex, first_line
-from servelint.builder.vllm_parser_configs import collect_configs
-from servelint.builder.vllm_parser_interp import (
+from servelint.engines._build.astutil import Definition, ModuleIndex, first_line
+from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder.parser_configs import collect_configs
+from servelint.engines.vllm.builder.parser_interp import (
     ActionClass,
     ClassRef,
     FuncRef,
@@ -22,9 +23,8 @@ from servelint.builder.vllm_parser_interp import (
     ParserObj,
     PartialList,
 )
-from servelint.builder.vllm_parser_rules import detect_rules
-from servelint.builder.vllm_parser_types import TypeFn
-from servelint.builder.wheel import WheelSource
+from servelint.engines.vllm.builder.parser_rules import detect_rules
+from servelint.engines.vllm.builder.parser_types import TypeFn
 
 FLAG_KINDS = {"store_true", "store_false", "store_const", "boolean_optional", "count", "help",
               "version", "append_const"}

@@ -18,8 +18,8 @@ import ast
 import json
 from typing import Any
 
-from servelint.builder.sglang_static import UNKNOWN, Evaluator
-from servelint.builder.wheel import WheelSource
+from servelint.engines._build.static_eval import UNKNOWN, Evaluator
+from servelint.engines._build.wheel import WheelSource
 
 SERVER_ARGS = "sglang/srt/server_args.py"
 SERVER_MOD = "sglang.srt.server_args"

@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from servelint.builder.wheel import WheelSource
+from servelint.engines._build.wheel import WheelSource
 
 # Vendored trees that are not vLLM's own code paths.
 VENDORED = ("vllm/vllm_flash_attn/", "vllm/third_party/", "vllm/_vendor/")

@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from servelint.builder.astutil import Definition, ModuleIndex, docstring_after
+from servelint.engines._build.astutil import Definition, ModuleIndex, docstring_after
 
 BUILTINS = {"int", "str", "bool", "float", "dict", "list", "tuple", "set", "frozenset", "bytes",
             "object", "type", "complex"}

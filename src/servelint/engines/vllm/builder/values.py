@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from servelint.builder.vllm_facts_common import (
+from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder.facts_common import (
     class_fields,
     dotted,
     files_with,
@@ -25,8 +26,7 @@ from servelint.builder.vllm_facts_common import (
     py_files,
     text_of,
 )
-from servelint.builder.vllm_facts_registries import ValueSet, value_sets
-from servelint.builder.wheel import WheelSource
+from servelint.engines.vllm.builder.facts_registries import ValueSet, value_sets
 
 
 @dataclass

@@ -8,26 +8,19 @@ from pathlib import Path
 from typing import Any
 
 from servelint import profiles
-from servelint.builder import BUILDER_VERSION
-from servelint.builder.wheel import WheelSource, download
+from servelint.engines import registry
+from servelint.engines._build import BUILDER_VERSION
+from servelint.engines._build.wheel import WheelSource, download
 
-# Each extractor module exposes ``extract(src, profile) -> dict`` returning top-level
-# profile sections; later extractors may read what earlier ones produced.
-EXTRACTORS: dict[str, list[str]] = {
-    "vllm": [
-        "servelint.builder.vllm_parser",    # parser (options, argv rules) + configs
-        "servelint.builder.vllm_env",       # env registry
-        "servelint.builder.vllm_values",    # late-checked value sets
-        "servelint.builder.vllm_gates",     # optional-package gates
-        "servelint.builder.vllm_image",     # image package set
-        "servelint.builder.vllm_backends",  # backend hardware limits
-    ],
-    "sglang": [
-        "servelint.builder.sglang_parser",
-        "servelint.builder.sglang_env",
-        "servelint.builder.sglang_facts",
-    ],
-}
+# Each extractor module (``Engine.extractors``) exposes ``extract(src, profile) -> dict``
+# returning top-level profile sections; later extractors may read what earlier ones produced.
+
+
+def extractors(engine: str) -> tuple[str, ...]:
+    found = registry.find(engine)
+    if found is None or not found.extractors:
+        raise LookupError(f"engine {engine!r} has no profile builder")
+    return found.extractors
 
 
 def build_from_wheel(engine: str, wheel: Path) -> dict[str, Any]:
@@ -40,7 +33,7 @@ def build_from_wheel(engine: str, wheel: Path) -> dict[str, Any]:
         "builder_version": BUILDER_VERSION,
     }
     missing = []
-    for name in EXTRACTORS[engine]:
+    for name in extractors(engine):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from servelint.engine import vllm_argv
+from servelint.engines.vllm import argv as vllm_argv
 from servelint.profiles import Profile
 
 ACCEPTED = "accepted"

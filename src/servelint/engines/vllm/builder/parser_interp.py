@@ -15,8 +15,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-from servelint.builder.astutil import Definition, ModuleIndex
-from servelint.builder.vllm_parser_types import (
+from servelint.engines._build.astutil import Definition, ModuleIndex
+from servelint.engines.vllm.builder.parser_types import (
     KwargsFeatures,
     TypeFn,
     TypeResolver,

@@ -11,9 +11,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from servelint.builder.vllm_facts_common import find_def, module_file, ref, str_list
-from servelint.builder.vllm_facts_registries import value_sets
-from servelint.builder.wheel import WheelSource
+from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder.facts_common import find_def, module_file, ref, str_list
+from servelint.engines.vllm.builder.facts_registries import value_sets
 
 _SETS = {"attention_backend": "", "mla_prefill_backend": "mla_prefill:"}
 
@@ -45,7 +45,7 @@ def _qualnames(src: WheelSource, source: str) -> dict[str, str]:
             out = {}
             for stmt in node.body:
                 if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
-                    from servelint.builder.vllm_facts_common import text_of
+                    from servelint.engines.vllm.builder.facts_common import text_of
                     value = text_of(stmt.value)
                     if value and "." in value:
                         out[stmt.targets[0].id] = value
@@ -55,7 +55,7 @@ def _qualnames(src: WheelSource, source: str) -> dict[str, str]:
 
 def _by_get_name(src: WheelSource) -> dict[str, str]:
     """Backend name -> class, from classes whose ``get_name()`` returns a constant."""
-    from servelint.builder.vllm_facts_common import file_module, files_with, parse
+    from servelint.engines.vllm.builder.facts_common import file_module, files_with, parse
     out: dict[str, str] = {}
     for path in files_with(src, "def get_name("):
         if "attention/backends" not in path:

@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from servelint.builder.wheel import WheelSource
+from servelint.engines._build.wheel import WheelSource
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ def build_index(engine: str) -> dict[str, Any]:
 
 def write_index(engine: str) -> str:
     data = build_index(engine)
-    path = profiles.DATA_DIR / engine / "history.json.gz"
+    path = profiles.folder(engine) / "history.json.gz"
     payload = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:
         fh.write(payload)
@@ -148,7 +148,7 @@ class History:
 
 @cache
 def load(engine: str) -> History | None:
-    path = profiles.DATA_DIR / engine / "history.json.gz"
+    path = profiles.folder(engine) / "history.json.gz"
     if not path.is_file():
         return None
     with gzip.open(path, "rt", encoding="utf-8") as fh:

@@ -17,8 +17,8 @@ import ast
 import re
 from typing import Any
 
-from servelint.builder.sglang_static import UNKNOWN, Evaluator
-from servelint.builder.wheel import WheelSource
+from servelint.engines._build.static_eval import UNKNOWN, Evaluator
+from servelint.engines._build.wheel import WheelSource
 
 ENVIRON = "sglang/srt/environ.py"
 _TYPES = {"EnvBool": "bool", "EnvInt": "int", "EnvFloat": "float", "EnvStr": "str",
