@@ -16,238 +16,102 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from servelint.engines.vllm import argv as vllm_argv
+from servelint.engines import argparse_emul
+from servelint.engines.argparse_emul import ArgFail, arg_name, consume, effective_nargs, table_for
 from servelint.profiles import Action, Profile
 
 
 @dataclass(frozen=True)
-class ParsedOption(vllm_argv.ParsedOption):
+class ParsedOption(argparse_emul.ParsedOption):
     from_config: bool = False  # came from the --config YAML file, not the command line
 
 
 @dataclass(frozen=True)
-class ParseResult(vllm_argv.ParseResult):
+class ParseResult(argparse_emul.ParseResult):
     exit_code: int = 0  # what the real CLI exits with (2 argparse, 1 exception, 0 --help)
     unrecognized_indices: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # deprecation warnings the release logs
 
-_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 # values human_readable_int accepts (int(), or a number with an SI/IEC suffix); anything it
 # might still accept is let through (IEC decimals are an error we do not report)
 _HUMAN_INT = re.compile(r"^\s*([+-]?[\d_]+|\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T))\s*$")
-_ZERO = {"store_true", "store_false", "store_const", "count", "help", "version",
-         "boolean_optional"}
 
 
-class ArgError(Exception):
-    def __init__(self, message: str, index: int | None, exit_code: int = 2):
-        super().__init__(message)
-        self.index = index
-        self.exit_code = exit_code
+def check_value(action: Action, text: str, index: int | None) -> None:
+    """SGLang's argparse types (``int``, ``float``, ``human_readable_int``) and choices."""
+    typ = action.raw.get("type")
+    value: Any = text
+    if typ == "int":
+        try:
+            value = int(text)
+        except ValueError:
+            raise ArgFail(f"argument {arg_name(action)}: invalid int value: {text!r}",
+                          index) from None
+    elif typ == "float":
+        try:
+            value = float(text)
+        except ValueError:
+            raise ArgFail(f"argument {arg_name(action)}: invalid float value: {text!r}",
+                          index) from None
+    elif typ == "human_int" and not _HUMAN_INT.match(text):
+        raise ArgFail(f"argument {arg_name(action)}: Invalid integer value: '{text.strip()}'. "
+                      "Use a plain integer, SI suffixes (1k, 1M), or IEC suffixes "
+                      "(1Ki, 1Mi). Suffixes are case-sensitive.", index)
+    choices = action.choices
+    if choices is None or action.raw.get("choices_unresolved"):
+        return
+    if typ in {"int", "float", "str", None}:
+        if str(value) not in choices:
+            listed = ", ".join(repr(c) if typ in {"str", None} else c for c in choices)
+            raise ArgFail(f"argument {arg_name(action)}: invalid choice: {value!r} "
+                          f"(choose from {listed})", index)
 
 
-def _nargs(action: Action) -> Any:
-    if action.kind in _ZERO:
-        return 0
-    return action.nargs
+class _Take:
+    """Store one action as ``prepare_server_args``' parser would: values, deprecations, help."""
+
+    def __init__(self, argv: list[str], config_count: int):
+        self.argv, self.config_count = argv, config_count
+        self.options: list[ParsedOption] = []
+        self.warnings: list[str] = []  # deprecation warnings the release logs
+
+    def __call__(self, action: Action, values: list[str], i: int | None, opt: str,
+                 abbreviated: bool, value_pos: int | None, explicit: bool) -> None:
+        if i is None:
+            return  # SGLang's parser has no positionals
+        nargs = effective_nargs(action)
+        value_idx = None if explicit else value_pos
+        if not (nargs is None and not values):  # "--x=--": stores [] unchecked
+            for k, text in enumerate(values):
+                check_value(action, text, (value_idx + k) if value_idx is not None else i)
+        if action.raw.get("deprecated_error"):
+            raise ArgFail(action.raw.get("deprecated_message") or "deprecated", i)
+        if action.deprecated and action.raw.get("deprecated_by") == "action":
+            self.warnings.append(
+                f"'{opt}' is deprecated. {action.raw.get('deprecated_message', '')}".strip())
+        if action.kind == "help":
+            raise ArgFail("help requested", i, "help")
+        value: str | list[str] | None
+        if nargs == 0:
+            value = None
+        elif nargs in (None, "?") and len(values) <= 1:
+            value = values[0] if values else None
+        else:
+            value = values
+        self.options.append(ParsedOption(action, self.argv[i].split("=", 1)[0], opt, value, i,
+                                         value_idx, abbreviated, False, None,
+                                         i < self.config_count))
 
 
-def _name(action: Action) -> str:
-    return "/".join(action.option_strings) or action.dest
-
-
-class _Parser:
-    def __init__(self, profile: Profile):
-        self.profile = profile
-        self.options: dict[str, Action] = dict(profile.option_index)
-
-    # ---- classification (argparse _parse_optional) --------------------------------
-    def classify(self, arg: str, index: int) -> tuple[Action | None, str, str | None] | None:
-        if not arg or arg[0] != "-":
-            return None
-        if arg in self.options:
-            return self.options[arg], arg, None
-        if len(arg) == 1:
-            return None
-        if "=" in arg:
-            opt, explicit = arg.split("=", 1)
-            if opt in self.options:
-                return self.options[opt], opt, explicit
-        tuples = self.prefix_matches(arg)
-        if tuples:
-            if len(tuples) > 1:
-                names = ", ".join(t[1] for t in tuples)
-                raise ArgError(f"ambiguous option: {arg} could match {names}", index)
-            if len(tuples) == 1:
-                return tuples[0]
-        if _NEGATIVE_NUMBER.match(arg):
-            return None
-        if " " in arg:
-            return None
-        return None, arg, None
-
-    def prefix_matches(self, arg: str) -> list[tuple[Action, str, str | None]]:
-        out = []
-        if arg.startswith("--"):
-            if not self.profile.allow_abbrev:
-                return out
-            prefix, explicit = (arg.split("=", 1) + [None])[:2] if "=" in arg else (arg, None)
-            for opt, act in self.options.items():
-                if opt.startswith(prefix):  # type: ignore[arg-type]
-                    out.append((act, opt, explicit))
-        elif arg[1] != "-":
-            short, short_explicit = arg[:2], arg[2:]
-            for opt, act in self.options.items():
-                if opt == short:
-                    out.append((act, opt, short_explicit))
-                elif opt.startswith(arg):
-                    out.append((act, opt, None))
-        return out
-
-    # ---- values ---------------------------------------------------------------------
-    @staticmethod
-    def check_value(action: Action, text: str, index: int | None) -> None:
-        typ = action.raw.get("type")
-        value: Any = text
-        if typ == "int":
-            try:
-                value = int(text)
-            except ValueError:
-                raise ArgError(f"argument {_name(action)}: invalid int value: {text!r}",
-                               index) from None
-        elif typ == "float":
-            try:
-                value = float(text)
-            except ValueError:
-                raise ArgError(f"argument {_name(action)}: invalid float value: {text!r}",
-                               index) from None
-        elif typ == "human_int" and not _HUMAN_INT.match(text):
-            raise ArgError(f"argument {_name(action)}: Invalid integer value: '{text.strip()}'. "
-                           "Use a plain integer, SI suffixes (1k, 1M), or IEC suffixes "
-                           "(1Ki, 1Mi). Suffixes are case-sensitive.", index)
-        choices = action.choices
-        if choices is None or action.raw.get("choices_unresolved"):
-            return
-        if typ in {"int", "float", "str", None}:
-            if str(value) not in choices:
-                listed = ", ".join(repr(c) if typ in {"str", None} else c for c in choices)
-                raise ArgError(f"argument {_name(action)}: invalid choice: {value!r} "
-                               f"(choose from {listed})", index)
-
-    def parse(self, argv: list[str], config_count: int = 0) -> ParseResult:
-        pattern = []
-        parsed: list[tuple[int, tuple[Action | None, str, str | None] | None]] = []
-        after_dashdash = False
-        for i, arg in enumerate(argv):
-            if after_dashdash:
-                pattern.append("A")
-                parsed.append((i, None))
-                continue
-            if arg == "--":
-                pattern.append("-")
-                parsed.append((i, None))
-                after_dashdash = True
-                continue
-            tup = self.classify(arg, i)
-            pattern.append("O" if tup is not None else "A")
-            parsed.append((i, tup))
-        options: list[ParsedOption] = []
-        warnings: list[str] = []
-        extras: list[int] = []
-        seen: set[str] = set()
-        i = 0
-        n = len(argv)
-        while i < n:
-            tup = parsed[i][1]
-            if pattern[i] != "O" or tup is None:
-                extras.append(i)  # with no positionals, even "--" is left over (3.11)
-                i += 1
-                continue
-            action, opt, explicit = tup
-            if action is None:
-                extras.append(i)
-                i += 1
-                continue
-            nargs = _nargs(action)
-            from_config = i < config_count
-            abbreviated = opt != argv[i].split("=", 1)[0] or (
-                explicit is not None and "=" not in argv[i])
-            if explicit is not None:
-                if nargs == 0:
-                    # argparse: a single-dash flag would chain -xy into -x -y; SGLang has no
-                    # single-letter flags taking no value besides -h, so this always errors
-                    raise ArgError(f"argument {_name(action)}: ignored explicit argument "
-                                   f"{explicit!r}", i)
-                if isinstance(nargs, int) and nargs > 1:
-                    raise ArgError(f"argument {_name(action)}: expected {nargs} arguments", i)
-                values = [explicit]
-                value_idx = None
-                nxt = i + 1
-            else:
-                j = i + 1
-                run = 0
-                while j + run < n and pattern[j + run] == "A":
-                    run += 1
-                if nargs is None:
-                    if run < 1:
-                        raise ArgError(f"argument {_name(action)}: expected one argument", i)
-                    take = 1
-                elif nargs == 0:
-                    take = 0
-                elif nargs == "?":
-                    take = min(run, 1)
-                elif nargs == "*":
-                    take = run
-                elif nargs == "+":
-                    if run < 1:
-                        raise ArgError(f"argument {_name(action)}: expected at least one "
-                                       "argument", i)
-                    take = run
-                elif isinstance(nargs, int):
-                    if run < nargs:
-                        word = "argument" if nargs == 1 else "arguments"
-                        raise ArgError(f"argument {_name(action)}: expected {nargs} {word}", i)
-                    take = nargs
-                else:
-                    take = min(run, 1)
-                values = [argv[k] for k in range(j, j + take)]
-                value_idx = j if take else None
-                nxt = j + take
-            if "--" in values:  # argparse _get_values drops the first "--" (3.11)
-                values.remove("--")
-            if not (nargs is None and not values):  # "--x=--": stores [] unchecked
-                for k, text in enumerate(values):
-                    self.check_value(action, text,
-                                     (value_idx + k) if value_idx is not None else i)
-            if action.raw.get("deprecated_error"):
-                raise ArgError(action.raw.get("deprecated_message") or "deprecated", i)
-            if action.deprecated and action.raw.get("deprecated_by") == "action":
-                warnings.append(
-                    f"'{opt}' is deprecated. {action.raw.get('deprecated_message', '')}".strip())
-            if action.kind == "help":
-                raise ArgError("help requested", i, exit_code=0)
-            seen.add(action.dest + "\0" + "|".join(action.option_strings))
-            value: str | list[str] | None
-            if nargs == 0:
-                value = None
-            elif nargs in (None, "?") and len(values) <= 1:
-                value = values[0] if values else None
-            else:
-                value = values
-            options.append(ParsedOption(action, argv[i].split("=", 1)[0], opt, value, i,
-                                        value_idx, abbreviated, False, None, from_config))
-            i = nxt
-        missing = [a for a in self.profile.actions if a.raw.get("required")
-                   and a.dest + "\0" + "|".join(a.option_strings) not in seen]
-        if missing:
-            names = ", ".join(_name(a) for a in missing)
-            raise ArgError(f"the following arguments are required: {names}", None)
-        if extras:
-            words = " ".join(argv[k] for k in extras)
-            err = ArgError(f"unrecognized arguments: {words}", extras[0])
-            err.extras = extras  # type: ignore[attr-defined]
-            raise err
-        return ParseResult(True, None, None, options, [], warnings=warnings)
+def _parse_merged(profile: Profile, argv: list[str], config_count: int = 0) -> ParseResult:
+    """argparse over the merged argv (config tokens first)."""
+    take = _Take(argv, config_count)
+    left = consume(table_for(profile), argv, list(range(len(argv))), take)
+    if left.positions:
+        err = ArgFail(f"unrecognized arguments: {' '.join(left.texts)}", left.positions[0])
+        err.extras = left.positions
+        raise err
+    return ParseResult(True, None, None, take.options, [], warnings=take.warnings)
 
 
 def _load_yaml(path: str) -> Any:
@@ -263,21 +127,21 @@ def _config_args(profile: Profile, argv: list[str],
     rules = profile.rules.get("config_merge", {})
     idx = [i for i, a in enumerate(argv) if a == "--config"]
     if len(idx) > 1:
-        raise ArgError("Multiple config files specified! Only one allowed.", idx[1], 1)
+        raise ArgFail("Multiple config files specified! Only one allowed.", idx[1], "exception")
     at = idx[0]
     if at == len(argv) - 1:
-        raise ArgError("No config file specified after --config flag!", at, 1)
+        raise ArgFail("No config file specified after --config flag!", at, "exception")
     path = argv[at + 1]
     suffix = Path(path).suffix.lower()
     if suffix not in rules.get("suffixes", [".yaml", ".yml"]):
-        raise ArgError(f"Config file must be YAML format, got: {suffix}", at + 1, 1)
+        raise ArgFail(f"Config file must be YAML format, got: {suffix}", at + 1, "exception")
     if not Path(path).exists():
-        raise ArgError(f"Config file not found: {path}", at + 1, 1)
+        raise ArgFail(f"Config file not found: {path}", at + 1, "exception")
     data = loader(path)
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ArgError("Config file must contain a dictionary at root level", at + 1, 1)
+        raise ArgFail("Config file must contain a dictionary at root level", at + 1, "exception")
     store_true = {a.dest for a in profile.actions if a.kind == "store_true"
                   and not a.raw.get("action_class")}
     supported = {"store", "store_true"}
@@ -289,7 +153,7 @@ def _config_args(profile: Profile, argv: list[str],
         norm = str(key).replace("-", "_")
         if rules.get("unsupported_action_error") and norm in unsupported \
                 and norm not in store_true:
-            raise ArgError(f"Unsupported config option '{norm}'", at + 1, 1)
+            raise ArgFail(f"Unsupported config option '{norm}'", at + 1, "exception")
         if isinstance(value, bool):
             if norm in store_true:
                 if value:
@@ -344,7 +208,6 @@ def parse(profile: Profile, argv: list[str],
     config_count = 0
     config_file: str | None = None
     offset_map: list[int] | None = None
-    parser = _Parser(profile)
     try:
         if profile.rules.get("config_file") and "--config" in argv:
             at = argv.index("--config")
@@ -354,19 +217,17 @@ def parse(profile: Profile, argv: list[str],
             offset_map = [at] * config_count + [k for k in range(len(argv))
                                                 if k not in (at, at + 1)]
             argv = merged
-        result = parser.parse(argv, config_count)
-    except ArgError as exc:
+        result = _parse_merged(profile, argv, config_count)
+    except ArgFail as exc:
         def back(k: int | None) -> int | None:
             if k is None or offset_map is None:
                 return k
             return offset_map[k] if k < len(offset_map) else None
 
-        extras = [back(k) for k in getattr(exc, "extras", [])]
-        return ParseResult(False, str(exc), back(exc.index), [], [],
-                           error_kind="argparse" if exc.exit_code == 2 else (
-                               "help" if exc.exit_code == 0 else "exception"),
+        extras = [back(k) for k in exc.extras]
+        return ParseResult(False, str(exc), back(exc.index), [], [], error_kind=exc.kind,
                            config_file=config_file,
-                           unrecognized=[argv[k] for k in getattr(exc, "extras", [])],
+                           unrecognized=[argv[k] for k in exc.extras],
                            stage="parse", exit_code=exc.exit_code,
                            unrecognized_indices=[k for k in extras if k is not None])
     if offset_map is not None:
