@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from servelint import profiles
-from servelint.engine import vllm_argv
+from servelint.engines.vllm import argv as vllm_argv
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
 from servelint.readers.bash import read_script
 from servelint.readers.pip import PipCommand, parse_pip_command

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from servelint.readers.images import resolve_image
+from servelint.engines.images import resolve_image
 
 
 @pytest.mark.parametrize("ref, engine, release, floating, custom", [

@@ -60,7 +60,7 @@ class _OtherSpanRule:
 
 
 def test_a_span_outside_the_argv_runs_the_rule_per_launch():
-    from servelint.engine.lint_parse import LintParse
+    from servelint.engines.lint_parse import LintParse
     from servelint.model import LaunchSpec, Token
     from servelint.rules.base import CheckContext
 

@@ -15,7 +15,7 @@ import re
 import pytest
 from test_sglang_argv import profile  # noqa: F401  (fixture)
 
-from servelint.engine import sglang_argv
+from servelint.engines.sglang import argv as sglang_argv
 
 
 class _Raising(argparse.ArgumentParser):

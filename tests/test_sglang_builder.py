@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from servelint.builder import sglang_env, sglang_facts, sglang_parser
-from servelint.builder.wheel import WheelSource
+from servelint.engines._build.wheel import WheelSource
+from servelint.engines.sglang.builder import env as sglang_env
+from servelint.engines.sglang.builder import facts as sglang_facts
+from servelint.engines.sglang.builder import parser as sglang_parser
 
 DATA = Path(__file__).parent / "data" / "sglang"
 METADATA = """Metadata-Version: 2.1

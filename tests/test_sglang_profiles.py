@@ -6,7 +6,7 @@ import pytest
 from packaging.version import Version
 
 from servelint import profiles
-from servelint.engine import sglang_argv
+from servelint.engines.sglang import argv as sglang_argv
 
 
 def load(version: str) -> profiles.Profile:

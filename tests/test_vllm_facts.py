@@ -15,8 +15,12 @@ from typing import Any
 import pytest
 
 from servelint import profiles
-from servelint.builder import vllm_backends, vllm_env, vllm_gates, vllm_image, vllm_values
-from servelint.builder.wheel import WheelSource
+from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder import backends as vllm_backends
+from servelint.engines.vllm.builder import env as vllm_env
+from servelint.engines.vllm.builder import gates as vllm_gates
+from servelint.engines.vllm.builder import image as vllm_image
+from servelint.engines.vllm.builder import values as vllm_values
 
 MINI = Path(__file__).parent / "data" / "vllm_facts" / "mini"
 WHEELS = Path("/tmp/wheels/vllm")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from servelint import profiles
-from servelint.builder import vllm_parser
-from servelint.builder.wheel import WheelSource, find_cached
+from servelint.engines._build.wheel import WheelSource, find_cached
+from servelint.engines.vllm.builder import parser as vllm_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE = ROOT / "tests" / "data" / "vllm_parser" / "fakevllm"

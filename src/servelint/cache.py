@@ -34,7 +34,7 @@ def cache_dir() -> Path:
 def profiles_fingerprint() -> str:
     digest = hashlib.sha256()
     for engine in profiles.engines():
-        for path in sorted((profiles.DATA_DIR / engine).glob("*.json.gz")):
+        for path in sorted(profiles.folder(engine).glob("*.json.gz")):
             st = path.stat()
             digest.update(f"{path.name}:{st.st_size}:{st.st_mtime_ns}".encode())
     return digest.hexdigest()

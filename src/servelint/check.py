@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from servelint import rule_memo
-from servelint.engine import history as history_mod
-from servelint.engine.lint_parse import lint_parse
+from servelint.engines import history as history_mod
+from servelint.engines.lint_parse import lint_parse
 from servelint.model import Finding, LaunchSpec, Severity, Span
 from servelint.resolve import Resolution, resolve
 from servelint.rules import read_error as read_error_rule

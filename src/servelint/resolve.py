@@ -16,19 +16,20 @@ from functools import lru_cache
 from packaging.version import InvalidVersion, Version
 
 from servelint import profiles
+from servelint.engines import registry
 from servelint.model import LaunchSpec
 from servelint.profiles import Profile
 
-# Repositories whose ``latest`` tag is the newest release of the engine.
-OFFICIAL_REPOSITORIES = {
-    "vllm": ("vllm/vllm-openai", "vllm/vllm-openai-rocm"),
-    "sglang": ("lmsysorg/sglang", "lmsysorg/sglang-rocm"),
-}
+
+def official_repositories(engine: str) -> tuple[str, ...]:
+    """Repositories whose ``latest`` tag is the newest release of the engine."""
+    found = registry.find(engine)
+    return found.images.official if found else ()
 
 
 def is_engines_own_image(engine: str, image: str) -> bool:
     """The image comes from one of the engine's own repositories (its tags name releases)."""
-    return image_ref(image).repository in OFFICIAL_REPOSITORIES.get(engine, ())
+    return image_ref(image).repository in official_repositories(engine)
 
 
 @dataclass(slots=True)
@@ -182,7 +183,7 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
 
 @lru_cache(maxsize=1024)
 def image_ref(ref: str):
-    from servelint.readers.images import resolve_image
+    from servelint.engines.images import resolve_image
 
     return resolve_image(ref)
 
@@ -202,7 +203,7 @@ def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
             res.notes.append(f"cannot check image {spec.image}: {why}")
         return
     newest = profiles.newest(spec.engine)
-    official = ref.repository in OFFICIAL_REPOSITORIES.get(spec.engine, ())
+    official = ref.repository in official_repositories(spec.engine)
     if ref.tag in {"latest", None, ""} and official and not ref.custom and newest:
         prof = profiles.load(spec.engine, newest)
         assert prof is not None

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from servelint import profiles
-from servelint.engine import history as history_mod
+from servelint.engines import history as history_mod
 from servelint.model import Finding, LaunchSpec
 from servelint.resolve import is_engines_own_image, release_version
 from servelint.rules import value_late

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from servelint.engine.verdict import StaticVerdict, static_verdict
+from servelint.engines.vllm.verdict import StaticVerdict, static_verdict
 from servelint.profiles import Profile
 
 HERE = Path(__file__).resolve().parent

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("servelint.engine.vllm_argv", reason="static parser not written yet")
+pytest.importorskip("servelint.engines.vllm.argv", reason="static parser not written yet")
 
 from agreement import VERSIONS, cases, compare, known, verdicts  # noqa: E402
 

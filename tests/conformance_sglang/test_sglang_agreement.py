@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from servelint import profiles
-from servelint.engine import sglang_argv
+from servelint.engines.sglang import argv as sglang_argv
 
 HERE = Path(__file__).parent
 FILES = sorted(HERE.glob("verdicts-*.json.gz"))

@@ -30,7 +30,7 @@ forms, bad choices/types, dotted and JSON config keys, late-checked values).
 The real parser of each release judged every case (`tools/oracle/record_verdicts.py`:
 stages parse .. engine_args for all cases, plus engine_config and renderer on a fake model
 for the late-value and hand-picked cases; committed in `tests/conformance/verdicts/`).
-`tests/conformance/test_agreement.py` compares `servelint.engine.verdict.static_verdict`
+`tests/conformance/test_agreement.py` compares `servelint.engines.vllm.verdict.static_verdict`
 with it (oracle-timeout / oracle-error cases are not judged):
 
 * **parse**: both reject at parse time, or neither does (oracle stage `main`/`parse`);

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 from servelint import profiles
-from servelint.builder import sglang_parser
-from servelint.builder.build import build_from_wheel
-from servelint.builder.wheel import WheelSource
+from servelint.engines._build.build import build_from_wheel
+from servelint.engines._build.wheel import WheelSource
+from servelint.engines.sglang.builder import parser as sglang_parser
 
 WHEELS = Path("/tmp/wheels/sglang")
 

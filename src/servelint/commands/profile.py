@@ -12,8 +12,8 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from servelint import profiles
-from servelint.engine import history
-from servelint.engine.diff import diff_profiles, format_diff
+from servelint.engines import history, registry
+from servelint.engines.diff import diff_profiles, format_diff
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     psub = p.add_subparsers(dest="profile_command", metavar="ACTION")
 
     b = psub.add_parser("build", help="build profiles from released wheels (needs pip download)")
-    b.add_argument("engine", choices=["vllm", "sglang"])
+    b.add_argument("engine", choices=[e.name for e in registry.engines() if e.extractors])
     b.add_argument("versions", nargs="*", help="releases to build (X.Y.Z)")
     b.add_argument("--range", metavar="LOW:HIGH",
                    help="every release on the package index with LOW <= version <= HIGH")
@@ -60,12 +60,13 @@ def index_versions(engine: str) -> list[str]:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from servelint.builder.build import build
+    from servelint.engines._build.build import build
 
     versions = list(args.versions)
     if args.range:
         low, _, high = args.range.partition(":")
-        for v in index_versions(args.engine):
+        engine = registry.find(args.engine)
+        for v in index_versions(engine.package or engine.name):  # type: ignore[union-attr]
             try:
                 pv = Version(v)
             except InvalidVersion:

@@ -116,14 +116,28 @@ def _version_key(text: str) -> Version:
     return Version(text)
 
 
+def folder(engine: str) -> Path:
+    """Where the engine's profiles live: its own ``profile_dir``, else the package data."""
+    from servelint.engines import registry
+
+    found = registry.find(engine)
+    return found.profile_dir if found and found.profile_dir else DATA_DIR / engine
+
+
+def forget() -> None:
+    """Drop what is cached about profiles (after the engine registry changed)."""
+    for fn in (available, load, best_at_or_below):
+        fn.cache_clear()
+
+
 @cache
 def available(engine: str) -> tuple[str, ...]:
     """Releases with a committed profile, oldest first."""
-    folder = DATA_DIR / engine
-    if not folder.is_dir():
+    folder_ = folder(engine)
+    if not folder_.is_dir():
         return ()
     versions = []
-    for path in folder.glob("*.json.gz"):
+    for path in folder_.glob("*.json.gz"):
         name = path.name[: -len(".json.gz")]
         try:
             Version(name)
@@ -134,15 +148,16 @@ def available(engine: str) -> tuple[str, ...]:
 
 
 def engines() -> tuple[str, ...]:
-    if not DATA_DIR.is_dir():
-        return ()
-    return tuple(sorted(p.name for p in DATA_DIR.iterdir() if p.is_dir() and available(p.name)))
+    """The registered engines that have profiles, by name."""
+    from servelint.engines import registry
+
+    return tuple(sorted(e.name for e in registry.engines() if available(e.name)))
 
 
 @cache
 def load(engine: str, version: str) -> Profile | None:
     """The profile of one release, or None when servelint has none."""
-    path = DATA_DIR / engine / f"{version}.json.gz"
+    path = folder(engine) / f"{version}.json.gz"
     if not path.is_file():
         return None
     with gzip.open(path, "rt", encoding="utf-8") as fh:
@@ -169,9 +184,9 @@ def best_at_or_below(engine: str, version: str) -> str | None:
 
 
 def write(data: dict[str, Any], engine: str, version: str, root: Path | None = None) -> Path:
-    folder = (root or DATA_DIR) / engine
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{version}.json.gz"
+    where = root / engine if root else folder(engine)
+    where.mkdir(parents=True, exist_ok=True)
+    path = where / f"{version}.json.gz"
     payload = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
     tmp = path.with_suffix(".tmp")
     with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:

@@ -14,6 +14,7 @@ import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from itertools import compress
 from operator import is_not
 from stat import S_ISREG
@@ -21,10 +22,11 @@ from stat import S_ISREG
 import tree_sitter_bash
 from tree_sitter import Language, Parser
 
+from servelint.engines import registry
 from servelint.model import EnvVar, LaunchSpec, Span
 from servelint.readers.bash_expand import Expander, _first_named, glob_regex
 from servelint.readers.bash_launch import (
-    CONFIG_FLAGS,
+    config_flags,
     config_value,
     match_launch,
     strip_wrappers,
@@ -48,7 +50,6 @@ _PARSER = Parser(Language(tree_sitter_bash.language()))
 _CACHE: dict[tuple[str, int, int], Source] = {}
 _EVAL_SOURCES: dict[tuple[str, bytes, Span], Source] = {}  # eval / bash -c strings
 MAX_FILE_BYTES = 2_000_000
-_ENGINE_PACKAGES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt-llm"}
 
 
 class Budget(Exception):
@@ -775,7 +776,7 @@ class Interpreter(Expander):
         env = [e for e in env if e.name not in names] + prefix + match.env
         argv = list(match.argv)
         context: dict[str, str] = {}
-        hit = config_value(argv, CONFIG_FLAGS.get(match.engine, ()))
+        hit = config_value(argv, config_flags(match.engine))
         if hit is not None:
             idx, value = hit
             context["config_file"] = value.text
@@ -795,7 +796,8 @@ class Interpreter(Expander):
             engine=match.engine, entrypoint=match.entrypoint, argv=argv, path=self.main_path,
             anchor=match.anchor.span or src.span(node), env=env, installs=list(st.installs),
             rendering="; ".join(st.labels), origin="script", context=context)
-        package = _ENGINE_PACKAGES.get(match.engine)
+        engine = registry.find(match.engine)
+        package = engine.package if engine else None
         for inst in st.installs:
             if inst.name == package and not inst.symbolic and inst.specifier.startswith("==") \
                     and "," not in inst.specifier and "*" not in inst.specifier:
@@ -883,7 +885,7 @@ class Interpreter(Expander):
         if key in stack:
             return False, True
         text = src.text(body)
-        if _RELEVANT_TEXT.search(text) is not None:
+        if _relevant_text().search(text) is not None:
             _RELEVANT[key] = True
             return True, False
         stack.append(key)
@@ -908,7 +910,7 @@ class Interpreter(Expander):
     def capture_output(self, stmts, src: Source, st: State) -> Pieces | None:
         """Run a small ``$( … )`` body that only tests, computes and echoes."""
         text = " ".join(src.text(s) for s in stmts)
-        if len(text) > 4000 or self.depth >= 8 or _RELEVANT_TEXT.search(text):
+        if len(text) > 4000 or self.depth >= 8 or _relevant_text().search(text):
             return None
         probe = _fork(st)
         probe.capture, probe.capturing = [], True
@@ -1030,10 +1032,20 @@ class Interpreter(Expander):
 # --------------------------------------------------------------------- helpers
 _RELEVANT: dict[tuple[str, int, int], bool] = {}
 _TABLES: dict[tuple, int] = {}  # function table content -> its number in ``_RELEVANT`` keys
-_RELEVANT_TEXT = re.compile(
-    r"\b(vllm|sglang|trtllm-serve|pip[0-9.]*|pipx|uv|eval|mpirun|mpiexec|srun|launch_server"
-    r"|api_server|openai_server|source)\b|(^|[;&|]\s*|\b(exec|nohup|env|timeout)\s+)"
-    r"(bash|sh)\s|^\s*\"?\$\{?[A-Za-z_][A-Za-z0-9_]*\[@\]", re.M)
+
+
+def _relevant_text() -> re.Pattern[str]:
+    """Text worth interpreting: an engine's words, installs, wrappers, nested shells."""
+    return _relevant_pattern(registry.shell_words())
+
+
+@lru_cache(maxsize=4)
+def _relevant_pattern(engine_words: tuple[str, ...]) -> re.Pattern[str]:
+    words = "|".join(re.escape(w) for w in engine_words)
+    return re.compile(
+        rf"\b({words}|pip[0-9.]*|pipx|uv|eval|mpirun|mpiexec|srun|source)\b"
+        r"|(^|[;&|]\s*|\b(exec|nohup|env|timeout)\s+)"
+        r"(bash|sh)\s|^\s*\"?\$\{?[A-Za-z_][A-Za-z0-9_]*\[@\]", re.M)
 
 
 def _echo_output(words: list[str]) -> str | None:

@@ -1,8 +1,7 @@
 """Recognise an engine server launch in an expanded command (after wrappers).
 
-Entrypoints: ``vllm serve``, ``python[3] -m vllm.entrypoints.openai.api_server``,
-``python[3] -m sglang.launch_server``, ``sglang serve``, ``trtllm-serve``,
-``python[3] -m atom.entrypoints.openai_server``. Wrappers skipped in front of them:
+Entrypoints are the engines' launchers (``engines.registry``: ``vllm serve``, ``python[3] -m
+sglang.launch_server``, ...): command words, or an interpreter's ``-m MODULE``. Wrappers skipped in front of them:
 ``VAR=x`` words, ``exec``, ``nohup``, ``env``, ``timeout``, ``time``, ``sudo``,
 ``setsid``, ``stdbuf``, ``nice``, ``numactl``, ``taskset``, ``mpirun``/``mpiexec``,
 ``srun``, ``command``. After a wrapper the first entrypoint word is the launch.
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from servelint.engines import registry
 from servelint.model import EnvVar, Span, Token
 
 WRAPPERS = frozenset({
@@ -24,20 +24,7 @@ WRAPPERS = frozenset({
     "numactl", "taskset", "mpirun", "mpiexec", "srun", "command", "unbuffer", "chrt",
 })
 _PY_OPTS_WITH_VALUE = frozenset({"-W", "-X", "-c", "-Q"})
-_MODULES = {
-    "vllm.entrypoints.openai.api_server": ("vllm", "python -m vllm.entrypoints.openai.api_server"),
-    "sglang.launch_server": ("sglang", "python -m sglang.launch_server"),
-    "atom.entrypoints.openai_server": ("atom", "python -m atom.entrypoints.openai_server"),
-}
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-# options that name a file the engine reads its options from
-CONFIG_FLAGS = {
-    "vllm": ("--config",),
-    "sglang": ("--config",),
-    "trtllm": ("--extra_llm_api_options", "--extra-llm-api-options", "--config"),
-}
-
-
 @dataclass
 class LaunchMatch:
     engine: str
@@ -51,41 +38,43 @@ def is_python(word: str) -> bool:
     return re.fullmatch(r"python(\d+(\.\d+)?)?", os.path.basename(word)) is not None
 
 
+def config_flags(engine: str) -> tuple[str, ...]:
+    """Options that name a file the engine reads its options from."""
+    found = registry.find(engine)
+    return found.config_flags if found else ()
+
+
+def _module_at(tokens: list[Token], k: int) -> tuple[str, str, int] | None:
+    """-> (engine, entrypoint, first argv index) for the ``-m MODULE`` at ``tokens[k]``."""
+    if not (k + 1 < len(tokens) and tokens[k].text == "-m"):
+        return None
+    for engine, launcher in registry.modules().get(tokens[k + 1].text, ()):
+        start = k + 2
+        then = [t.text for t in tokens[start:start + len(launcher.then)]]
+        if then == list(launcher.then):
+            return engine.name, launcher.name, start + len(launcher.then)
+    return None
+
+
 def _entry_at(tokens: list[Token], j: int) -> tuple[str, str, int] | None:
     """-> (engine, entrypoint, index of first argv token) if an entrypoint starts at j."""
     tok = tokens[j]
     word = os.path.basename(tok.text)
     if tok.symbolic:
         # an interpreter the script does not fix ("$PYTHON" -m sglang.launch_server)
-        if j + 2 < len(tokens) and tokens[j + 1].text == "-m" and tokens[j + 2].text in _MODULES:
-            engine, entry = _MODULES[tokens[j + 2].text]
-            return engine, entry, j + 3
-        return None
-    nxt = tokens[j + 1].text if j + 1 < len(tokens) else ""
-    if word == "vllm" and nxt == "serve":
-        return "vllm", "vllm serve", j + 2
-    if word == "sglang" and nxt == "serve":
-        return "sglang", "sglang serve", j + 2
-    if word == "trtllm-serve":
-        if nxt == "serve":
-            return "trtllm", "trtllm-serve", j + 2
-        if nxt == "disaggregated":
-            return "trtllm", "trtllm-serve disaggregated", j + 2
-        return "trtllm", "trtllm-serve", j + 1
+        return _module_at(tokens, j + 1)
+    for engine, command in registry.commands():
+        n = len(command.words)
+        if word == command.words[0] and \
+                [t.text for t in tokens[j + 1:j + n]] == list(command.words[1:]):
+            return engine.name, command.name, j + n
     if is_python(word):
         k = j + 1
         while k < len(tokens) and tokens[k].text.startswith("-") and tokens[k].text != "-m":
             if tokens[k].text in ("-c",):
                 return None
             k += 2 if tokens[k].text in _PY_OPTS_WITH_VALUE else 1
-        if k + 1 < len(tokens) and tokens[k].text == "-m":
-            mod = tokens[k + 1].text
-            if mod in _MODULES:
-                engine, entry = _MODULES[mod]
-                return engine, entry, k + 2
-            if mod == "vllm.entrypoints.cli.main" and k + 2 < len(tokens) and \
-                    tokens[k + 2].text == "serve":
-                return "vllm", "vllm serve", k + 3
+        return _module_at(tokens, k)
     return None
 
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from servelint.engines.images import resolve_image
 from servelint.model import EnvVar, Span, Token
-from servelint.readers.images import resolve_image
 
 # long options that take a value (docker run reference); every other long option is a flag
 VALUE_OPTIONS = frozenset({

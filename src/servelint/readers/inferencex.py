@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 import yaml
 
 from servelint import hardware
+from servelint.engines.images import resolve_image
 from servelint.model import LaunchSpec, Span
 from servelint.readers.bash import ScriptResult, read_script
-from servelint.readers.images import resolve_image
 from servelint.readers.inferencex_parallel import map_in_workers, may_fork
 from servelint.readers.problems import ReadProblem
 

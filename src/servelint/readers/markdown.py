@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
-from servelint.readers.bash_launch import CONFIG_FLAGS, config_value, vllm_config_tokens
+from servelint.readers.bash_launch import config_flags, config_value, vllm_config_tokens
 from servelint.readers.markdown_fences import Fence, find_fences
 from servelint.readers.markdown_shell import Pin, interpret, prepare, worth_reading
 from servelint.readers.problems import ReadProblem
@@ -106,7 +106,7 @@ def _expand_config_file(spec: LaunchSpec, md_path: str) -> None:
     name = spec.context.get("config_file")
     if spec.engine != "vllm" or not name or "config_text" in spec.context:
         return
-    hit = config_value(spec.argv, CONFIG_FLAGS["vllm"])
+    hit = config_value(spec.argv, config_flags("vllm"))
     if hit is None or hit[1].symbolic:
         return
     config = Path(md_path).parent / name

@@ -15,12 +15,12 @@ import os
 import re
 from dataclasses import dataclass
 
+from servelint.engines.images import resolve_image
 from servelint.model import LaunchSpec, Span, Token
 from servelint.readers.bash_exec import Interpreter, parse_source
 from servelint.readers.bash_launch import strip_wrappers
 from servelint.readers.bash_values import Field, Piece
 from servelint.readers.docker_run import container_command, parse_docker_run, run_start
-from servelint.readers.images import resolve_image
 from servelint.readers.markdown_fences import Fence
 from servelint.readers.pip import parse_pip_command
 from servelint.readers.problems import ReadProblem

@@ -1,4 +1,7 @@
-"""Human output: one header line per finding, source excerpt, caret, fix and renderings."""
+"""Human output: one header line per finding, source excerpt, caret, fix and renderings.
+
+Colour (on a terminal only) is rich's; without it the text is plain and rich is not imported.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +14,11 @@ from servelint.reporters.excerpt import underline
 
 MAX_RENDERINGS_LISTED = 3  # more than this: name the first one and count the rest
 
-_SGR = {"bold": "1", "dim": "2", "red": "1;31", "yellow": "1;33", "cyan": "1;36"}
+_STYLES = {"bold": "bold", "dim": "dim", "red": "bold red", "yellow": "bold yellow",
+           "cyan": "bold cyan"}
 _SEVERITY_STYLE = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+# one line of output: plain text and (text, style name) pieces
+Line = list[str | tuple[str, str]]
 
 
 def use_color(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
@@ -53,10 +59,19 @@ class TextReporter:
         self.stream = stream
         self.read_source = read_source
         self.color = color
+        self._console = _console(stream) if color else None
         self._lines: dict[str, list[str] | None] = {}
 
-    def style(self, text: str, name: str) -> str:
-        return f"\x1b[{_SGR[name]}m{text}\x1b[0m" if self.color and text else text
+    def write(self, lines: list[Line]) -> None:
+        if self._console is None:
+            self.stream.write("".join("".join(p if isinstance(p, str) else p[0] for p in line)
+                                      + "\n" for line in lines))
+            return
+        from rich.text import Text
+
+        for line in lines:
+            self._console.print(Text.assemble(*(
+                p if isinstance(p, str) else (p[0], _STYLES[p[1]]) for p in line)))
 
     def source_line(self, path: str, line: int) -> str | None:
         if path not in self._lines:
@@ -70,29 +85,28 @@ class TextReporter:
     def finding(self, finding: Finding) -> None:
         span = finding.span
         sev = _SEVERITY_STYLE[finding.severity]
-        where = self.style(f"{span.path}:{span.line}:{span.column}:", "bold")
-        label = self.style(finding.severity.label, sev)
-        header = f"{where} {label}[{finding.code} {finding.rule}] {finding.message}"
+        header: Line = [(f"{span.path}:{span.line}:{span.column}:", "bold"), " ",
+                        (finding.severity.label, sev),
+                        f"[{finding.code} {finding.rule}] {finding.message}"]
         against = judged_against(finding)
         if against:
-            header += self.style(f" (judged against {against})", "dim")
+            header.append((f" (judged against {against})", "dim"))
         out = [header]
         source = self.source_line(span.path, span.line)
         if source is not None:
             shown, marks = underline(source, span)
             gutter = str(span.line)
             pad = " " * len(gutter)
-            out.append(f"  {self.style(gutter, 'dim')} | {shown}")
-            out.append(f"  {pad} | {self.style(marks, sev)}")
-        for fix_line in finding.fix.splitlines():
-            out.append(f"  fix: {fix_line}")
+            out.append(["  ", (gutter, "dim"), f" | {shown}"])
+            out.append([f"  {pad} | ", (marks, sev)])
+        out += [[f"  fix: {fix_line}"] for fix_line in finding.fix.splitlines()]
         if finding.renderings:
-            out.append(f"  {renderings_line(finding.renderings)}")
+            out.append([f"  {renderings_line(finding.renderings)}"])
         for related in finding.related:
-            out.append(f"  related: {related.path}:{related.line}:{related.column}")
+            out.append([f"  related: {related.path}:{related.line}:{related.column}"])
         if finding.evidence:
-            out.append(f"  evidence: {finding.evidence}")
-        self.stream.write("\n".join(out) + "\n")
+            out.append([f"  evidence: {finding.evidence}"])
+        self.write(out)
 
     def summary(self, findings: Sequence[Finding], files_checked: int,
                 profiles_used: Sequence[str], ignored: int = 0) -> None:
@@ -109,7 +123,16 @@ class TextReporter:
             line += f", {ignored} ignored"
         if profiles_used:
             line += f" (judged against {', '.join(profiles_used)})"
-        self.stream.write(line + "\n")
+        self.write([[line]])
+
+
+def _console(stream: TextIO):
+    """A rich console writing colour to ``stream`` as it is: no wrapping, markup or
+    highlighting of the text."""
+    from rich.console import Console
+
+    return Console(file=stream, force_terminal=True, color_system="standard", soft_wrap=True,
+                   markup=False, highlight=False, emoji=False)
 
 
 def _plural(count: int, word: str) -> str:
@@ -123,5 +146,5 @@ def render_text(findings: Sequence[Finding], stream: TextIO, *, files_checked: i
     for finding in findings:
         reporter.finding(finding)
     if findings:
-        stream.write("\n")
+        reporter.write([[]])
     reporter.summary(findings, files_checked, profiles_used, ignored)

@@ -108,7 +108,7 @@ def per_release(ctx, explain, *args: str) -> tuple[str, str]:
 
 def option_dests(ctx) -> set[str]:
     """Dests of the options the launch sets (once per parse: it depends only on the argv)."""
-    from servelint.engine.lint_parse import derived
+    from servelint.engines.lint_parse import derived
 
     parsed = ctx.parsed
     return derived(parsed, "dests",

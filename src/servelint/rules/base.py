@@ -25,8 +25,8 @@ class CheckContext:
     # facts about the release resolution (floating tag, floor, ...), set by the resolver
     how: str = ""  # e.g. "image tag v0.27.1", "min_vllm_version 0.26.0", "newest profile (latest)"
     floating: bool = False  # judged against a guess (latest/nightly/floor): lower confidence
-    history: object | None = None  # servelint.engine.history.History for first/last-seen facts
-    parsed: object | None = None  # servelint.engine.vllm_argv.ParseResult, computed once
+    history: object | None = None  # servelint.engines.history.History for first/last-seen facts
+    parsed: object | None = None  # servelint.engines.vllm.argv.ParseResult, computed once
     extra: dict = field(default_factory=dict)
 
 

@@ -23,11 +23,11 @@ Fix: use a field the release's config class has.
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 from collections.abc import Iterator
 
+from servelint.engines import registry
 from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import is_symbolic, token_span
 from servelint.rules.base import CheckContext, Scope, finding
@@ -60,10 +60,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             yield finding(mod, ctx, token_span(ctx.spec, problem.index),
                           f"{prof.label} rejects this at parse time: {problem.message}",
                           fix="use a key and value the config class accepts")
-    try:
-        argv_mod = importlib.import_module(f"servelint.engine.{prof.engine}_argv")
-    except ModuleNotFoundError:
-        return
+    engine = registry.find(prof.engine)
+    argv_mod = engine.argv_model() if engine else None
     problems_of = getattr(argv_mod, "json_config_problems", None)
     if problems_of is None:
         return

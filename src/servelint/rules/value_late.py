@@ -31,8 +31,8 @@ from typing import Any
 
 from packaging.version import Version
 
-from servelint.engine.lint_parse import derived
-from servelint.engine.verdict import deprecation_refuses
+from servelint.engines.lint_parse import derived
+from servelint.engines.vllm.verdict import deprecation_refuses
 from servelint.model import Finding, FixSafety, Severity
 from servelint.profiles import Profile
 from servelint.rules._util import (

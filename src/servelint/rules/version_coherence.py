@@ -39,7 +39,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.engine.lint_parse import derived
+from servelint.engines.lint_parse import derived
 from servelint.model import Finding, FixSafety, Severity
 from servelint.resolve import release_version
 from servelint.rules._util import is_symbolic, normalise_flag, token_span

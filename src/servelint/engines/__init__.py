@@ -1,0 +1,1 @@
+"""Serving engines: one package per engine behind ``base.Engine``, listed in ``registry``."""

@@ -1,0 +1,262 @@
+"""Static name resolution over the Python sources of a wheel (no import).
+
+``ModuleIndex`` maps dotted module names to files, follows ``from X import Y``
+(relative ones too) and finds the class, function or constant a name stands for.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from servelint.engines._build.wheel import WheelSource
+
+
+@dataclass(frozen=True)
+class Definition:
+    """What a name resolves to: a class, function, or assigned expression."""
+
+    module: str
+    name: str
+    node: ast.AST  # ClassDef | FunctionDef | expression (value of an assignment)
+    kind: str  # class | function | value | module
+
+    @property
+    def path(self) -> str:
+        return module_file_hint(self.module)
+
+
+def module_file_hint(module: str) -> str:
+    return module.replace(".", "/") + ".py"
+
+
+def _is_type_checking(test: ast.AST) -> bool:
+    return ast.unparse(test) in {"TYPE_CHECKING", "typing.TYPE_CHECKING"}
+
+
+def iter_top_statements(body: list[ast.stmt], _late: list[ast.stmt] | None = None):
+    """Top-level statements, descending into if/try blocks.
+
+    ``if TYPE_CHECKING:`` bodies come last (runtime definitions win over them).
+    """
+    late: list[ast.stmt] = [] if _late is None else _late
+    for stmt in body:
+        if isinstance(stmt, ast.If) and _is_type_checking(stmt.test):
+            yield from iter_top_statements(stmt.orelse, late)
+            late.extend(stmt.body)
+        elif isinstance(stmt, ast.If):
+            yield from iter_top_statements(stmt.body, late)
+            yield from iter_top_statements(stmt.orelse, late)
+        elif isinstance(stmt, ast.Try):
+            yield from iter_top_statements(stmt.body, late)
+            for handler in stmt.handlers:
+                yield from iter_top_statements(handler.body, late)
+            yield from iter_top_statements(stmt.orelse, late)
+        else:
+            yield stmt
+    if _late is None:
+        yield from iter_top_statements(late, [])
+
+
+class ModuleIndex:
+    """Resolve names to definitions across the modules of one wheel."""
+
+    def __init__(self, src: WheelSource):
+        self.src = src
+        self._files: dict[str, str] = {}
+        for name in src.names:
+            if not name.endswith(".py"):
+                continue
+            mod = name[:-3].replace("/", ".")
+            if mod.endswith(".__init__"):
+                mod = mod[: -len(".__init__")]
+            self._files[mod] = name
+        self._tables: dict[str, dict[str, tuple[str, Any]]] = {}
+        self._stars: dict[str, list[str]] = {}
+
+    def modules(self) -> list[str]:
+        return sorted(self._files)
+
+    def has_module(self, module: str) -> bool:
+        return module in self._files
+
+    def file_of(self, module: str) -> str | None:
+        return self._files.get(module)
+
+    def tree(self, module: str) -> ast.Module | None:
+        path = self._files.get(module)
+        if path is None:
+            return None
+        try:
+            return self.src.parse(path)
+        except SyntaxError:
+            return None
+
+    def _table(self, module: str) -> dict[str, tuple[str, Any]]:
+        """name -> ("def", node) | ("value", expr) | ("import", (module, name)) | ("module", mod)."""
+        if module in self._tables:
+            return self._tables[module]
+        table: dict[str, tuple[str, Any]] = {}
+        self._tables[module] = table
+        tree = self.tree(module)
+        if tree is None:
+            return table
+        is_pkg = (self._files.get(module) or "").endswith("__init__.py")
+        for stmt in iter_top_statements(tree.body):
+            if isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                table[stmt.name] = ("def", stmt)
+            elif isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        table.setdefault(target.id, ("value", stmt.value))
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                if stmt.value is not None:
+                    table.setdefault(stmt.target.id, ("value", stmt.value))
+            elif hasattr(ast, "TypeAlias") and isinstance(stmt, ast.TypeAlias):
+                table[stmt.name.id] = ("value", stmt.value)
+            elif isinstance(stmt, ast.ImportFrom):
+                base = self._absolute(module, stmt.module, stmt.level, is_pkg)
+                for alias in stmt.names:
+                    if alias.name == "*":
+                        self._stars.setdefault(module, []).append(base)
+                        continue
+                    table.setdefault(alias.asname or alias.name, ("import", (base, alias.name)))
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname:
+                        table.setdefault(alias.asname, ("module", alias.name))
+                    else:
+                        top = alias.name.split(".")[0]
+                        table.setdefault(top, ("module", top))
+        return table
+
+    @staticmethod
+    def _absolute(module: str, target: str | None, level: int, is_pkg: bool) -> str:
+        if level == 0:
+            return target or ""
+        parts = module.split(".")
+        if not is_pkg:
+            parts = parts[:-1]
+        if level > 1:
+            parts = parts[: len(parts) - (level - 1)]
+        base = ".".join(parts)
+        return f"{base}.{target}" if target else base
+
+    def resolve(self, module: str, name: str, _depth: int = 0) -> Definition | None:
+        """The definition ``name`` stands for inside ``module``."""
+        if _depth > 20:
+            return None
+        entry = self._table(module).get(name)
+        if entry is None:
+            for star in self._stars.get(module, []):
+                if star != module and star in self._files:
+                    found = self.resolve(star, name, _depth + 1)
+                    if found is not None:
+                        return found
+            # a submodule of a package: ``from vllm.config import cache``
+            sub = f"{module}.{name}"
+            if sub in self._files:
+                return Definition(sub, name, ast.Module(body=[], type_ignores=[]), "module")
+            return None
+        kind, payload = entry
+        if kind == "def":
+            k = "class" if isinstance(payload, ast.ClassDef) else "function"
+            return Definition(module, name, payload, k)
+        if kind == "value":
+            return Definition(module, name, payload, "value")
+        if kind == "module":
+            return Definition(payload, name, ast.Module(body=[], type_ignores=[]), "module")
+        target_mod, target_name = payload
+        sub = f"{target_mod}.{target_name}"
+        if sub in self._files and target_name not in self._table(target_mod):
+            return Definition(sub, target_name, ast.Module(body=[], type_ignores=[]), "module")
+        if target_mod not in self._files:
+            return None
+        return self.resolve(target_mod, target_name, _depth + 1)
+
+    def resolve_expr(self, module: str, node: ast.AST) -> Definition | None:
+        """Resolve a Name or dotted Attribute (``vllm.config.X``, ``mod.X``)."""
+        if isinstance(node, ast.Name):
+            return self.resolve(module, node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve_expr(module, node.value)
+            if base is None:
+                return None
+            if base.kind == "module":
+                return self.resolve(base.module, node.attr)
+            if base.kind == "class":
+                for stmt in base.node.body:  # type: ignore[attr-defined]
+                    if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) and stmt.name == node.attr:
+                        k = "class" if isinstance(stmt, ast.ClassDef) else "function"
+                        return Definition(base.module, node.attr, stmt, k)
+                    if isinstance(stmt, ast.Assign):
+                        for t in stmt.targets:
+                            if isinstance(t, ast.Name) and t.id == node.attr:
+                                return Definition(base.module, node.attr, stmt.value, "value")
+        return None
+
+    def find_class(self, name: str, prefer: tuple[str, ...] = ()) -> Definition | None:
+        """A class by name, searched in preferred modules first, then everywhere under vllm."""
+        for mod in prefer:
+            d = self.resolve(mod, name)
+            if d is not None and d.kind == "class":
+                return d
+        needle = f"class {name}"
+        mods = sorted(self._files, key=lambda m: (not m.startswith(prefer_roots(prefer)), m))
+        for mod in mods:
+            try:
+                if needle not in self.src.read(self._files[mod]):
+                    continue
+            except KeyError:
+                continue
+            entry = self._table(mod).get(name)
+            if entry and entry[0] == "def" and isinstance(entry[1], ast.ClassDef):
+                return Definition(mod, name, entry[1], "class")
+        return None
+
+    def method(self, cls: Definition, name: str) -> Definition | None:
+        """A method of a class, searched along its (statically resolved) bases."""
+        seen = 0
+        todo = [cls]
+        while todo and seen < 20:
+            seen += 1
+            cur = todo.pop(0)
+            for stmt in cur.node.body:  # type: ignore[attr-defined]
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
+                    return Definition(cur.module, name, stmt, "function")
+            todo.extend(self.bases(cur))
+        return None
+
+    def bases(self, cls: Definition) -> list[Definition]:
+        out = []
+        for base in cls.node.bases:  # type: ignore[attr-defined]
+            node = base.value if isinstance(base, ast.Subscript) else base
+            d = self.resolve_expr(cls.module, node)
+            if d is not None and d.kind == "class":
+                out.append(d)
+        return out
+
+
+def prefer_roots(prefer: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(p for p in prefer) or ("vllm",)
+
+
+def docstring_after(body: list[ast.stmt], index: int) -> str | None:
+    """The attribute docstring: a string expression right after statement ``index``."""
+    if index + 1 < len(body):
+        nxt = body[index + 1]
+        if isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant) and isinstance(
+                nxt.value.value, str):
+            return nxt.value.value
+    return None
+
+
+def first_line(text: str | None) -> str:
+    """First line of a help/docstring text, whitespace-normalised like argparse shows it."""
+    if not text:
+        return ""
+    for line in text.strip().splitlines():
+        if line.strip():
+            return " ".join(line.split())
+    return ""

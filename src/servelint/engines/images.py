@@ -1,0 +1,116 @@
+"""Container image reference -> serving engine and the engine release its tag names.
+
+Only tags that spell a release (``v0.21.0``, ``v0.5.12.post1-cu130``,
+``1.3.0rc14``) yield ``release``; nightly, commit, custom and dated builds give
+``release=None`` ("cannot check"): the exact engine inside cannot be known from the
+reference alone. Which repositories belong to which engine, and how an engine's tags name
+releases, each engine says (``engines/<name>/__init__.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from packaging.version import InvalidVersion, Version
+
+from servelint.engines import registry as engines
+
+_FLOATING_TAGS = {"latest", "nightly", "main", "dev", "stable", "edge", "nightly-dev", "dev-nightly"}
+_VERSION = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?"
+# "v0.21.0", "v0.21.0-cu130", "v0.5.14-rocm720-mi35x-20260701", "0.21.0" ; suffix = build variant
+_RELEASE_TAG = re.compile(rf"^v?(?P<version>{_VERSION})(?P<suffix>-[A-Za-z0-9._-]+)?$")
+# build-variant suffix words that do not change the engine release
+_VARIANT_WORD = re.compile(
+    r"^(cu\d+(\.\d+)*|cuda\d+(\.\d+)*|rocm\d+|mi\d+x|ubuntu\d+(\.\d+)?|x86_64|amd64|arm64|aarch64"
+    r"|runtime|py3\d*|\d{8})$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ImageRef:
+    engine: str  # vllm | sglang | trtllm | atom | tilert | unknown
+    release: str | None  # engine release named by the tag; None = cannot check
+    floating: bool  # tag moves over time (latest, nightly, missing tag)
+    custom: bool  # a build that is not a published engine release (custom/dev/commit tag)
+    repository: str  # registry-relative repository, e.g. "vllm/vllm-openai"
+    tag: str  # tag as written ("" when absent)
+    registry: str = ""  # e.g. "nvcr.io", "" for Docker Hub
+    digest: str = ""  # "sha256:..." when pinned by digest
+    note: str = ""  # why release is None, when it is
+
+
+def _split(ref: str) -> tuple[str, str, str, str]:
+    """-> (registry, repository, tag, digest). Enroot ``registry#path`` is normalised."""
+    ref = ref.strip()
+    if "#" in ref:
+        ref = ref.replace("#", "/", 1)
+    digest = ""
+    if "@" in ref:
+        ref, digest = ref.split("@", 1)
+    tag = ""
+    last = ref.rsplit("/", 1)[-1]
+    if ":" in last:
+        ref, tag = ref.rsplit(":", 1)
+    parts = ref.split("/")
+    registry = ""
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        registry, parts = parts[0], parts[1:]
+    repo = "/".join(parts).lower()
+    if registry in ("docker.io", "index.docker.io", "registry-1.docker.io"):
+        registry = ""
+        if repo.startswith("library/"):
+            repo = repo[len("library/"):]
+    return registry, repo, tag, digest
+
+
+def _engine_for(repo: str) -> str:
+    known = engines.repositories().get(repo)
+    if known is not None:
+        return known.name
+    name = repo.rsplit("/", 1)[-1]
+    for engine in engines.engines():
+        if any(word in name for word in engine.images.name_words):
+            return engine.name
+    return "unknown"
+
+
+def release_from_tag(tag: str) -> tuple[str | None, bool, str]:
+    """-> (release, custom, note) for a tag of a known engine repository."""
+    m = _RELEASE_TAG.match(tag)
+    if not m:
+        return None, True, f"tag {tag!r} names no engine release"
+    suffix = (m.group("suffix") or "").lstrip("-")
+    words = [w for w in re.split(r"-", suffix) if w]
+    if any(not _VARIANT_WORD.match(w) for w in words):
+        return None, True, f"tag {tag!r} is a custom build of {m.group('version')}"
+    try:
+        Version(m.group("version"))
+    except InvalidVersion:
+        return None, True, f"tag {tag!r} names no valid version"
+    return m.group("version"), False, ""
+
+
+def resolve_image(ref: str) -> ImageRef:
+    """Parse an image reference into engine + release (``release=None``: cannot check)."""
+    registry, repo, tag, digest = _split(ref)
+    engine = _engine_for(repo)
+    floating = (not tag and not digest) or (tag.lower() in _FLOATING_TAGS and not digest)
+    if engine == "unknown":
+        return ImageRef(engine, None, floating, False, repo, tag, registry, digest,
+                        "repository is not a known engine image")
+    if not tag:
+        return ImageRef(engine, None, floating, False, repo, tag, registry, digest, "no tag")
+    low = tag.lower()
+    if low in _FLOATING_TAGS:
+        return ImageRef(engine, None, floating, False, repo, tag, registry, digest,
+                        f"moving tag {tag!r}")
+    if low.startswith(("nightly", "dev-nightly", "dev-")):
+        return ImageRef(engine, None, floating, True, repo, tag, registry, digest,
+                        f"nightly build {tag!r} names no release")
+    images = engines.find(engine).images  # type: ignore[union-attr]
+    if repo in images.wrappers:
+        return ImageRef(engine, None, floating, True, repo, tag, registry, digest,
+                        f"tag {tag!r} is the Dynamo version, not the engine release")
+    release, custom, note = images.release_of(tag)
+    return ImageRef(engine, release, floating, custom, repo, tag, registry, digest, note)

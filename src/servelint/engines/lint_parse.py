@@ -1,0 +1,262 @@
+"""Run the engine's argv rules over a launch and collect *every* problem, not just the first.
+
+argparse stops at its first error. A linter wants all of them, so we parse, record
+the error, neutralise the offending token and parse again (bounded). Symbolic values
+(``"$TP"``) are never judged: an error that lands on a symbolic token is dropped and the
+token replaced by a value the parser accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from servelint.profiles import Profile
+
+MAX_ROUNDS = 40
+
+_UNRECOGNIZED = re.compile(r"unrecognized arguments?: (.*)")
+_AMBIGUOUS = re.compile(r"ambiguous option: (\S+?)(?:=\S*)? could match (.*)")
+_ARGUMENT = re.compile(r"argument ([^:]+): (.*)")
+
+
+@dataclass(frozen=True, slots=True)
+class ArgProblem:
+    index: int | None  # argv index of the token at fault (None: not attributable)
+    kind: str  # unrecognized | ambiguous | missing-value | invalid-choice | bad-value | other
+    message: str  # the engine's own message (argparse text)
+    option: str = ""  # the option named in the message, when any
+
+
+@dataclass(slots=True)
+class LintParse:
+    options: list[Any] = field(default_factory=list)  # ParsedOption of the final parse
+    problems: list[ArgProblem] = field(default_factory=list)
+    positionals: list[str] = field(default_factory=list)
+    ok: bool = True  # the final parse (after neutralising) succeeded
+    # facts derived from this parse alone, computed once and shared by every launch with
+    # the same argv (see ``derived``)
+    memo: dict[Any, Any] = field(default_factory=dict)
+
+
+def derived(parsed: LintParse, key: Any, compute: Callable[[], Any]) -> Any:
+    """``compute()`` once per parse: for facts that depend only on the parse (and so on the
+    release, the argv texts and which tokens are symbolic)."""
+    memo = parsed.memo
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
+def _parser_module(engine: str):
+    from servelint.engines import registry
+
+    found = registry.find(engine)
+    model = found.argv_model() if found else None
+    if model is None:
+        raise LookupError(f"engine {engine!r} has no argv model")
+    return model
+
+
+def _classify(message: str) -> tuple[str, str]:
+    if _UNRECOGNIZED.search(message):
+        return "unrecognized", ""
+    m = _AMBIGUOUS.search(message)
+    if m:
+        return "ambiguous", m.group(1)
+    m = _ARGUMENT.search(message)
+    if m:
+        opt, rest = m.group(1).split("/")[0], m.group(2)
+        if rest.startswith("expected"):
+            return "missing-value", opt
+        if rest.startswith("invalid choice"):
+            return "invalid-choice", opt
+        return "bad-value", opt
+    return "other", ""
+
+
+def _neutral_value(profile: Profile, argv: list[str], index: int) -> str | None:
+    """A value the flag before ``index`` accepts (to keep parsing after a bad value)."""
+    if index <= 0:
+        return None
+    flag = argv[index - 1].split("=", 1)[0]
+    extensions = profile.rules.get("config_extensions")
+    if flag == "--config" and extensions:  # the config file loader checks the extension
+        return f"config.{extensions[0]}"
+    action = profile.option_index.get(flag) or profile.option_index.get(
+        flag.replace("_", "-") if "." not in flag else flag)
+    if action is None:
+        return "0"
+    if action.choices:
+        return action.choices[0]
+    if action.json_dataclass or action.raw.get("type") in {"json", "json_dataclass"}:
+        return "{}"
+    return "0"
+
+
+def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = ()) -> LintParse:
+    """All argv problems of ``argv`` on ``profile``'s release. The result is shared between
+    callers with the same argv: treat it as read-only."""
+    return _lint_parse_exact(profile.engine, profile.version, argv, symbolic)
+
+
+@lru_cache(maxsize=16384)
+def _lint_parse_exact(engine: str, version: str, argv: tuple[str, ...],
+                      symbolic: tuple[int, ...]) -> LintParse:
+    from servelint import profiles
+
+    profile = profiles.load(engine, version)
+    assert profile is not None
+    canon, changed = _canonical(profile, argv, set(symbolic))
+    result = _lint_parse_cached(engine, version, canon, symbolic)
+    return _restore(result, argv, changed) if changed else result
+
+
+def _canonical(profile: Profile, argv: tuple[str, ...], sym: set[int]
+               ) -> tuple[tuple[str, ...], set[int]]:
+    """The argv with values that cannot change the parse replaced by one spelling, so that
+    renderings differing only in the model id or an integer size share one parse: the model
+    positional, and plain decimal values of int options without choices."""
+    out = list(argv)
+    changed: set[int] = set()
+    if out and not out[0].startswith("-") and 0 not in sym:
+        out[0], _ = "model", changed.add(0)
+    for i in range(1, len(out)):
+        prev, value = argv[i - 1], argv[i]
+        if i in sym or not value.isdigit() or not prev.startswith("--") or "=" in prev:
+            continue
+        act = profile.option_index.get(prev)
+        if act is not None and act.raw.get("type") == "int" and not act.choices and \
+                act.nargs is None and act.kind == "store":
+            out[i] = "1"
+            changed.add(i)
+    return tuple(out), changed
+
+
+def _restore(result: LintParse, argv: tuple[str, ...], changed: set[int]) -> LintParse:
+    options = [_with_value(o, argv[o.value_index])
+               if o.value_index in changed and isinstance(o.value, str)
+               and o.value != argv[o.value_index] else o
+               for o in result.options]
+    positionals = list(result.positionals)
+    if 0 in changed and positionals:
+        positionals[0] = argv[0]
+    return LintParse(options=options, problems=result.problems, positionals=positionals,
+                     ok=result.ok)
+
+
+def _with_value(option: Any, value: str) -> Any:
+    """A copy of a parsed option with another value (cheaper than dataclasses.replace)."""
+    copy = object.__new__(type(option))
+    copy.__dict__.update(option.__dict__, value=value)
+    return copy
+
+
+@lru_cache(maxsize=4096)
+def _lint_parse_cached(engine: str, version: str, argv: tuple[str, ...],
+                       symbolic: tuple[int, ...]) -> LintParse:
+    from servelint import profiles
+
+    profile = profiles.load(engine, version)
+    assert profile is not None
+    parse = _parser_module(engine).parse
+    work = list(argv)
+    sym = set(symbolic)
+    removed: set[int] = set()  # original indices dropped from the argv
+    # Symbolic values start as a neutral value so type checks pass; a symbolic token in
+    # flag position is kept (its flag name is judged).
+    literal_flag: set[int] = set()  # symbolic tokens whose flag name is literal: --port=$PORT
+    for i in sym:
+        if i > 0 and not work[i].startswith("-"):
+            work[i] = _neutral_value(profile, work, i) or "0"
+        elif i == 0 and not work[i].startswith("-"):
+            work[i] = "model"
+        elif work[i].startswith("-") and "=" in work[i] and "$" not in work[i].split("=", 1)[0]:
+            name = work[i].split("=", 1)[0]
+            work[i] = f"{name}={_neutral_value(profile, [name, ''], 1) or '0'}"
+            literal_flag.add(i)
+    out = LintParse()
+    for _ in range(MAX_ROUNDS):
+        kept = [i for i in range(len(work)) if i not in removed]
+        result = parse(profile, [work[i] for i in kept])
+        if result.ok:
+            out.ok = True
+            out.options = [_reindex(o, kept) for o in result.options]
+            out.positionals = list(result.positionals)
+            return out
+        out.ok = False
+        kind, opt = _classify(result.error or "")
+        idx = kept[result.error_index] if result.error_index is not None and \
+            result.error_index < len(kept) else None
+        if kind == "unrecognized":
+            # argparse lists every unknown token at once; attribute each one
+            bad = _unrecognized_indices(result, kept)
+            if not bad:
+                break
+            for j in sorted(bad):
+                # a value right after an unknown flag belongs to it: one problem, not two
+                is_value = j > 0 and not work[j].startswith("-") and (j - 1) in removed \
+                    and _run_starts_with_flag(work, removed, j)
+                if (j not in sym or j in literal_flag) and not is_value:
+                    out.problems.append(ArgProblem(j, kind, f"unrecognized arguments: {argv[j]}"))
+                removed.add(j)
+                # argparse reports an unknown flag together with the values that follow it
+                if work[j].startswith("-") and "=" not in work[j]:
+                    k = j + 1
+                    while k < len(work) and not work[k].startswith("-") and k not in removed:
+                        removed.add(k)
+                        k += 1
+            continue
+        if idx is None:
+            out.problems.append(ArgProblem(None, kind, result.error or "", opt))
+            break
+        if idx not in sym or (idx in literal_flag and kind == "ambiguous"):
+            out.problems.append(ArgProblem(idx, kind, result.error or "", opt))
+        if kind in {"invalid-choice", "bad-value", "other"} and idx > 0 and \
+                not work[idx].startswith("-"):
+            neutral = _neutral_value(profile, work, idx)
+            if neutral is None or neutral == work[idx]:
+                removed.add(idx)
+            else:
+                work[idx] = neutral
+        else:
+            removed.add(idx)
+            # a flag refused with its value (dotted keys, bad JSON): drop the value too
+            if kind in {"invalid-choice", "bad-value", "other"} and work[idx].startswith("-") \
+                    and "=" not in work[idx] and idx + 1 < len(work) \
+                    and not work[idx + 1].startswith("-"):
+                removed.add(idx + 1)
+    return out
+
+
+def _run_starts_with_flag(work: list[str], removed: set[int], j: int) -> bool:
+    k = j - 1
+    while k >= 0 and k in removed and not work[k].startswith("-"):
+        k -= 1
+    return k >= 0 and k in removed and work[k].startswith("-") and "=" not in work[k]
+
+
+def _unrecognized_indices(result, kept: list[int]) -> list[int]:
+    """Original indices of the tokens argparse reports as unrecognized."""
+    idx = getattr(result, "unrecognized_indices", None)
+    if idx:
+        return [kept[i] for i in idx if i < len(kept)]
+    if result.error_index is not None and result.error_index < len(kept):
+        return [kept[result.error_index]]
+    return []
+
+
+def _reindex(option, kept: list[int]):
+    """Map a ParsedOption's argv indices back to the original argv."""
+    try:
+        import dataclasses
+
+        changes = {"index": kept[option.index]}
+        if option.value_index is not None and option.value_index < len(kept):
+            changes["value_index"] = kept[option.value_index]
+        return dataclasses.replace(option, **changes)
+    except (TypeError, IndexError, AttributeError):
+        return option

@@ -1,0 +1,252 @@
+"""Emulate SGLang's ``prepare_server_args`` argv handling over a release profile.
+
+SGLang builds a plain ``argparse.ArgumentParser`` (no ``_``->``-`` rewrite, no dotted keys,
+unique-prefix matching on unless the release disables it), and expands ``--config FILE.yaml``
+before parsing when the exact token ``--config`` is in argv. This module re-states CPython
+3.11 argparse for the action kinds SGLang uses; ``argv`` is what follows
+``python -m sglang.launch_server`` (or ``sglang serve``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from servelint.engines import argparse_emul
+from servelint.engines.argparse_emul import ArgFail, arg_name, consume, effective_nargs, table_for
+from servelint.profiles import Action, Profile
+
+
+@dataclass(frozen=True)
+class ParsedOption(argparse_emul.ParsedOption):
+    from_config: bool = False  # came from the --config YAML file, not the command line
+
+
+@dataclass(frozen=True)
+class ParseResult(argparse_emul.ParseResult):
+    exit_code: int = 0  # what the real CLI exits with (2 argparse, 1 exception, 0 --help)
+    unrecognized_indices: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # deprecation warnings the release logs
+
+# values human_readable_int accepts (int(), or a number with an SI/IEC suffix); anything it
+# might still accept is let through (IEC decimals are an error we do not report)
+_HUMAN_INT = re.compile(r"^\s*([+-]?[\d_]+|\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T))\s*$")
+
+
+def check_value(action: Action, text: str, index: int | None) -> None:
+    """SGLang's argparse types (``int``, ``float``, ``human_readable_int``) and choices."""
+    typ = action.raw.get("type")
+    value: Any = text
+    if typ == "int":
+        try:
+            value = int(text)
+        except ValueError:
+            raise ArgFail(f"argument {arg_name(action)}: invalid int value: {text!r}",
+                          index) from None
+    elif typ == "float":
+        try:
+            value = float(text)
+        except ValueError:
+            raise ArgFail(f"argument {arg_name(action)}: invalid float value: {text!r}",
+                          index) from None
+    elif typ == "human_int" and not _HUMAN_INT.match(text):
+        raise ArgFail(f"argument {arg_name(action)}: Invalid integer value: '{text.strip()}'. "
+                      "Use a plain integer, SI suffixes (1k, 1M), or IEC suffixes "
+                      "(1Ki, 1Mi). Suffixes are case-sensitive.", index)
+    choices = action.choices
+    if choices is None or action.raw.get("choices_unresolved"):
+        return
+    if typ in {"int", "float", "str", None}:
+        if str(value) not in choices:
+            listed = ", ".join(repr(c) if typ in {"str", None} else c for c in choices)
+            raise ArgFail(f"argument {arg_name(action)}: invalid choice: {value!r} "
+                          f"(choose from {listed})", index)
+
+
+class _Take:
+    """Store one action as ``prepare_server_args``' parser would: values, deprecations, help."""
+
+    def __init__(self, argv: list[str], config_count: int):
+        self.argv, self.config_count = argv, config_count
+        self.options: list[ParsedOption] = []
+        self.warnings: list[str] = []  # deprecation warnings the release logs
+
+    def __call__(self, action: Action, values: list[str], i: int | None, opt: str,
+                 abbreviated: bool, value_pos: int | None, explicit: bool) -> None:
+        if i is None:
+            return  # SGLang's parser has no positionals
+        nargs = effective_nargs(action)
+        value_idx = None if explicit else value_pos
+        if not (nargs is None and not values):  # "--x=--": stores [] unchecked
+            for k, text in enumerate(values):
+                check_value(action, text, (value_idx + k) if value_idx is not None else i)
+        if action.raw.get("deprecated_error"):
+            raise ArgFail(action.raw.get("deprecated_message") or "deprecated", i)
+        if action.deprecated and action.raw.get("deprecated_by") == "action":
+            self.warnings.append(
+                f"'{opt}' is deprecated. {action.raw.get('deprecated_message', '')}".strip())
+        if action.kind == "help":
+            raise ArgFail("help requested", i, "help")
+        value: str | list[str] | None
+        if nargs == 0:
+            value = None
+        elif nargs in (None, "?") and len(values) <= 1:
+            value = values[0] if values else None
+        else:
+            value = values
+        self.options.append(ParsedOption(action, self.argv[i].split("=", 1)[0], opt, value, i,
+                                         value_idx, abbreviated, False, None,
+                                         i < self.config_count))
+
+
+def _parse_merged(profile: Profile, argv: list[str], config_count: int = 0) -> ParseResult:
+    """argparse over the merged argv (config tokens first)."""
+    take = _Take(argv, config_count)
+    left = consume(table_for(profile), argv, list(range(len(argv))), take)
+    if left.positions:
+        err = ArgFail(f"unrecognized arguments: {' '.join(left.texts)}", left.positions[0])
+        err.extras = left.positions
+        raise err
+    return ParseResult(True, None, None, take.options, [], warnings=take.warnings)
+
+
+def _load_yaml(path: str) -> Any:
+    import yaml
+
+    with open(path) as fh:
+        return yaml.safe_load(fh)
+
+
+def _config_args(profile: Profile, argv: list[str],
+                 loader: Callable[[str], Any]) -> tuple[list[str], int]:
+    """The argv after the release's ConfigArgumentMerger; (merged argv, #config tokens)."""
+    rules = profile.rules.get("config_merge", {})
+    idx = [i for i, a in enumerate(argv) if a == "--config"]
+    if len(idx) > 1:
+        raise ArgFail("Multiple config files specified! Only one allowed.", idx[1], "exception")
+    at = idx[0]
+    if at == len(argv) - 1:
+        raise ArgFail("No config file specified after --config flag!", at, "exception")
+    path = argv[at + 1]
+    suffix = Path(path).suffix.lower()
+    if suffix not in rules.get("suffixes", [".yaml", ".yml"]):
+        raise ArgFail(f"Config file must be YAML format, got: {suffix}", at + 1, "exception")
+    if not Path(path).exists():
+        raise ArgFail(f"Config file not found: {path}", at + 1, "exception")
+    data = loader(path)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ArgFail("Config file must contain a dictionary at root level", at + 1, "exception")
+    store_true = {a.dest for a in profile.actions if a.kind == "store_true"
+                  and not a.raw.get("action_class")}
+    supported = {"store", "store_true"}
+    unsupported = {a.dest for a in profile.actions
+                   if a.option_strings and (a.kind not in supported or a.raw.get("action_class"))
+                   and "--config" not in a.option_strings and a.kind != "help"}
+    out: list[str] = []
+    for key, value in data.items():
+        norm = str(key).replace("-", "_")
+        if rules.get("unsupported_action_error") and norm in unsupported \
+                and norm not in store_true:
+            raise ArgFail(f"Unsupported config option '{norm}'", at + 1, "exception")
+        if isinstance(value, bool):
+            if norm in store_true:
+                if value:
+                    out.append(f"--{key}")
+            else:
+                out += [f"--{key}", str(value).lower()]
+        elif isinstance(value, list):
+            if value:
+                out.append(f"--{key}")
+                out += [str(v) for v in value]
+        else:
+            out += [f"--{key}", str(value)]
+    merged = out + argv[:at] + argv[at + 2:]
+    return merged, len(out)
+
+
+def serve_argv(profile: Profile, argv: list[str]) -> tuple[list[str], list[int]]:
+    """``sglang serve ARGV`` -> the argv prepare_server_args sees, and the original index of
+    each of its tokens (-1 for inserted ones): ``--model-type X`` is removed and a leading
+    positional model becomes ``--model-path`` when the release's CLI does so."""
+    pairs = list(enumerate(argv))
+    if profile.rules.get("serve_model_type_selector"):
+        kept, skip = [], False
+        for k, tok in pairs:
+            if skip:
+                skip = False
+                continue
+            if tok == "--model-type":
+                skip = True
+                continue
+            if tok.startswith("--model-type="):
+                continue
+            kept.append((k, tok))
+        pairs = kept
+    if profile.rules.get("serve_positional_model") and pairs and not pairs[0][1].startswith("-"):
+        pairs = [(-1, "--model-path")] + pairs
+    return [t for _, t in pairs], [k for k, _ in pairs]
+
+
+def parse(profile: Profile, argv: list[str],
+          config_loader: Callable[[str], Any] | None = None,
+          entry: str = "launch_server") -> ParseResult:
+    """Parse ``argv`` as the release's ``prepare_server_args`` would (parse step only).
+
+    ``entry="serve"``: argv follows ``sglang serve`` (its pre-processing is applied and
+    indices refer to the argv given)."""
+    if entry == "serve":
+        inner, index_map = serve_argv(profile, list(argv))
+        result = parse(profile, inner, config_loader)
+        return _remap(result, index_map)
+    argv = list(argv)
+    config_count = 0
+    config_file: str | None = None
+    offset_map: list[int] | None = None
+    try:
+        if profile.rules.get("config_file") and "--config" in argv:
+            at = argv.index("--config")
+            config_file = argv[at + 1] if at + 1 < len(argv) else None
+            merged, config_count = _config_args(profile, argv, config_loader or _load_yaml)
+            # map merged indices back to the original argv (config tokens -> the --config token)
+            offset_map = [at] * config_count + [k for k in range(len(argv))
+                                                if k not in (at, at + 1)]
+            argv = merged
+        result = _parse_merged(profile, argv, config_count)
+    except ArgFail as exc:
+        def back(k: int | None) -> int | None:
+            if k is None or offset_map is None:
+                return k
+            return offset_map[k] if k < len(offset_map) else None
+
+        extras = [back(k) for k in exc.extras]
+        return ParseResult(False, str(exc), back(exc.index), [], [], error_kind=exc.kind,
+                           config_file=config_file,
+                           unrecognized=[argv[k] for k in exc.extras],
+                           stage="parse", exit_code=exc.exit_code,
+                           unrecognized_indices=[k for k in extras if k is not None])
+    if offset_map is not None:
+        result = dataclasses.replace(result, config_file=config_file, options=[
+            dataclasses.replace(
+                o, index=offset_map[o.index],
+                value_index=offset_map[o.value_index] if o.value_index is not None else None)
+            for o in result.options])
+    return result
+
+
+def _remap(result: ParseResult, index_map: list[int]) -> ParseResult:
+    def back(k: int | None) -> int | None:
+        if k is None or k >= len(index_map):
+            return k
+        return max(index_map[k], 0)
+
+    return dataclasses.replace(
+        result, error_index=back(result.error_index),
+        unrecognized_indices=[back(k) or 0 for k in result.unrecognized_indices],
+        options=[dataclasses.replace(o, index=back(o.index) or 0, value_index=back(o.value_index))
+                 for o in result.options])

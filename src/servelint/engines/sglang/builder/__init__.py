@@ -1,0 +1,1 @@
+"""Profile builder of this engine (reads the wheel, never imports it)."""

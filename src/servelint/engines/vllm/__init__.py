@@ -1,0 +1,38 @@
+"""vLLM: ``vllm serve`` and the OpenAI api_server module, images ``vllm/vllm-openai*``."""
+
+from servelint.engines.base import Command, Engine, Images, Module
+
+ENGINE = Engine(
+    name="vllm",
+    package="vllm",
+    images=Images(
+        repositories=(
+            "vllm/vllm-openai",
+            "vllm/vllm-openai-rocm",
+            "vllm/vllm-openai-cpu",
+            "vllm/vllm-tpu",
+            "rocm/vllm",
+            "rocm/vllm-dev",
+            "nvidia/ai-dynamo/vllm-runtime",
+        ),
+        official=("vllm/vllm-openai", "vllm/vllm-openai-rocm"),
+        wrappers=("nvidia/ai-dynamo/vllm-runtime",),
+        name_words=("vllm",),
+    ),
+    launchers=(
+        Command(("vllm", "serve")),
+        Module("vllm.entrypoints.openai.api_server"),
+        Module("vllm.entrypoints.cli.main", "vllm serve", then=("serve",)),
+    ),
+    config_flags=("--config",),
+    shell_words=("vllm", "api_server"),
+    argv_module="servelint.engines.vllm.argv",
+    extractors=(
+        "servelint.engines.vllm.builder.parser",  # parser (options, argv rules) + configs
+        "servelint.engines.vllm.builder.env",  # env registry
+        "servelint.engines.vllm.builder.values",  # late-checked value sets
+        "servelint.engines.vllm.builder.gates",  # optional-package gates
+        "servelint.engines.vllm.builder.image",  # image package set
+        "servelint.engines.vllm.builder.backends",  # backend hardware limits
+    ),
+)

@@ -1,0 +1,208 @@
+"""Config dataclasses reachable through JSON / dotted ``vllm serve`` arguments."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from servelint.engines._build.astutil import Definition, ModuleIndex
+from servelint.engines.vllm.builder.parser_types import (
+    Hint,
+    TypeResolver,
+    class_fields,
+    default_text,
+    type_text,
+)
+
+CONFIG_MODULES = ("vllm.config", "vllm.engine.arg_utils")
+
+
+def _decorator_extra(index: ModuleIndex, d: Definition) -> str:
+    """Unknown-key policy of a (pydantic) dataclass: forbid | allow | ignore."""
+    node = d.node
+    assert isinstance(node, ast.ClassDef)
+    policy = None
+    for dec in node.decorator_list:
+        text = ast.unparse(dec)
+        for word in ("forbid", "allow", "ignore"):
+            if f"extra='{word}'" in text or f'extra="{word}"' in text:
+                policy = word
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        ref = index.resolve_expr(d.module, target)
+        if policy is None and ref is not None and ref.kind == "function" and ref.name == "config":
+            src = ast.unparse(ref.node)
+            if "extra='forbid'" in src:
+                policy = "forbid"
+    if policy is None:
+        for stmt in node.body:  # pydantic model_config = ConfigDict(extra=...)
+            if isinstance(stmt, ast.Assign) and "model_config" in ast.unparse(stmt.targets[0]):
+                for word in ("forbid", "allow", "ignore"):
+                    if f"extra='{word}'" in ast.unparse(stmt.value):
+                        policy = word
+    if policy is None:
+        for base in index.bases(d):
+            inherited = _decorator_extra(index, base)
+            if inherited != "ignore":
+                return inherited
+    return policy or "ignore"
+
+
+def _field_config(hints: frozenset[Hint]) -> str | None:
+    for h in hints:
+        if h.kind == "dataclass":
+            return h.name
+    return None
+
+
+def _literal_choices(hints: frozenset[Hint]) -> list[str] | None:
+    lits = [h for h in hints if h.kind == "literal"]
+    if not lits:
+        for h in hints:  # list[Literal[...]]
+            for sub in h.args:
+                if isinstance(sub, frozenset):
+                    lits.extend(x for x in sub if x.kind == "literal")
+    if not lits:
+        return None
+    return [str(v) for h in lits for v in h.args]
+
+
+def _validators(d: Definition) -> tuple[dict[str, ast.FunctionDef], bool]:
+    """Fields with a ``mode="before"`` field_validator, and whether a model validator runs
+    before field validation (it may rename or drop keys)."""
+    fields: dict[str, ast.FunctionDef] = {}
+    model_before = False
+    for stmt in d.node.body:  # type: ignore[attr-defined]
+        if not isinstance(stmt, ast.FunctionDef):
+            continue
+        for dec in stmt.decorator_list:
+            if not isinstance(dec, ast.Call):
+                continue
+            name = ast.unparse(dec.func).split(".")[-1]
+            mode = next((k.value.value for k in dec.keywords if k.arg == "mode"
+                         and isinstance(k.value, ast.Constant)), "after")
+            if name == "model_validator" and mode in {"before", "wrap"}:
+                model_before = True
+            if name == "field_validator" and mode in {"before", "wrap", "plain"}:
+                for a in dec.args:
+                    if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                        fields[a.value] = stmt
+    return fields, model_before
+
+
+def _enum_info(index: ModuleIndex, hints: frozenset[Hint]) -> dict[str, Any] | None:
+    for h in hints:
+        if h.kind != "class" or not h.module:
+            continue
+        d = index.resolve(h.module, h.name)
+        if d is None or d.kind != "class":
+            continue
+        bases = " ".join(ast.unparse(b) for b in d.node.bases)  # type: ignore[attr-defined]
+        if "Enum" not in bases:
+            continue
+        members: list[str] = []
+        values: list[Any] = []
+        for stmt in d.node.body:  # type: ignore[attr-defined]
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
+                    stmt.targets[0], ast.Name) and not stmt.targets[0].id.startswith("_"):
+                members.append(stmt.targets[0].id)
+                v = stmt.value
+                values.append(v.value if isinstance(v, ast.Constant) else None)
+        return {"class": d.name, "members": members,
+                "values": values if all(v is not None for v in values) else None,
+                "source": f"{index.file_of(d.module)}:{d.node.lineno}"}  # type: ignore
+    return None
+
+
+def _value_check(hints: frozenset[Hint], validator: ast.FunctionDef | None,
+                 enum: dict[str, Any] | None) -> dict[str, Any] | None:
+    """How pydantic judges a JSON value of this field, when that can be known statically."""
+    kinds = {h.kind for h in hints}
+    names = {h.name for h in hints if h.kind == "builtin"}
+    if validator is not None:
+        text = ast.unparse(validator)
+        if enum and f"{enum['class']}[value.upper()]" in text:
+            specials = sorted(set(re.findall(r"value\.lower\(\) == '([^']*)'", text)))
+            return {"check": "enum_name_ci", "values": enum["members"], "specials": specials}
+        return None  # the validator may transform anything
+    if kinds <= {"literal", "none"} and "literal" in kinds:
+        vals = [v for h in hints if h.kind == "literal" for v in h.args]
+        return {"check": "literal", "values": [v if isinstance(v, (str, int, float, bool))
+                                                else str(v) for v in vals],
+                "none": "none" in kinds}
+    if kinds <= {"builtin", "none"} and names and names <= {"int", "float"}:
+        return {"check": "number", "type": "float" if "float" in names else "int",
+                "none": "none" in kinds}
+    if enum and kinds <= {"class", "none"} and enum.get("values") is not None:
+        return {"check": "enum_value", "values": enum["values"], "none": "none" in kinds}
+    return None
+
+
+def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any]]
+                    ) -> dict[str, Any]:
+    resolver: TypeResolver = interp.types
+    roots: list[str] = []
+    for act in actions:
+        if act.get("json_dataclass"):
+            roots.append(act["json_dataclass"])
+    # JSON options typed as plain dicts in EngineArgs but validated as a config later
+    vllm_config = index.find_class("VllmConfig", CONFIG_MODULES)
+    if vllm_config is not None:
+        vfields = {f.name: f for f in class_fields(index, vllm_config)}
+        for act in actions:
+            if act.get("type") == "json" and act["dest"] in vfields:
+                f = vfields[act["dest"]]
+                name = _field_config(resolver.hints(f.module, f.annotation))
+                if name:
+                    roots.append(name)
+                    act.setdefault("json_config", name)
+    out: dict[str, Any] = {}
+    todo = list(dict.fromkeys(roots))
+    while todo:
+        name = todo.pop(0)
+        if name in out:
+            continue
+        d = index.find_class(name, CONFIG_MODULES)
+        if d is None:
+            continue
+        fields: dict[str, Any] = {}
+        before, model_before = _validators(d)
+        star = before.get("*")
+        for f in class_fields(index, d):
+            hints = resolver.hints(f.module, f.annotation)
+            nested = _field_config(hints)
+            if nested and nested not in out:
+                todo.append(nested)
+            fields[f.name] = {
+                "type": type_text(f),
+                "choices": _literal_choices(hints),
+                "config": nested,
+                "default": default_text(f.default),
+                "late": None,
+                "source": f"{f.path}:{f.line}",
+            }
+            enum = _enum_info(index, hints)
+            if enum:
+                fields[f.name]["enum"] = enum
+            if _init_false(f.default):  # field(init=False): not a constructor keyword
+                fields[f.name]["init"] = False
+            fields[f.name]["value_check"] = _value_check(
+                hints, before.get(f.name) or star, enum)
+        out[name] = {
+            "extra": _decorator_extra(index, d),
+            "source": f"{index.file_of(d.module) or d.path}:{d.node.lineno}",  # type: ignore
+            "fields": fields,
+            "keys_checked": not model_before,  # a before-model-validator may rewrite keys
+        }
+    return out
+
+
+def _init_false(node: ast.AST | None) -> bool:
+    """``field(..., init=False)`` (dataclasses or pydantic)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    return name in {"field", "Field"} and any(
+        k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False
+        for k in node.keywords)

@@ -1,0 +1,220 @@
+"""vLLM JSON option values: bad JSON, unknown keys and refused values of the config classes.
+
+``dataclass-json`` options are validated by pydantic at parse time, options typed as plain JSON
+dicts only when the engine config is built (``json_config_stage``); the checks restate the
+class fields recorded in the profile's ``configs``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from servelint.profiles import Action, Profile
+
+
+def human_int(value: str) -> int:
+    value = value.strip()
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT])", value)
+    if m:
+        number, suffix = m.groups()
+        dec = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+        binary = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+        if suffix in dec:
+            return int(float(number) * dec[suffix])
+        return int(number) * binary[suffix]  # ValueError for decimals
+    return int(value)
+
+
+@dataclass(frozen=True)
+class JsonProblem:
+    message: str
+    stage: str  # parse | engine_config | unknown
+    path: str  # dotted config path ("attention_config.backend"), or the dest
+
+
+def json_config_class(profile: Profile, action: Action) -> str | None:
+    return action.raw.get("json_dataclass") or action.raw.get("json_config")
+
+
+def json_config_stage(profile: Profile, action: Action) -> str:
+    """Where the engine validates this option's JSON against its config class.
+
+    ``dataclass-json`` options run pydantic ``TypeAdapter(cls).validate_json`` as the
+    argparse ``type=``: a bad key or value fails at parse time.  Options typed as plain
+    JSON dicts (e.g. ``--speculative-config``) are only validated when the engine
+    config is built."""
+    if action.raw.get("json_dataclass"):
+        return "parse"
+    if action.raw.get("json_config"):
+        return "engine_config"
+    return "unknown"
+
+
+def json_config_problems(profile: Profile, action: Action, value_text: str) -> list[JsonProblem]:
+    stage = json_config_stage(profile, action)
+    base = action.dest
+    text = value_text
+    if action.raw.get("json_dataclass") and profile.rules.get("json_human_numbers"):
+        text = _expand_human_numbers(text)
+    trepr = action.raw.get("type_repr") or ""
+    if trepr.startswith("optional(") and text in ("", "None"):
+        return []
+    if action.raw.get("json_from_cli") and not text.lstrip().startswith("{"):
+        return []  # the release's from_cli shorthand (e.g. "-O 3") is not judged
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        if trepr.endswith("union_dict_and_str)") or trepr == "union_dict_and_str":
+            if not re.match(r"(?s)^\s*{.*}\s*$", text):
+                return []
+        json_stage = "parse" if action.raw.get("type") in ("json", "json_dataclass") else stage
+        return [JsonProblem(f"invalid JSON: {exc}", json_stage, base)]
+    cls = json_config_class(profile, action)
+    if cls is None:
+        return []
+    out: list[JsonProblem] = []
+    if not isinstance(value, dict):
+        if value is None and trepr.startswith("optional("):
+            return []
+        out.append(JsonProblem(f"expected a JSON object for {cls}", stage, base))
+        return out
+    _check_object(profile, cls, value, base, stage, out)
+    return out
+
+
+def check_json_config(profile: Profile, action: Action, value_text: str) -> list[str]:
+    """Problems of a JSON config value: bad JSON, unknown keys, disallowed values.
+
+    Each message ends with the stage at which the real engine rejects it
+    (``json_config_problems`` gives the stage as data)."""
+    return [
+        f"{p.path}: {p.message} [{p.stage}]"
+        for p in json_config_problems(profile, action, value_text)
+    ]
+
+
+def _expand_human_numbers(val: str) -> str:
+    parts = re.split(r'("(?:[^"\\]|\\.)*")', val)
+    for i in range(0, len(parts), 2):
+        parts[i] = re.sub(
+            r"\b\d+(?:\.\d+)?[kKmMgGtT]\b", lambda m: str(_safe_human(m.group())), parts[i]
+        )
+    return "".join(parts)
+
+
+def _safe_human(text: str) -> str:
+    try:
+        return str(human_int(text))
+    except ValueError:
+        return text
+
+
+def _check_object(
+    profile: Profile, cls: str, value: dict[str, Any], path: str, stage: str, out: list[JsonProblem]
+) -> None:
+    spec = profile.configs.get(cls)
+    if spec is None:
+        return
+    fields = spec.get("fields", {})
+    for key, item in value.items():
+        sub = f"{path}.{key}"
+        f = fields.get(key)
+        if f is not None and f.get("init") is False and spec.get("extra") == "forbid":
+            if spec.get("keys_checked", True):  # field(init=False): not a keyword
+                out.append(
+                    JsonProblem(
+                        f"{key!r} of {cls} cannot be set (the field is not a constructor argument)",
+                        stage,
+                        sub,
+                    )
+                )
+            continue
+        if f is None:
+            if spec.get("extra") == "forbid" and spec.get("keys_checked", True):
+                out.append(
+                    JsonProblem(
+                        f"unknown key {key!r} for {cls} (extra keys are forbidden)", stage, sub
+                    )
+                )
+            continue
+        nested = f.get("config")
+        if nested and isinstance(item, dict):
+            _check_object(profile, nested, item, sub, stage, out)
+            continue
+        msg = _value_problem(f.get("value_check"), item)
+        if msg is None and spec.get("extra") == "forbid":  # a pydantic config class
+            msg = _bool_problem(f.get("type"), item) or _dict_problem(f.get("type"), item)
+        if msg:
+            out.append(JsonProblem(f"{cls}.{key}: {msg}", stage, sub))
+
+
+# What pydantic (v2, lax mode) accepts for a ``bool`` field besides True/False and 0/1:
+# these strings, compared lower-cased (pydantic documentation, "Booleans").
+PYDANTIC_BOOL_STRINGS = frozenset(
+    {"0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"}
+)
+BOOL_TYPES = frozenset({"bool", "bool | None", "Optional[bool]"})
+
+
+def _dict_problem(annotation: str | None, item: Any) -> str | None:
+    """A scalar or list given to a field whose every type is a dict (or None): pydantic wants
+    an object there and does not read a JSON string as one."""
+    parts = [p.strip() for p in (annotation or "").split("|")]
+    if not parts or not all(p == "dict" or p.startswith("dict[") or p == "None" for p in parts):
+        return None
+    if item is None or isinstance(item, dict):
+        return None
+    return f"{item!r} is not an object (the field is {annotation})"
+
+
+def _bool_problem(annotation: str | None, item: Any) -> str | None:
+    """A value a pydantic ``bool`` field refuses: a string it cannot interpret, or a list or
+    object. Numbers are left alone (pydantic's handling of them varies between versions)."""
+    if annotation not in BOOL_TYPES:
+        return None
+    if isinstance(item, str) and item.strip().lower() not in PYDANTIC_BOOL_STRINGS:
+        return f"{item!r} is not a valid boolean"
+    if isinstance(item, (list, dict)):
+        return f"{item!r} is not a valid boolean"
+    return None
+
+
+def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
+    if not check:
+        return None
+    kind = check.get("check")
+    if item is None:
+        return None if check.get("none", True) else "None is not allowed"
+    if kind == "literal":
+        values = check.get("values") or []
+        # pydantic's lax mode may coerce "3" to 3: only plainly different values are judged
+        if any(item == v or str(item) == str(v) for v in values):
+            return None
+        return f"{item!r} is not one of {values}"
+    if kind == "number":
+        if isinstance(item, bool):
+            return None
+        if isinstance(item, (int, float)):
+            return None
+        if isinstance(item, str):
+            try:
+                float(item)
+                return None
+            except ValueError:
+                return f"{item!r} is not a number"
+        return None
+    if kind == "enum_name_ci":
+        if not isinstance(item, str):
+            return None
+        if item.lower() in {s.lower() for s in check.get("specials", [])}:
+            return None
+        if item.upper() in set(check.get("values") or []):
+            return None
+        return f"unknown name {item!r} (one of {check.get('values')})"
+    if kind == "enum_value":
+        values = check.get("values") or []
+        return None if item in values else f"{item!r} is not one of {values}"
+    return None
