@@ -90,7 +90,7 @@ class _FixingRule:
 
 
 def test_fix_edits_are_templated_on_the_launch_spans():
-    from servelint.engine.lint_parse import LintParse
+    from servelint.engines.lint_parse import LintParse
     from servelint.model import LaunchSpec, Token
     from servelint.rules.base import CheckContext
 
