@@ -31,6 +31,18 @@ def module_file_hint(module: str) -> str:
     return module.replace(".", "/") + ".py"
 
 
+def absolute_module(module: str, target: str | None, level: int, is_pkg: bool) -> str:
+    """The module ``from {"." * level}{target} import ...`` names inside ``module``."""
+    if level == 0:
+        return target or ""
+    parts = module.split(".")
+    if not is_pkg:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    return ".".join(parts + ([target] if target else []))
+
+
 def _is_type_checking(test: ast.AST) -> bool:
     return ast.unparse(test) in {"TYPE_CHECKING", "typing.TYPE_CHECKING"}
 
@@ -116,7 +128,7 @@ class ModuleIndex:
             elif hasattr(ast, "TypeAlias") and isinstance(stmt, ast.TypeAlias):
                 table[stmt.name.id] = ("value", stmt.value)
             elif isinstance(stmt, ast.ImportFrom):
-                base = self._absolute(module, stmt.module, stmt.level, is_pkg)
+                base = absolute_module(module, stmt.module, stmt.level, is_pkg)
                 for alias in stmt.names:
                     if alias.name == "*":
                         self._stars.setdefault(module, []).append(base)
@@ -130,18 +142,6 @@ class ModuleIndex:
                         top = alias.name.split(".")[0]
                         table.setdefault(top, ("module", top))
         return table
-
-    @staticmethod
-    def _absolute(module: str, target: str | None, level: int, is_pkg: bool) -> str:
-        if level == 0:
-            return target or ""
-        parts = module.split(".")
-        if not is_pkg:
-            parts = parts[:-1]
-        if level > 1:
-            parts = parts[: len(parts) - (level - 1)]
-        base = ".".join(parts)
-        return f"{base}.{target}" if target else base
 
     def resolve(self, module: str, name: str, _depth: int = 0) -> Definition | None:
         """The definition ``name`` stands for inside ``module``."""

@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from servelint.engines._build.astutil import absolute_module
 from servelint.engines._build.wheel import WheelSource
 
 
@@ -40,21 +41,13 @@ class ModuleInfo:
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
 
 
-def _resolve_relative(module: str, is_pkg: bool, level: int, target: str | None) -> str:
-    parts = module.split(".")
-    base = parts if is_pkg else parts[:-1]
-    if level > 1:
-        base = base[: len(base) - (level - 1)]
-    return ".".join(base + ([target] if target else []))
-
-
 def collect_imports(node_body: list[ast.stmt], module: str, is_pkg: bool,
                     into: dict[str, tuple[str, str | None]]) -> None:
     for st in node_body:
         if isinstance(st, ast.ImportFrom):
             mod = st.module or ""
             if st.level:
-                mod = _resolve_relative(module, is_pkg, st.level, st.module)
+                mod = absolute_module(module, st.module, st.level, is_pkg)
             for alias in st.names:
                 into[alias.asname or alias.name] = (mod, alias.name)
         elif isinstance(st, ast.Import):

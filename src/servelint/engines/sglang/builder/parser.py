@@ -15,47 +15,29 @@ The field -> argparse mapping re-states ``add_cli_args_from_dataclass`` of the w
 from __future__ import annotations
 
 import ast
-import json
 from typing import Any
 
 from servelint.engines._build.static_eval import UNKNOWN, Evaluator
 from servelint.engines._build.wheel import WheelSource
-
-SERVER_ARGS = "sglang/srt/server_args.py"
-SERVER_MOD = "sglang.srt.server_args"
-FIELDS_DIR = "sglang/srt/arg_groups/fields/"
-_ZERO_ARG_KINDS = {"store_true", "store_false", "store_const", "count", "help", "version"}
-_STD_ACTIONS = {"store", "store_true", "store_false", "store_const", "append", "append_const",
-                "count", "help", "version", "extend"}
-_TYPE_NAMES = {"int": "int", "float": "float", "str": "str", "bool": "bool"}
-
-
-def _stringify(value: Any) -> str | None:
-    if value is UNKNOWN or value is None:
-        return None
-    if isinstance(value, bool | int | float | str):
-        return str(value)
-    try:
-        return json.dumps(value if not isinstance(value, set | tuple) else list(value))
-    except (TypeError, ValueError):
-        return None
-
-
-def _choices(value: Any) -> tuple[list[str] | None, bool]:
-    """(choices as strings, unresolved?)"""
-    if value is None:
-        return None, False
-    if isinstance(value, set | frozenset):  # argparse shows a set in hash order: sort
-        return sorted(str(v) for v in value), False
-    if isinstance(value, list | tuple | dict):
-        return [str(v) for v in value], False
-    return None, True
-
-
-def _first_help_line(value: Any) -> str:
-    if isinstance(value, str):
-        return value.strip().split("\n", 1)[0][:300]
-    return ""
+from servelint.engines.sglang.builder.parser_annotations import type_info, unwrap_annotated
+from servelint.engines.sglang.builder.parser_rules import (
+    config_merge_rules,
+    config_trigger,
+    value_remaps,
+)
+from servelint.engines.sglang.builder.parser_values import (
+    FIELDS_DIR,
+    MISSING,
+    SERVER_ARGS,
+    SERVER_MOD,
+    STD_ACTIONS,
+    choice_strings,
+    first_help_line,
+    help_says_deprecated,
+    name_of,
+    stringify,
+    type_name,
+)
 
 
 class ParserExtractor:
@@ -127,90 +109,6 @@ class ParserExtractor:
         order += [n for n in collected if n not in set(order)]
         return [collected[n] for n in order]
 
-    def _unwrap_annotated(self, node: ast.expr, module: str) -> tuple[ast.expr, dict | None, str]:
-        """(inner type, Arg kwargs or None, namespace path)"""
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            node = ast.parse(node.value, mode="eval").body
-        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name | ast.Attribute)):
-            return node, None, ""
-        head = node.value.id if isinstance(node.value, ast.Name) else node.value.attr
-        if head not in {"A", "Annotated"} or not isinstance(node.slice, ast.Tuple):
-            return node, None, ""
-        inner, *meta = node.slice.elts
-        arg: dict | None = None
-        ns = ""
-        for m in meta:
-            if isinstance(m, ast.Call) and isinstance(m.func, ast.Name) and m.func.id == "NS":
-                ns = str(self.ev.eval(m.args[0], module)) if m.args else ""
-                continue
-            if arg is not None:
-                continue
-            if isinstance(m, ast.Call) and isinstance(m.func, ast.Name) and m.func.id == "Arg":
-                arg = {kw.arg: kw.value for kw in m.keywords if kw.arg}
-                if m.args:
-                    arg["help"] = m.args[0]
-            elif isinstance(m, ast.Constant | ast.JoinedStr) or (
-                    isinstance(m, ast.BinOp) and isinstance(m.op, ast.Add)):
-                arg = {"help": m}
-        return inner, arg, ns
-
-    def _type_info(self, node: ast.expr, module: str, depth: int = 0) -> dict[str, Any]:
-        """kind: optional-unwrapped classification: literal | list | bool | scalar."""
-        if depth > 5:
-            return {"kind": "scalar", "type": "str"}
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            node = ast.parse(node.value, mode="eval").body
-        # Optional / Union / X | None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            parts = _flatten_union(node)
-            non_none = [p for p in parts if not _is_none(p)]
-            if len(non_none) == 1:
-                return self._type_info(non_none[0], module, depth + 1)
-            return {"kind": "scalar", "type": "str"}
-        if isinstance(node, ast.Subscript):
-            head = _name_of(node.value)
-            elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            if head == "Optional":
-                return self._type_info(elts[0], module, depth + 1)
-            if head == "Union":
-                non_none = [p for p in elts if not _is_none(p)]
-                if len(non_none) == 1:
-                    return self._type_info(non_none[0], module, depth + 1)
-                return {"kind": "scalar", "type": "str"}
-            if head == "Literal":
-                vals = [self.ev.eval(e, module) for e in elts]
-                return {"kind": "literal", "values": vals}
-            if head in {"List", "list"}:
-                elem = _name_of(elts[0]) if elts else "str"
-                return {"kind": "list", "type": _TYPE_NAMES.get(elem or "", "str")}
-            if head in {"A", "Annotated"}:
-                return self._type_info(elts[0], module, depth + 1)
-            return {"kind": "scalar", "type": "str"}
-        name = _name_of(node)
-        if name == "bool":
-            return {"kind": "bool"}
-        if name in _TYPE_NAMES:
-            return {"kind": "scalar", "type": name}
-        if isinstance(node, ast.Name):  # a type alias defined in the wheel
-            alias = self._alias_expr(module, node.id)
-            if alias is not None:
-                return self._type_info(alias[1], alias[0], depth + 1)
-        return {"kind": "scalar", "type": "str"}
-
-    def _alias_expr(self, module: str, name: str) -> tuple[str, ast.expr] | None:
-        info = self.ev.module(module)
-        if info is None:
-            return None
-        if name in info.assigns:
-            st = info.assigns[name][-1]
-            if isinstance(st, ast.Assign | ast.AnnAssign) and st.value is not None:
-                return module, st.value
-        if name in info.imports:
-            mod, attr = info.imports[name]
-            if attr:
-                return self._alias_expr(mod, attr)
-        return None
-
     def field_actions(self, shape: str) -> list[dict[str, Any]]:
         out = []
         for module, st in self.annotated_fields(shape):
@@ -218,7 +116,7 @@ class ParserExtractor:
             default_node = st.value
             default = self._field_default(default_node, module)
             self.field_defaults[name] = default
-            inner, arg, ns = self._unwrap_annotated(st.annotation, module)
+            inner, arg, ns = unwrap_annotated(self.ev, st.annotation, module)
             if arg is None:
                 continue
             if self._const(arg.get("no_cli"), module) is True:
@@ -230,17 +128,17 @@ class ParserExtractor:
 
     def _field_default(self, node: ast.expr | None, module: str) -> Any:
         if node is None:
-            return _MISSING
-        if isinstance(node, ast.Call) and _name_of(node.func) == "field":
+            return MISSING
+        if isinstance(node, ast.Call) and name_of(node.func) == "field":
             for kw in node.keywords:
                 if kw.arg == "default":
                     return self.ev.eval(kw.value, module)
                 if kw.arg == "default_factory":
                     if isinstance(kw.value, ast.Lambda):
                         return self.ev.eval(kw.value.body, module)
-                    fac = _name_of(kw.value)
+                    fac = name_of(kw.value)
                     return {"list": [], "dict": {}, "set": set()}.get(fac or "", UNKNOWN)
-            return _MISSING
+            return MISSING
         return self.ev.eval(node, module)
 
     def _const(self, node: ast.expr | None, module: str) -> Any:
@@ -251,10 +149,10 @@ class ParserExtractor:
         cli_name = self._const(arg.get("cli_name"), module) or "--" + name.replace("_", "-")
         aliases = self._const(arg.get("aliases"), module) or []
         names = [cli_name] + [str(a) for a in aliases] if isinstance(aliases, list) else [cli_name]
-        help_text = _first_help_line(self._const(arg.get("help"), module))
+        help_text = first_help_line(self._const(arg.get("help"), module))
         base = {"dest": name, "option_strings": names, "help": help_text,
                 "source": f"{module.replace('.', '/')}.py:{st.lineno}"}
-        has_default = default is not _MISSING
+        has_default = default is not MISSING
         if arg.get("action") is not None:
             kwargs = {"action": arg["action"], "help": arg.get("help")}
             extra = arg.get("action_kwargs")
@@ -265,10 +163,10 @@ class ParserExtractor:
             act = self._action_from_kwargs(module, names, kwargs, default if has_default else None)
             act.update(base)
             return act
-        info = self._type_info(inner, module)
+        info = type_info(self.ev, inner, module)
         choices_node = arg.get("choices")
         arg_choices = self._const(choices_node, module)
-        type_parser = _name_of(arg["type_parser"]) if arg.get("type_parser") is not None else None
+        type_parser = name_of(arg["type_parser"]) if arg.get("type_parser") is not None else None
         nargs = self._const(arg.get("nargs"), module)
         act: dict[str, Any] = {"kind": "store", "nargs": None, "choices": None, "type": "str",
                                "required": False}
@@ -276,30 +174,30 @@ class ParserExtractor:
             vals = info["values"]
             chosen = arg_choices if arg_choices else vals
             first = vals[0] if vals else ""
-            act["type"] = _type_name(type_parser) if type_parser else (
+            act["type"] = type_name(type_parser) if type_parser else (
                 {int: "int", float: "float"}.get(type(first), "str"))
-            act["choices"], unresolved = _choices(chosen)
+            act["choices"], unresolved = choice_strings(chosen)
             act["choices_unresolved"] = unresolved or any(v is UNKNOWN for v in vals)
         elif info["kind"] == "list" and type_parser is None:
             act["type"] = info["type"]
             act["nargs"] = nargs or "+"
             if arg_choices:
-                act["choices"], act["choices_unresolved"] = _choices(arg_choices)
+                act["choices"], act["choices_unresolved"] = choice_strings(arg_choices)
         elif info["kind"] == "bool":
             act.update(kind="store_true", type=None)
         else:
-            act["type"] = _type_name(type_parser) if type_parser else info.get("type", "str")
+            act["type"] = type_name(type_parser) if type_parser else info.get("type", "str")
             if type_parser and act["type"] in {"other", "human_int", "json"}:
                 act["type_name"] = type_parser
             if arg_choices or arg_choices is UNKNOWN:
-                act["choices"], act["choices_unresolved"] = _choices(arg_choices)
+                act["choices"], act["choices_unresolved"] = choice_strings(arg_choices)
             if nargs:
                 act["nargs"] = nargs
             required = self._const(arg.get("required"), module)
             act["required"] = bool((required is True or (required is None and not has_default))
                                    and any(n.startswith("-") for n in names))
-        act["default"] = _stringify(default) if has_default else None
-        act["deprecated"] = _help_says_deprecated(help_text)
+        act["default"] = stringify(default) if has_default else None
+        act["deprecated"] = help_says_deprecated(help_text)
         act["deprecated_message"] = help_text if act["deprecated"] else ""
         act["deprecated_by"] = "help" if act["deprecated"] else None
         act.update(base)
@@ -324,13 +222,13 @@ class ParserExtractor:
         if isinstance(action_node, ast.Constant):
             action_name = str(action_node.value)
         elif isinstance(action_node, ast.expr):
-            action_name = _name_of(action_node)
-        help_text = _first_help_line(val("help"))
+            action_name = name_of(action_node)
+        help_text = first_help_line(val("help"))
         nargs = val("nargs")
         act: dict[str, Any] = {"action_class": None, "nargs": nargs if nargs is not UNKNOWN else None,
                                "type": None, "required": val("required") is True}
         deprecated, message, error, by = False, "", False, None
-        if action_name is None or action_name in _STD_ACTIONS:
+        if action_name is None or action_name in STD_ACTIONS:
             kind = action_name or "store"
             act["kind"] = {"append_const": "append", "extend": "append"}.get(kind, kind)
         elif action_name == "BooleanOptionalAction":
@@ -355,22 +253,22 @@ class ParserExtractor:
                     message = help_text
         if act["kind"] in {"store", "append", "other"}:
             type_node = kwargs.get("type")
-            act["type"] = _type_name(_name_of(type_node)) if isinstance(type_node, ast.expr) else (
+            act["type"] = type_name(name_of(type_node)) if isinstance(type_node, ast.expr) else (
                 "str")
             if isinstance(type_node, ast.expr) and act["type"] in {"other", "human_int", "json"}:
-                act["type_name"] = _name_of(type_node)
+                act["type_name"] = name_of(type_node)
         if act["kind"] in {"store_true", "store_false"}:
             act["nargs"] = None
-        choices, unresolved = _choices(val("choices"))
+        choices, unresolved = choice_strings(val("choices"))
         act["choices"] = choices
         act["choices_unresolved"] = unresolved
-        suppressed = _name_of(kwargs.get("default")) == "SUPPRESS"  # type: ignore[arg-type]
+        suppressed = name_of(kwargs.get("default")) == "SUPPRESS"  # type: ignore[arg-type]
         if "default" in kwargs and not suppressed:
             default = val("default")
         # default_suppressed: argparse.SUPPRESS, the dest is absent unless the flag is given
-        act["default"] = None if suppressed else _stringify(default)
+        act["default"] = None if suppressed else stringify(default)
         act["default_suppressed"] = suppressed
-        if not deprecated and _help_says_deprecated(help_text):
+        if not deprecated and help_says_deprecated(help_text):
             deprecated, message, by = True, help_text, "help"
         # deprecated_by: "action" = a Deprecated*Action that logs (or errors, deprecated_error);
         # "help" = only the help text says so (no runtime message)
@@ -420,7 +318,7 @@ class ParserExtractor:
             call = st.value if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) else None
             if call is None:
                 continue
-            fname = _name_of(call.func)
+            fname = name_of(call.func)
             if fname == "add_cli_args_from_dataclass":
                 out.extend(self.field_actions(shape))
             elif fname == "add_argument":
@@ -436,13 +334,13 @@ class ParserExtractor:
         names = [n for n in names if isinstance(n, str)]
         kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
         default_node = kwargs.get("default")
-        if isinstance(default_node, ast.Call) and _name_of(default_node.func) == "_declared_default" \
+        if isinstance(default_node, ast.Call) and name_of(default_node.func) == "_declared_default" \
                 and default_node.args and isinstance(default_node.args[0], ast.Constant):
             kwargs = dict(kwargs)
             declared = self.field_defaults.get(default_node.args[0].value, None)
             kwargs.pop("default")
             act = self._action_from_kwargs(SERVER_MOD, names, kwargs,
-                                           None if declared is _MISSING else declared, local)
+                                           None if declared is MISSING else declared, local)
         else:
             act = self._action_from_kwargs(SERVER_MOD, names, kwargs, None, local)
         dest_node = kwargs.get("dest")
@@ -464,7 +362,7 @@ class ParserExtractor:
         prog, allow_abbrev = None, True
         if fn is not None:
             for node in ast.walk(fn):
-                if isinstance(node, ast.Call) and _name_of(node.func) == "ArgumentParser":
+                if isinstance(node, ast.Call) and name_of(node.func) == "ArgumentParser":
                     for kw in node.keywords:
                         if kw.arg == "prog":
                             prog = self.ev.eval(kw.value, SERVER_MOD)
@@ -472,7 +370,7 @@ class ParserExtractor:
                             allow_abbrev = bool(self.ev.eval(kw.value, SERVER_MOD))
         return {"argparse_prog": prog if isinstance(prog, str) else None,
                 "allow_abbrev": allow_abbrev,
-                "config_trigger": _config_trigger(fn)}
+                "config_trigger": config_trigger(fn)}
 
     def extract(self) -> dict[str, Any]:
         shape = self.shape()
@@ -513,107 +411,6 @@ class ParserExtractor:
         return {"prog": "python -m sglang.launch_server", "argparse_prog": kw["argparse_prog"],
                 "allow_abbrev": kw["allow_abbrev"], "shape": shape, "actions": actions,
                 "rules": rules}
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-_MISSING: Any = _Missing()
-
-
-def _config_trigger(fn: ast.FunctionDef | None) -> str | None:
-    """How prepare_server_args notices a config file: ``"--config" in argv`` = exact token."""
-    if fn is None:
-        return None
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) \
-                and node.left.value == "--config" and isinstance(node.ops[0], ast.In):
-            return "exact_token"
-    return None
-
-
-def config_merge_rules(src: WheelSource) -> dict[str, Any]:
-    """Facts of the release's ConfigArgumentMerger that decide the merged argv."""
-    path = next((p for p in ("sglang/srt/utils/server_args_config_parser.py",
-                             "sglang/srt/server_args_config_parser.py") if src.exists(p)), None)
-    if path is None:
-        return {}
-    text = src.read(path)
-    tree = src.parse(path)
-    order = "config_first"
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.BinOp):
-            first = node.value
-            while isinstance(first, ast.BinOp):
-                first = first.left
-            if isinstance(first, ast.Name) and first.id != "config_args":
-                order = "cli_first"
-    return {"source": path, "order": order,
-            "unsupported_action_error": "unsupported_actions" in text,
-            "store_true_false_skipped": "store_true_actions" in text,
-            "suffixes": [".yaml", ".yml"] if '".yml"' in text else [".yaml"]}
-
-
-def _flatten_union(node: ast.expr) -> list[ast.expr]:
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _flatten_union(node.left) + _flatten_union(node.right)
-    return [node]
-
-
-def _is_none(node: ast.expr) -> bool:
-    return (isinstance(node, ast.Constant) and node.value is None) or _name_of(node) == "None"
-
-
-def _name_of(node: ast.expr | None) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
-def _type_name(name: str | None) -> str:
-    if name in _TYPE_NAMES:
-        return _TYPE_NAMES[name]
-    if name in {"loads", "json_list_type"}:
-        return "json"
-    if name == "human_readable_int":  # sglang/srt/utils/common.py: 1k / 1Mi / plain int
-        return "human_int"
-    return "other"
-
-
-def _help_says_deprecated(help_text: str) -> bool:
-    low = help_text.lower()
-    return low.startswith("deprecated") or "(deprecated" in low or "is deprecated" in low
-
-
-def value_remaps(ev: Evaluator, cls: ast.ClassDef) -> list[dict[str, Any]]:
-    """``{old: new}`` dicts in ``ServerArgs._handle_deprecated_args`` guarding
-    ``if self.<dest> in <dict>``: accepted values the release rewrites with a warning."""
-    out: list[dict[str, Any]] = []
-    for fn in cls.body:
-        if not (isinstance(fn, ast.FunctionDef) and fn.name == "_handle_deprecated_args"):
-            continue
-        tables: dict[str, tuple[dict, int]] = {}
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                    and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Dict):
-                table = ev.eval(node.value, SERVER_MOD)
-                if isinstance(table, dict) and all(isinstance(k, str) and isinstance(v, str)
-                                                   for k, v in table.items()):
-                    tables[node.targets[0].id] = (table, node.lineno)
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Compare) and len(node.ops) == 1 \
-                    and isinstance(node.ops[0], ast.In) and isinstance(node.left, ast.Attribute) \
-                    and isinstance(node.comparators[0], ast.Name) \
-                    and node.comparators[0].id in tables:
-                table, line = tables[node.comparators[0].id]
-                for old, new in table.items():
-                    out.append({"dest": node.left.attr, "from": old, "to": new,
-                                "source": f"{SERVER_ARGS}:{line}"})
-    return out
 
 
 def extract(src: WheelSource, profile: dict) -> dict:

@@ -14,14 +14,13 @@ from typing import Any
 from servelint.engines._build.astutil import Definition, ModuleIndex, first_line
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.parser_configs import collect_configs
+from servelint.engines.vllm.builder.parser_expr import Opaque, PartialList
 from servelint.engines.vllm.builder.parser_interp import (
     ActionClass,
     ClassRef,
     FuncRef,
     Interpreter,
-    Opaque,
     ParserObj,
-    PartialList,
 )
 from servelint.engines.vllm.builder.parser_rules import detect_rules
 from servelint.engines.vllm.builder.parser_types import TypeFn
@@ -116,11 +115,9 @@ def _custom_action(index: ModuleIndex, cls: Definition) -> tuple[str, bool, str]
     return kind, deprecated, message
 
 
-def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
-                  ) -> dict[str, Any]:
-    strings: list[str] = rec["strings"]
-    kw: dict[str, Any] = rec["kwargs"]
-    positional = bool(strings) and not strings[0].startswith("-")
+def _action_kind(index: ModuleIndex, kw: dict[str, Any], enable_disable: bool
+                 ) -> tuple[str, str | None, bool, str]:
+    """-> (kind, action class name, deprecated, the action's own deprecation warning)."""
     act = kw.get("action")
     deprecated = kw.get("deprecated") is True
     explicit_message = ""
@@ -142,14 +139,22 @@ def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
     if kind == "boolean_optional" and enable_disable and action_class in (
             None, "BooleanOptionalAction"):
         action_class = "EnableDisableAction"
-    # dest like argparse: explicit, positional name, first long option, first option
+    return kind, action_class, deprecated, explicit_message
+
+
+def _dest(strings: list[str], kw: dict[str, Any], positional: bool) -> str:
+    """dest like argparse: explicit, positional name, first long option, first option."""
     if positional:
-        dest = strings[0]
-    elif isinstance(kw.get("dest"), str):
-        dest = kw["dest"]
-    else:
-        longs = [s for s in strings if s.startswith("--")]
-        dest = (longs or strings or ["?"])[0].lstrip("-").replace("-", "_")
+        return strings[0]
+    if isinstance(kw.get("dest"), str):
+        return kw["dest"]
+    longs = [s for s in strings if s.startswith("--")]
+    return (longs or strings or ["?"])[0].lstrip("-").replace("-", "_")
+
+
+def _spellings(strings: list[str], kind: str, action_class: str | None
+               ) -> tuple[list[str], list[str], list[str], list[str]]:
+    """-> (accepted, option_strings, negative, hidden): ``--no-X`` and enable/disable forms."""
     accepted = list(strings)
     option_strings = list(strings)
     negative: list[str] = []
@@ -170,40 +175,52 @@ def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
                 hidden = neg
             accepted = accepted + inverses
             negative = neg + inverses
-    nargs = kw.get("nargs")
-    if kind in FLAG_KINDS:
-        nargs = 0
-    elif positional and nargs is None:
-        nargs = None
+    return accepted, option_strings, negative, hidden
+
+
+def _type_fn(kw: dict[str, Any]) -> TypeFn | None:
     t = kw.get("type")
     tfn = t if isinstance(t, TypeFn) else None
     if isinstance(t, FuncRef):
         tfn = TypeFn(t.d.name)
     elif t is not None and tfn is None:
         tfn = TypeFn("other")
+    return tfn
+
+
+def _choices_of(kw: dict[str, Any]) -> tuple[list[str] | None, bool, dict[str, Any]]:
+    """-> (choices as strings, None among them, extra entry flags)."""
     choices = kw.get("choices")
+    if not isinstance(choices, (list, tuple)):
+        return None, False, {}
     choices_none = False
-    extra_flags: dict[str, Any] = {}
-    if isinstance(choices, (list, tuple)):
-        vals = []
-        for c in choices:
-            if c is None:
-                choices_none = True
-            elif not isinstance(c, Opaque):
-                vals.append(str(c))
-        if choices_none:  # "None" (and "") convert to None, which the release accepts
-            vals.append("None")
-        choices_out: list[str] | None = vals
-        if isinstance(choices, PartialList):
-            extra_flags["choices_open"] = True
-    else:
-        choices_out = None
+    vals = []
+    for c in choices:
+        if c is None:
+            choices_none = True
+        elif not isinstance(c, Opaque):
+            vals.append(str(c))
+    if choices_none:  # "None" (and "") convert to None, which the release accepts
+        vals.append("None")
+    return vals, choices_none, {"choices_open": True} if isinstance(choices, PartialList) else {}
+
+
+def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
+                  ) -> dict[str, Any]:
+    strings: list[str] = rec["strings"]
+    kw: dict[str, Any] = rec["kwargs"]
+    positional = bool(strings) and not strings[0].startswith("-")
+    kind, action_class, deprecated, explicit_message = _action_kind(index, kw, enable_disable)
+    accepted, option_strings, negative, hidden = _spellings(strings, kind, action_class)
+    nargs = 0 if kind in FLAG_KINDS else kw.get("nargs")
+    tfn = _type_fn(kw)
+    choices_out, choices_none, extra_flags = _choices_of(kw)
     metavar = kw.get("metavar")
     help_text = kw.get("help")
     if "__opaque_kwargs__" in kw:
         help_text = help_text if isinstance(help_text, str) else ""
     entry: dict[str, Any] = {
-        "dest": dest,
+        "dest": _dest(strings, kw, positional),
         "option_strings": [] if positional else option_strings,
         "accepted": [] if positional else accepted,
         "negative": negative,
@@ -229,11 +246,18 @@ def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
     }
     if action_class:
         entry["action_class"] = action_class
+    entry.update(extra_flags)
+    _add_notes(entry, kw, help_text, deprecated, explicit_message)
+    return entry
+
+
+def _add_notes(entry: dict[str, Any], kw: dict[str, Any], help_text: Any, deprecated: bool,
+               explicit_message: str) -> None:
+    """Where the field is declared, from_cli and lambda types, deprecation messages."""
     fld = kw.get("_field")
     if fld is not None and getattr(fld, "path", None):
         entry["field_source"] = f"{fld.path}:{fld.line}"
         entry["field_of"] = fld.owner
-    entry.update(extra_flags)
     if kw.get("_from_cli"):
         entry["json_from_cli"] = True  # `cls.from_cli(val)` may accept non-JSON shorthands
     lam = kw.get("type")
@@ -245,7 +269,6 @@ def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
         entry["deprecated_message"] = first_line(explicit_message)
     elif deprecated and isinstance(help_text, str) and "deprecat" in help_text.lower():
         entry["deprecated_message"] = first_line(help_text)
-    return entry
 
 
 HELP_ACTION = {

@@ -15,7 +15,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-from servelint.engines._build.astutil import Definition, ModuleIndex
+from servelint.engines._build.astutil import Definition, ModuleIndex, absolute_module
+from servelint.engines.vllm.builder.parser_expr import UNKNOWN, Expressions, Opaque
 from servelint.engines.vllm.builder.parser_types import (
     KwargsFeatures,
     TypeFn,
@@ -26,23 +27,6 @@ from servelint.engines.vllm.builder.parser_types import (
 
 SYS_ARGV = ["vllm", "serve"]
 MAX_DEPTH = 12
-
-
-class PartialList(list):
-    """A list whose tail depends on something unknown (e.g. the platform)."""
-
-
-class Opaque:
-    """A value the interpreter cannot know."""
-
-    def __init__(self, text: str = "?"):
-        self.text = text
-
-    def __repr__(self) -> str:
-        return f"Opaque({self.text})"
-
-
-UNKNOWN = Opaque()
 
 
 @dataclass
@@ -80,7 +64,7 @@ class _Return(Exception):
         self.value = value
 
 
-class Interpreter:
+class Interpreter(Expressions):
     def __init__(self, index: ModuleIndex):
         self.index = index
         self.types = TypeResolver(index)
@@ -194,7 +178,7 @@ class Interpreter:
             for alias in stmt.names:
                 local = alias.asname or alias.name.split(".")[0]
                 if isinstance(stmt, ast.ImportFrom):
-                    base = ModuleIndex._absolute(module, stmt.module, stmt.level, False)
+                    base = absolute_module(module, stmt.module, stmt.level, False)
                     d = self.index.resolve(base, alias.name)
                     env[local] = self.wrap(d) if d else UNKNOWN
         # everything else (class defs, asserts, raise, ...) is ignored
@@ -252,135 +236,6 @@ class Interpreter:
             return Opaque(f"module:{entry[1]}")
         d = self.index.resolve(module, name)
         return self.wrap(d)
-
-    def eval(self, node: ast.AST | None, module: str, env: dict[str, Any], depth: int) -> Any:
-        if node is None:
-            return None
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.Name):
-            return self.lookup(node.id, module, env)
-        if isinstance(node, ast.JoinedStr):
-            parts = []
-            for v in node.values:
-                if isinstance(v, ast.Constant):
-                    parts.append(str(v.value))
-                else:
-                    val = self.eval(v.value, module, env, depth)  # type: ignore[attr-defined]
-                    if isinstance(val, (str, int, float)):
-                        parts.append(str(val))
-                    else:
-                        return Opaque(ast.unparse(node))
-            return "".join(parts)
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            out: list[Any] = []
-            for e in node.elts:
-                if isinstance(e, ast.Starred):
-                    v = self.eval(e.value, module, env, depth)
-                    if isinstance(v, (list, tuple)):
-                        out.extend(v)
-                    else:
-                        out.append(UNKNOWN)
-                else:
-                    out.append(self.eval(e, module, env, depth))
-            return tuple(out) if isinstance(node, ast.Tuple) else out
-        if isinstance(node, ast.Dict):
-            d: dict[Any, Any] = {}
-            for k, v in zip(node.keys, node.values, strict=True):
-                if k is None:
-                    sub = self.eval(v, module, env, depth)
-                    if isinstance(sub, dict):
-                        d.update(sub)
-                else:
-                    d[self.eval(k, module, env, depth)] = self.eval(v, module, env, depth)
-            return d
-        if isinstance(node, ast.BinOp):
-            left = self.eval(node.left, module, env, depth)
-            right = self.eval(node.right, module, env, depth)
-            if isinstance(node.op, ast.Add) and type(left) is type(right) and isinstance(
-                    left, (str, list, int)):
-                return left + right
-            if isinstance(node.op, ast.Mod) and isinstance(left, str):
-                return left
-            if isinstance(node.op, ast.Add) and isinstance(left, list) and isinstance(
-                    right, Opaque):
-                return PartialList(left)
-            return Opaque(ast.unparse(node))
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            v = self.eval(node.operand, module, env, depth)
-            return UNKNOWN if isinstance(v, Opaque) else not v
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            v = self.eval(node.operand, module, env, depth)
-            return -v if isinstance(v, (int, float)) else UNKNOWN
-        if isinstance(node, ast.BoolOp):
-            vals = [self.eval(v, module, env, depth) for v in node.values]
-            if any(isinstance(v, Opaque) for v in vals):
-                if isinstance(node.op, ast.And) and any(
-                        not v for v in vals if not isinstance(v, Opaque)):
-                    return False
-                if isinstance(node.op, ast.Or) and any(
-                        v for v in vals if not isinstance(v, Opaque)):
-                    return True
-                return UNKNOWN
-            return all(vals) if isinstance(node.op, ast.And) else any(vals)
-        if isinstance(node, ast.Compare) and len(node.ops) == 1:
-            left = self.eval(node.left, module, env, depth)
-            right = self.eval(node.comparators[0], module, env, depth)
-            if isinstance(left, Opaque) or isinstance(right, Opaque):
-                return UNKNOWN
-            op = node.ops[0]
-            try:
-                if isinstance(op, ast.In):
-                    return left in right
-                if isinstance(op, ast.NotIn):
-                    return left not in right
-                if isinstance(op, ast.Eq):
-                    return left == right
-                if isinstance(op, ast.NotEq):
-                    return left != right
-                if isinstance(op, ast.Is):
-                    return left is right
-                if isinstance(op, ast.IsNot):
-                    return left is not right
-            except TypeError:
-                return UNKNOWN
-            return UNKNOWN
-        if isinstance(node, ast.Subscript):
-            base = self.eval(node.value, module, env, depth)
-            if isinstance(node.slice, ast.Slice) and isinstance(base, list):
-                lo = self.eval(node.slice.lower, module, env, depth)
-                hi = self.eval(node.slice.upper, module, env, depth)
-                if all(x is None or isinstance(x, int) for x in (lo, hi)):
-                    return base[lo:hi]
-                return Opaque(ast.unparse(node))
-            key = self.eval(node.slice, module, env, depth)
-            if isinstance(base, dict) and not isinstance(key, Opaque):
-                return base.get(key, UNKNOWN)
-            if isinstance(base, (list, tuple)) and isinstance(key, int):
-                return base[key] if -len(base) <= key < len(base) else UNKNOWN
-            return Opaque(ast.unparse(node))
-        if isinstance(node, ast.Attribute):
-            return self.attribute(node, module, env, depth)
-        if isinstance(node, ast.Lambda):
-            return TypeFn("lambda", text=ast.unparse(node))
-        if isinstance(node, ast.IfExp):
-            t = self.eval(node.test, module, env, depth)
-            if isinstance(t, Opaque):
-                return Opaque(ast.unparse(node))
-            return self.eval(node.body if t else node.orelse, module, env, depth)
-        if isinstance(node, ast.Call):
-            return self.call(node, module, env, depth)
-        if isinstance(node, ast.ListComp) and len(node.generators) == 1:
-            gen = node.generators[0]
-            it = self.eval(gen.iter, module, env, depth)
-            if isinstance(it, (list, tuple)) and not gen.ifs:
-                out_list = []
-                for item in it:
-                    inner = dict(env)
-                    self.assign(gen.target, item, module, inner, depth)
-                    out_list.append(self.eval(node.elt, module, inner, depth))
-                return out_list
-        return Opaque(ast.unparse(node)[:60])
 
     def attribute(self, node: ast.Attribute, module: str, env: dict[str, Any], depth: int):
         if isinstance(node.value, ast.Name) and node.value.id == "argparse" and \
@@ -489,7 +344,7 @@ class Interpreter:
         modules = []
         for st in init.body:
             if isinstance(st, ast.ImportFrom):
-                modules.append(ModuleIndex._absolute(package, st.module, st.level, True))
+                modules.append(absolute_module(package, st.module, st.level, True))
         keys: list[str] = []
         for mod in modules:
             tree = self.index.tree(mod)

@@ -1,0 +1,102 @@
+"""Facts of SGLang's argv handling besides the options: how ``--config`` is noticed and
+merged, and the accepted values the release rewrites with a warning."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from servelint.engines._build.static_eval import Evaluator
+from servelint.engines._build.wheel import WheelSource
+from servelint.engines.sglang.builder.parser_values import SERVER_ARGS, SERVER_MOD
+
+
+def config_trigger(fn: ast.FunctionDef | None) -> str | None:
+    """How prepare_server_args notices a config file: ``"--config" in argv`` = exact token."""
+    if fn is None:
+        return None
+    for node in ast.walk(fn):
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.Constant)
+            and node.left.value == "--config"
+            and isinstance(node.ops[0], ast.In)
+        ):
+            return "exact_token"
+    return None
+
+
+def config_merge_rules(src: WheelSource) -> dict[str, Any]:
+    """Facts of the release's ConfigArgumentMerger that decide the merged argv."""
+    path = next(
+        (
+            p
+            for p in (
+                "sglang/srt/utils/server_args_config_parser.py",
+                "sglang/srt/server_args_config_parser.py",
+            )
+            if src.exists(p)
+        ),
+        None,
+    )
+    if path is None:
+        return {}
+    text = src.read(path)
+    tree = src.parse(path)
+    order = "config_first"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.BinOp):
+            first = node.value
+            while isinstance(first, ast.BinOp):
+                first = first.left
+            if isinstance(first, ast.Name) and first.id != "config_args":
+                order = "cli_first"
+    return {
+        "source": path,
+        "order": order,
+        "unsupported_action_error": "unsupported_actions" in text,
+        "store_true_false_skipped": "store_true_actions" in text,
+        "suffixes": [".yaml", ".yml"] if '".yml"' in text else [".yaml"],
+    }
+
+
+def value_remaps(ev: Evaluator, cls: ast.ClassDef) -> list[dict[str, Any]]:
+    """``{old: new}`` dicts in ``ServerArgs._handle_deprecated_args`` guarding
+    ``if self.<dest> in <dict>``: accepted values the release rewrites with a warning."""
+    out: list[dict[str, Any]] = []
+    for fn in cls.body:
+        if not (isinstance(fn, ast.FunctionDef) and fn.name == "_handle_deprecated_args"):
+            continue
+        tables: dict[str, tuple[dict, int]] = {}
+        for node in ast.walk(fn):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Dict)
+            ):
+                table = ev.eval(node.value, SERVER_MOD)
+                if isinstance(table, dict) and all(
+                    isinstance(k, str) and isinstance(v, str) for k, v in table.items()
+                ):
+                    tables[node.targets[0].id] = (table, node.lineno)
+        for node in ast.walk(fn):
+            if (
+                isinstance(node, ast.Compare)
+                and len(node.ops) == 1
+                and isinstance(node.ops[0], ast.In)
+                and isinstance(node.left, ast.Attribute)
+                and isinstance(node.comparators[0], ast.Name)
+                and node.comparators[0].id in tables
+            ):
+                table, line = tables[node.comparators[0].id]
+                for old, new in table.items():
+                    out.append(
+                        {
+                            "dest": node.left.attr,
+                            "from": old,
+                            "to": new,
+                            "source": f"{SERVER_ARGS}:{line}",
+                        }
+                    )
+    return out
