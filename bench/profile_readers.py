@@ -23,20 +23,22 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 def recipe_paths() -> list[str]:
-    from servelint.check import Options, discover
+    from servelint.pipeline.discover import discover
+    from servelint.pipeline.options import Options
 
-    return [p for p, k in discover([str(CORPUS / "vllm-recipes")], Options()) if k == "recipe"]
+    return [j.path for j in discover([str(CORPUS / "vllm-recipes")], Options())
+            if j.reader is not None and j.reader.name == "recipe"]
 
 
 def run_recipes(paths: list[str]) -> int:
-    from servelint.readers.recipe_render import render
+    from servelint.sources.recipe.render import render
 
     return sum(len(render(p).renderings) for p in paths)
 
 
 def run_guides(paths: list[str]) -> int:
-    from servelint.readers.markdown import read_recipe_guide
-    from servelint.readers.recipe_render import render
+    from servelint.sources.recipe.guide import read_recipe_guide
+    from servelint.sources.recipe.render import render
 
     wall = cpu = 0.0
     n = 0
@@ -51,7 +53,7 @@ def run_guides(paths: list[str]) -> int:
 
 
 def run_inferencex(_: list[str]) -> int:
-    from servelint.readers.inferencex import read_inferencex
+    from servelint.sources.inferencex.reader import read_inferencex
 
     return len(read_inferencex(str(CORPUS / "inferencex")).launches)
 

@@ -22,10 +22,10 @@ import yaml
 
 from servelint.check import Options, check_paths, check_text
 from servelint.model import Finding
-from servelint.readers.bash import read_script
-from servelint.readers.markdown import read_markdown
-from servelint.readers.recipe_render import RenderResult, render
-from servelint.readers.yamlpos import YamlDoc, load_yaml_text
+from servelint.sources.common.yamlpos import YamlDoc, load_yaml_text
+from servelint.sources.markdown.reader import read_markdown
+from servelint.sources.recipe.render import RenderResult, render
+from servelint.sources.shell.script import read_script
 
 CASES_DIR = Path(__file__).parent / "cases" / "bad_inputs"
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -246,7 +246,7 @@ def test_wrong_type_recipes_through_the_pipeline_and_cli(tmp_path: Path) -> None
 
 
 def test_master_config_with_any_value_of_the_wrong_type(tmp_path: Path) -> None:
-    from servelint.readers.inferencex import read_inferencex
+    from servelint.sources.inferencex.reader import read_inferencex
 
     entry = {"image": "vllm/vllm-openai:v0.25.0", "model": "org/m", "model-prefix": "m",
              "runner": "b200", "precision": "fp4", "framework": "vllm", "multinode": False,

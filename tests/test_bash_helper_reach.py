@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from servelint.readers.bash import read_script
+from servelint.sources.shell.script import read_script
 
 LIB = """\
 a() { b; c; }

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from servelint.readers.bash import read_script
+from servelint.sources.shell.script import read_script
 
 CASES = os.path.join(os.path.dirname(__file__), "cases", "bash")
 SEED = "/work/shared/corpus/seeds/dsr1_fp4_b300_vllm.sh"

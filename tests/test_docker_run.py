@@ -5,8 +5,8 @@ import shlex
 import pytest
 
 from servelint.model import Span, Token
-from servelint.readers.docker_run import container_command, parse_docker_run
-from servelint.readers.markdown import read_markdown
+from servelint.sources.docker_run.parse import container_command, parse_docker_run
+from servelint.sources.markdown.reader import read_markdown
 
 
 def toks(command: str) -> list[Token]:

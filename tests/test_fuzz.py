@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from servelint import profiles
 from servelint.engines.vllm import argv as vllm_argv
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
-from servelint.readers.bash import read_script
-from servelint.readers.pip import PipCommand, parse_pip_command
-from servelint.readers.recipe_render import RenderResult, render
-from servelint.readers.yamlpos import Map, Scalar, Seq, YamlDoc, load_yaml_text
+from servelint.sources.common.pip import PipCommand, parse_pip_command
+from servelint.sources.common.yamlpos import Map, Scalar, Seq, YamlDoc, load_yaml_text
+from servelint.sources.recipe.render import RenderResult, render
+from servelint.sources.shell.script import read_script
 
 SCALE = int(os.environ.get("SERVELINT_FUZZ_SCALE", "1"))  # more examples off CI: 10, 100
 FUZZ = settings(max_examples=250 * SCALE, deadline=10_000, database=None,

@@ -4,8 +4,8 @@ from pathlib import Path
 
 from servelint.check import check_paths
 from servelint.model import Token
-from servelint.readers.guide_compare import compare, drifts_of, fold_dotted, split_argv
-from servelint.readers.markdown import read_recipe_guide
+from servelint.sources.recipe.guide import read_recipe_guide
+from servelint.sources.recipe.guide_compare import compare, drifts_of, fold_dotted, split_argv
 
 RECIPE = str(Path(__file__).parent / "cases" / "markdown" / "models" / "org" / "guided.yaml")
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from servelint.readers.inferencex import read_inferencex
+from servelint.sources.inferencex.reader import read_inferencex
 
 MINI = os.path.join(os.path.dirname(__file__), "cases", "inferencex", "mini")
 SEED_MASTER = "/work/shared/corpus/seeds/nvidia-master-at-895c106.yaml"

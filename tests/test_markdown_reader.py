@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from servelint.readers.markdown import read_markdown, read_recipe_guide
-from servelint.readers.markdown_fences import find_fences
+from servelint.sources.markdown.fences import find_fences
+from servelint.sources.markdown.reader import read_markdown
+from servelint.sources.recipe.guide import read_recipe_guide
 
 CASES = Path(__file__).parent / "cases" / "markdown"
 GUIDE = str(CASES / "guide.md")

@@ -7,7 +7,7 @@ import shlex
 import pytest
 
 from servelint.model import Span, Token
-from servelint.readers.pip import (
+from servelint.sources.common.pip import (
     is_pip_install,
     is_well_known,
     parse_pip_command,

@@ -6,9 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from servelint.model import Span, Token
-from servelint.readers.bash_expand import assemble
-from servelint.readers.bash_values import Piece
-from servelint.readers.recipe_text import kept_indexes
+from servelint.sources.recipe.text import kept_indexes
+from servelint.sources.shell.expand import assemble
+from servelint.sources.shell.values import Piece
 
 
 def _units_dedupe(texts: list[str]) -> list[int]:
@@ -46,8 +46,8 @@ def test_assemble_one_literal_piece() -> None:
 
 
 def test_shared_tokens_are_not_copied_per_call() -> None:
-    from servelint.readers.recipe_nodes import str_list
-    from servelint.readers.yamlpos import load_yaml_text
+    from servelint.sources.common.yamlpos import load_yaml_text
+    from servelint.sources.recipe.nodes import str_list
 
     doc = load_yaml_text("args: [--x, '$HOST', 0, '']\n")
     seq = doc.root.get("args")  # type: ignore[union-attr]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from servelint.readers.recipe import BUNDLED_ROOT, find_repo_root, load_recipe, load_repo
-from servelint.readers.recipe_render import render
-from servelint.readers.yamlpos import Map
+from servelint.sources.common.yamlpos import Map
+from servelint.sources.recipe.load import BUNDLED_ROOT, find_repo_root, load_recipe, load_repo
+from servelint.sources.recipe.render import render
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 RECIPES = CORPUS / "vllm-recipes"

@@ -9,10 +9,10 @@ import pytest
 
 from servelint.cli import main
 from servelint.model import Token
-from servelint.readers import recipe_select as sel
-from servelint.readers.recipe import load_recipe
-from servelint.readers.recipe_render import render, render_recipe, tensor_parallel_size
-from servelint.readers.recipe_text import command_lines, dedupe, quote_value
+from servelint.sources.recipe import select as sel
+from servelint.sources.recipe.load import load_recipe
+from servelint.sources.recipe.render import render, render_recipe, tensor_parallel_size
+from servelint.sources.recipe.text import command_lines, dedupe, quote_value
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"

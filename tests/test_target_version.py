@@ -202,7 +202,11 @@ def test_fast_endpoints_equal_checking_every_release():
     from pathlib import Path
 
     from servelint import works_on as works_on_mod
-    from servelint.check import Options, check_spec, discover, passes_on, read
+    from servelint.pipeline.discover import discover
+    from servelint.pipeline.judge import check_spec, passes_on
+    from servelint.pipeline.options import Options
+    from servelint.pipeline.read import read_job
+    from servelint.sources.base import ReadContext
 
     corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "vllm-recipes"
     if not corpus.is_dir():
@@ -210,8 +214,8 @@ def test_fast_endpoints_equal_checking_every_release():
     opts = Options()
     specs = []
     for org in ("Qwen", "MiniMaxAI", "deepseek-ai"):
-        for path, kind in discover([str(corpus / "models" / org)], opts):
-            specs.extend(read(path, kind, opts)[0])
+        for job in discover([str(corpus / "models" / org)], opts):
+            specs.extend(read_job(job, ReadContext()).specs)
     random.seed(3)
     sample = random.sample(specs, 40)
     checked = 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from servelint.readers.yamlpos import (
+from servelint.sources.common.yamlpos import (
     Map,
     Scalar,
     Seq,

@@ -2,7 +2,8 @@
 """Record servelint's reports on the reference inputs, and compare two recordings.
 
     python tools/compare_reports.py record DIR      # run every reference command into DIR
-    python tools/compare_reports.py diff OLD NEW    # byte comparison, timings aside
+    python tools/compare_reports.py diff OLD NEW    # byte comparison, timings and the
+                                                    # checkout's and corpus' folders aside
 
 A refactor that promises "the same verdicts" records before and after and diffs: every
 report must be byte-identical once timing fields are blanked. The reference commands are
@@ -15,13 +16,15 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
+# SERVELINT_CORPUS: the corpus seen from elsewhere (a worktree recording against a baseline)
+CORPUS = Path(os.environ.get("SERVELINT_CORPUS") or ROOT.parent / "shared" / "corpus")
 SEEDS = CORPUS / "seeds"
 
 COMMANDS: dict[str, list[str]] = {
@@ -82,6 +85,19 @@ for version, profile in iter_releases():
 """
 
 
+# where the checkout and the corpus sit differs between recordings (another worktree)
+_PLACES = [
+    (re.compile(r"/[^\s\"':]*?/shared/corpus/"), "<corpus>/"),
+    (re.compile(r"/[^\s\"':]*?/examples/"), "<repo>/examples/"),
+]
+
+
+def _placeless(text: str) -> str:
+    for pattern, name in _PLACES:
+        text = pattern.sub(name, text)
+    return text
+
+
 def diff(old: Path, new: Path) -> int:
     differing = 0
     for path in sorted(old.iterdir()):
@@ -90,7 +106,7 @@ def diff(old: Path, new: Path) -> int:
             print(f"{path.name}: missing in {new}")
             differing += 1
             continue
-        a, b = path.read_text(), other.read_text()
+        a, b = _placeless(path.read_text()), _placeless(other.read_text())
         if a == b:
             print(f"{path.name}: identical")
             continue

@@ -1,8 +1,9 @@
 """A results cache keyed by file content: unchanged files are not checked twice.
 
-Key = servelint version + the committed profiles + the options + the bytes of the file
-and of the files its result depends on (a recipe's repo taxonomy/strategies/kv_store,
-a launcher's sibling scripts, every config and launcher of an InferenceX checkout).
+Key = servelint version + the committed profiles + the reader + the options + the bytes of
+the file; the result carries the digests of every other file its reader read (a recipe's
+taxonomy and strategies, a launcher's sourced helpers at any depth, the configs and
+launchers of an InferenceX checkout), checked on load (``unchanged``).
 Stored with pickle under ``$SERVELINT_CACHE_DIR`` (default ``~/.cache/servelint``);
 only servelint's own files are ever unpickled from there.
 """
@@ -18,7 +19,7 @@ from typing import Any
 
 from servelint import __version__, profiles
 
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
 MAX_DEP_BYTES = 64 * 1024 * 1024
 
 
@@ -53,43 +54,52 @@ def _code_fingerprint() -> str:
 _CODE = _code_fingerprint()
 
 
-def _dependencies(path: Path, kind: str) -> list[Path]:
-    if kind == "recipe":
-        for parent in path.parents:
-            if (parent / "taxonomy.yaml").is_file():
-                deps = [parent / "taxonomy.yaml"]
-                for sub in ("strategies", "kv_store"):
-                    deps += sorted((parent / sub).glob("*.yaml"))
-                return deps
-        return []
-    if kind == "script":
-        return sorted(p for d in {path.parent, path.parent.parent} for p in d.glob("*.sh"))
-    if kind == "inferencex-master":
-        return sorted(path.parent.glob("*.sh")) + sorted(path.parent.glob("*.yaml"))
-    if kind == "inferencex-root":
-        return sorted(p for p in path.rglob("*") if p.is_file() and
-                      p.suffix in {".sh", ".yaml", ".yml", ".env"})
-    return []
-
-
 def key_for(path: str, kind: str, options: Any) -> str | None:
+    """The key of one unit's result: servelint's code and profiles, the reader (``kind``),
+    the options, and the unit's own bytes (a directory: its path). The other files the
+    result depends on are checked on load (``unchanged``): a reader knows them only once it
+    has read."""
     p = Path(path)
     digest = hashlib.sha256()
     opts = (options.image, options.engine, options.gpu, options.target_version, options.works_on)
     digest.update(repr((CACHE_FORMAT, __version__, _CODE, profiles_fingerprint(), kind,
-                        opts)).encode())
-    total = 0
-    files = [p] if p.is_file() else []
-    for f in files + [d for d in _dependencies(p, kind) if d.is_file()]:  # no FIFOs
-        found = _file_digest(str(f))
-        if found is None:
+                        opts, os.path.abspath(path))).encode())
+    if p.is_file():  # no FIFOs
+        found = _file_digest(str(p))
+        if found is None or found[0] > MAX_DEP_BYTES:
             return None
-        size, file_digest = found
-        total += size
+        digest.update(found[1])
+    return digest.hexdigest()
+
+
+def fingerprints(paths: list[str]) -> list[tuple[str, str]] | None:
+    """(path, digest) of each file a result depends on: its bytes, a directory's listing,
+    or ``-`` for a path that does not exist (one that appears later changes the result);
+    None when they are too large to fingerprint (the result is then not stored)."""
+    out, total = [], 0
+    for path in paths:
+        if os.path.isdir(path):
+            try:
+                listing = "\0".join(sorted(os.listdir(path))).encode()
+            except OSError:
+                return None
+            out.append((path, "d" + hashlib.sha256(listing).hexdigest()))
+            continue
+        found = _file_digest(path) if os.path.isfile(path) else None
+        if found is None:
+            out.append((path, "-"))
+            continue
+        total += found[0]
         if total > MAX_DEP_BYTES:
             return None
-        digest.update(str(f).encode() + b"\0" + file_digest)
-    return digest.hexdigest()
+        out.append((path, found[1].hex()))
+    return out
+
+
+def unchanged(stored: list[tuple[str, str]]) -> bool:
+    """Whether every file a cached result depends on is as it was when it was stored."""
+    now = fingerprints([path for path, _ in stored])
+    return now is not None and now == [tuple(x) for x in stored]
 
 
 @lru_cache(maxsize=4096)

@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the renderer is imported when the command runs, not at startup
-    from servelint.readers.recipe_render import FeatureChoice, Rendering
+    from servelint.sources.recipe.render import FeatureChoice, Rendering
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -74,7 +74,7 @@ def rendering_text(r: Rendering) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from servelint.readers.recipe_render import render
+    from servelint.sources.recipe.render import render
 
     try:
         features = parse_features(args.feature)

@@ -59,8 +59,8 @@ import sys
 from collections.abc import Iterator
 
 from servelint.model import Finding, FixSafety, Severity
-from servelint.readers.guide_compare import Drift, drifts_of
 from servelint.rules.base import CheckContext, Scope, finding
+from servelint.sources.recipe.guide_compare import Drift, drifts_of
 
 CODE = "SL191"
 NAME = "guide-drift"

@@ -30,9 +30,9 @@ import sys
 from collections.abc import Iterator
 
 from servelint.model import Finding, FixSafety, Severity
-from servelint.readers.pip import well_known_packages
 from servelint.rules._util import canonical_pkg
 from servelint.rules.base import CheckContext, Scope, finding
+from servelint.sources.common.pip import well_known_packages
 
 CODE = "SL161"
 NAME = "runtime-install"

@@ -1,0 +1,88 @@
+"""The check pipeline: paths -> jobs -> launch specs -> releases -> rules -> findings.
+
+``discover`` asks the reader registry which reader reads each path; ``run`` reads and
+judges each job (cache first, then one worker pool); ``judge`` resolves each launch's
+releases and runs the rules; findings of many renderings merge (``merge``); inline ignores
+and the config apply last (``control``).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from servelint.model import Finding
+from servelint.pipeline.control import apply_control
+from servelint.pipeline.discover import discover
+from servelint.pipeline.judge import LaunchReport
+from servelint.pipeline.merge import merge
+from servelint.pipeline.options import Options
+from servelint.pipeline.run import run_jobs
+from servelint.pipeline.unit import FileResult
+
+__all__ = ["CheckReport", "FileResult", "LaunchReport", "Options", "check_paths", "check_text"]
+
+
+@dataclass(slots=True)
+class CheckReport:
+    findings: list[Finding] = field(default_factory=list)
+    units: list[FileResult] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    ignored: list[Finding] = field(default_factory=list)
+
+    @property
+    def launches(self) -> list[LaunchReport]:
+        return [lr for unit in self.units for lr in unit.all_launches()]
+
+    @property
+    def profiles_used(self) -> list[str]:
+        return sorted({label for unit in self.units for label in unit.judged})
+
+
+def check_paths(paths: Iterable[str], options: Options | None = None) -> CheckReport:
+    options = options or Options()
+    report = CheckReport()
+    t0 = time.perf_counter()
+    jobs = list(discover(paths, options))
+    done = run_jobs(jobs, options)  # one pool over every job
+    # units that bind other files (master configs) come first; a launcher they bound is
+    # not reported again on its own
+    binds = [bool(getattr(j.reader, "binds", False)) for j in jobs]
+    bound = {p for r, b in zip(done, binds, strict=True) if b for p in r.bound}
+    results = [r for r, b in zip(done, binds, strict=True) if b] + [
+        r
+        for j, r, b in zip(jobs, done, binds, strict=True)
+        if not b and os.path.realpath(j.path) not in bound
+    ]
+    report.files = [r.path for r in results]
+    report.units = results
+    findings = merge(f for r in results for f in r.findings)
+    report.findings = apply_control(findings, options, report)
+    report.stats = {
+        "files": len(report.files),
+        "launches": sum(r.launch_count for r in results),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+    return report
+
+
+def check_text(
+    text: str,
+    kind: str,
+    filename: str = "example",
+    options: Options | None = None,
+) -> CheckReport:
+    """Check a snippet (docs examples, tests): written to a temporary file first."""
+    suffix = {"bash": ".sh", "yaml": ".yaml", "markdown": ".md"}.get(kind, "")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / ("models/org" if kind == "yaml" else "")
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / (Path(filename).stem + suffix)
+        path.write_text(text, encoding="utf-8")
+        return check_paths([str(path)], options)

@@ -1,0 +1,43 @@
+"""Inline ignores and the config (severity remaps, disabled rules, min severity)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from servelint.model import Finding
+from servelint.pipeline.options import Options
+from servelint.pipeline.read import MAX_FILE_BYTES
+from servelint.rules import registry
+
+
+def apply_control(findings: list[Finding], options: Options, report: Any) -> list[Finding]:
+    """Inline ignores and config (severity remaps, disabled rules, min severity)."""
+    try:
+        from servelint import ignores
+    except ModuleNotFoundError:
+        ignores = None  # type: ignore[assignment]
+    if ignores is not None and not options.no_ignores:
+        kept, ignored, extra = ignores.apply_ignores(
+            findings, read_text, registry.known_ids, checked_paths=report.files
+        )
+        report.ignored = list(ignored)
+        findings = list(kept) + list(extra)
+    if options.config is not None and hasattr(options.config, "apply"):
+        findings = options.config.apply(findings)
+    return sorted(findings, key=lambda f: (f.span.sort_key(), f.code, f.message))
+
+
+_TEXT_CACHE: dict[str, str | None] = {}
+
+
+def read_text(path: str) -> str | None:
+    if path not in _TEXT_CACHE:
+        try:
+            if not os.path.isfile(path):  # a FIFO would block
+                raise OSError(path)
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                _TEXT_CACHE[path] = fh.read(MAX_FILE_BYTES)
+        except OSError:
+            _TEXT_CACHE[path] = None
+    return _TEXT_CACHE[path]

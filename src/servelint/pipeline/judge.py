@@ -1,0 +1,171 @@
+"""One launch -> its findings: options applied, releases resolved, rules run per release."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from servelint import rule_memo
+from servelint.engines import history as history_mod
+from servelint.engines.lint_parse import lint_parse
+from servelint.model import Finding, LaunchSpec, Severity
+from servelint.pipeline.options import Options
+from servelint.resolve import Resolution, resolve
+from servelint.rules import registry
+from servelint.rules.base import CheckContext, Scope
+
+
+@dataclass(slots=True)
+class LaunchReport:
+    spec: LaunchSpec | None  # dropped once summarised
+    judged: list[str]  # "vllm 0.27.1 (image tag v0.27.1)"
+    errors: int = 0
+    works_on: dict[str, str | int | None] | None = None
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def _apply_options(spec: LaunchSpec, options: Options) -> None:
+    if spec.image is None and options.image:
+        spec.image = options.image
+    if spec.release is None and options.engine:
+        engine, _, version = options.engine.partition("==")
+        if engine == spec.engine and version:
+            spec.release = version
+    if spec.gpu is None and options.gpu:
+        spec.gpu = options.gpu
+    if spec.release is None and spec.image is None:
+        for inst in spec.installs:  # `pip install vllm==X` before the launch pins the release
+            if (
+                inst.name
+                and inst.name.lower() == spec.engine
+                and inst.specifier.startswith("==")
+                and "," not in inst.specifier
+            ):
+                spec.release = inst.specifier[2:].strip()
+                spec.release_span = inst.span
+
+
+def _is_custom_image(spec: LaunchSpec, prof) -> bool:
+    if not spec.image:
+        return False
+    from servelint.resolve import image_ref
+
+    ref = image_ref(spec.image)
+    official = prof.image.get("repository")
+    return not official or not ref.repository or ref.repository != official
+
+
+def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
+    res = _resolution(spec, options)
+    report = LaunchReport(
+        spec, [f"{t.profile.label} ({t.how})" for t in res.targets if t.role == "primary"]
+    )
+    out = list(_findings(spec, options, res))
+    report.errors = sum(1 for f in out if f.severity == Severity.ERROR)
+    return out, report
+
+
+def _resolution(spec: LaunchSpec, options: Options) -> Resolution:
+    _apply_options(spec, options)
+    # a config that maps images to releases (else None: resolutions are then memoised)
+    image_map = options.config.image_release if getattr(options.config, "images", None) else None
+    target = options.target_version.partition("==")[2] if options.target_version else None
+    if options.target_version and options.target_version.partition("==")[0] != spec.engine:
+        target = None
+    return resolve(spec, target_version=target, image_map=image_map)
+
+
+def _findings(spec: LaunchSpec, options: Options, res: Resolution) -> Iterator[Finding]:
+    hist = history_mod.load(spec.engine)
+    notes_rules, primary_rules = _rules_by_role(options.errors_only)
+    primary = [t for t in res.targets if t.role == "primary"]
+    # release-independent rules (resolution notes, runtime installs) run once per launch,
+    # on the first primary release's parse (shared with that release's own context)
+    parses: dict[int, Any] = {}
+    if notes_rules:
+        ctx = _context(
+            spec, primary[0].profile if primary else None, hist, res, floating=True, parses=parses
+        )
+        for rule in notes_rules:
+            yield from rule.check(ctx)
+    cap = res.capped and options.cap_guesses
+    for tgt in primary:
+        ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating, parses=parses)
+        ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
+        ctx.how = tgt.how
+        for rule in primary_rules:
+            found = rule_memo.run(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
+            for f in found:
+                if tgt.floating and cap and f.severity > Severity.WARNING:
+                    f.severity = Severity.WARNING
+                    f.message += f" (release not pinned: {tgt.how})"
+                yield f
+
+
+def _rules_by_role(errors_only: bool = False) -> tuple[tuple, tuple]:
+    """The rules run once per launch ("notes") and those run per release judged; with
+    ``errors_only``, just the rules that can report an error."""
+    return (
+        registry.runnable(Scope.NOTES, errors_only=errors_only),
+        registry.runnable(Scope.ARGV, Scope.LAUNCH, errors_only=errors_only),
+    )
+
+
+def _context(
+    spec: LaunchSpec,
+    prof,
+    hist,
+    res: Resolution,
+    *,
+    floating: bool,
+    parses: dict[int, Any] | None = None,
+) -> CheckContext:
+    parsed = None
+    if prof is not None:
+        parsed = parses.get(id(prof)) if parses is not None else None
+        if parsed is None:
+            texts = tuple(t.text for t in spec.argv)
+            symbolic = tuple(i for i, t in enumerate(spec.argv) if t.symbolic)
+            parsed = lint_parse(prof, texts, symbolic)
+            if parses is not None:
+                parses[id(prof)] = parsed
+    ctx = CheckContext(spec=spec, profile=prof, history=hist, parsed=parsed)  # type: ignore[arg-type]
+    ctx.floating = floating
+    ctx.extra.update({"notes": res.notes, "image_release": res.image_release, "floating": floating})
+    return ctx
+
+
+def launch_summary(lr: LaunchReport) -> dict[str, Any]:
+    spec = lr.spec
+    anchor = spec.anchor
+    return {
+        "path": spec.path,
+        "line": anchor.line,
+        "column": anchor.column,
+        "engine": spec.engine,
+        "entrypoint": spec.entrypoint,
+        "rendering": spec.rendering,
+        "image": spec.image,
+        "gpu": spec.gpu,
+        "judged_against": lr.judged,
+        "errors": lr.errors,
+        "argv": [t.text for t in spec.argv],
+        "symbolic": [i for i, t in enumerate(spec.argv) if t.symbolic],
+        **({"works_on": lr.works_on} if lr.works_on is not None else {}),
+    }
+
+
+def first_error(spec: LaunchSpec, version: str) -> Finding | None:
+    """The first error the launch gets judged as if its image were bumped to ``version``."""
+    opts = Options(target_version=f"{spec.engine}=={version}", cap_guesses=False, errors_only=True)
+    return next(
+        (f for f in _findings(spec, opts, _resolution(spec, opts)) if f.severity == Severity.ERROR),
+        None,
+    )
+
+
+def passes_on(spec: LaunchSpec, version: str) -> bool:
+    """Whether the launch (already checked: options applied) has no error judged as if its
+    image were bumped to ``version``."""
+    return first_error(spec, version) is None

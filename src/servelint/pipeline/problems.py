@@ -1,0 +1,44 @@
+"""Reader problems as findings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from servelint.model import Finding, Severity, Span
+from servelint.rules import read_error as read_error_rule
+
+PROBLEM_SEVERITY = {
+    "read-error": Severity.ERROR,
+    "parse-error": Severity.WARNING,
+    "budget": Severity.WARNING,
+    "unresolved": Severity.WARNING,
+    "unsupported": Severity.INFO,
+}
+
+
+def problem_finding(problem: Any) -> Finding:
+    """A reader problem as a finding: unreadable input is an error, gaps in what a reader
+    could follow (a construct skipped, a sourced helper outside the checkout) say less."""
+    span = problem.span or Span(problem.path, 1, 1)
+    kind = getattr(problem, "kind", "read-error")
+    if kind == "entrypoint-shape":
+        from servelint.rules import entrypoint_shape as rule
+
+        return Finding(
+            rule=rule.NAME,
+            code=rule.CODE,
+            severity=rule.SEVERITY,
+            message=problem.message,
+            span=span,
+            fix="drop the command words after the image, or set --entrypoint",
+        )
+    severity = PROBLEM_SEVERITY.get(kind, Severity.WARNING)
+    if getattr(problem, "subject", "") == "source":
+        severity = Severity.INFO  # a sourced helper not followed: the launch is still read
+    return Finding(
+        rule=read_error_rule.NAME,
+        code=read_error_rule.CODE,
+        severity=severity,
+        message=problem.message,
+        span=span,
+    )

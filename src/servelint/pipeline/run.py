@@ -1,0 +1,120 @@
+"""Jobs -> results: unchanged units from the cache, the rest checked in one worker pool.
+
+A unit whose reader reads it in parts (an InferenceX checkout: one part per launcher
+script) is expanded here, after a cache miss, and its parts join the other jobs in the
+pool; the unit's result is assembled from them in order.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from servelint import cache
+from servelint.pipeline.discover import Job
+from servelint.pipeline.options import Options
+from servelint.pipeline.read import refused
+from servelint.pipeline.unit import FileResult, PartResult, assemble, check_part, check_unit
+from servelint.sources.base import Expansion, ReadContext
+from servelint.sources.common import deps
+
+PARALLEL_MIN_TASKS = 16  # below this, starting workers costs more than it saves
+
+
+@dataclass(slots=True)
+class _Split:
+    """A unit read in parts: its expansion, the files the expansion read, the parts done."""
+
+    expansion: Expansion
+    key: str | None
+    deps: list[str]
+    parts: list[PartResult] = field(default_factory=list)
+
+
+def _store(key: str | None, result: FileResult) -> None:
+    if key is None:
+        return
+    stamps = cache.fingerprints(result.deps)
+    if stamps is not None:
+        result.stamps = stamps
+        cache.store(key, result)
+
+
+def _task(args: tuple) -> FileResult | PartResult:
+    """One pool task: a whole unit (checked and stored) or one part of a unit."""
+    if args[0] == "unit":
+        _, job, options, key = args
+        result = check_unit(job, options)
+        _store(key, result)
+        return result
+    _, job, part, options = args
+    return check_part(job, part, options)
+
+
+def _cached(job: Job, options: Options) -> tuple[FileResult | None, str | None]:
+    if not options.use_cache or job.reader is None:
+        return None, None
+    key = cache.key_for(job.path, job.reader.name, options)
+    if key is None:
+        return None, None
+    hit = cache.load(key)
+    if isinstance(hit, FileResult) and cache.unchanged(hit.stamps):
+        return hit, key
+    return None, key
+
+
+def _expand(job: Job) -> Expansion | None:
+    expand = getattr(job.reader, "expand", None)
+    if expand is None or (not os.path.isdir(job.path) and refused(job.path) is not None):
+        return None
+    return expand(job.path, ReadContext())
+
+
+def run_jobs(jobs: list[Job], options: Options) -> list[FileResult]:
+    """One result per job, in order."""
+    results: list[FileResult | None] = [None] * len(jobs)
+    splits: dict[int, _Split] = {}
+    tasks: list[tuple[int, int, tuple]] = []  # (weight, unit index, task)
+    for i, job in enumerate(jobs):
+        hit, key = _cached(job, options)
+        if hit is not None:
+            results[i] = hit
+            continue
+        with deps.recording() as seen:
+            expansion = _expand(job)
+        if expansion is None:
+            tasks.append((1, i, ("unit", job, options, key)))
+            continue
+        if not os.path.isdir(job.path):
+            seen.add(os.path.abspath(job.path))
+        splits[i] = _Split(expansion, key, sorted(seen))
+        tasks += [(part.weight, i, ("part", job, part, options)) for part in expansion.parts]
+    for (_, i, _), done in zip(tasks, _run(tasks, options), strict=True):
+        if isinstance(done, PartResult):
+            splits[i].parts.append(done)
+        else:
+            results[i] = done
+    for i, split in splits.items():
+        results[i] = assemble(jobs[i], split.expansion, split.parts, split.deps)
+        _store(split.key, results[i])
+    return results  # type: ignore[return-value]
+
+
+def _run(tasks: list[tuple[int, int, tuple]], options: Options) -> list[Any]:
+    """Every task's result, in task order: in worker processes when there are enough."""
+    workers = min(options.jobs or (os.cpu_count() or 1), len(tasks))
+    if workers <= 1 or len(tasks) < PARALLEL_MIN_TASKS:
+        return [_task(args) for _, _, args in tasks]
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    # heaviest first, so that the workers finish together
+    order = sorted(range(len(tasks)), key=lambda n: -tasks[n][0])
+    chunk = 1 if any(w > 1 for w, _, _ in tasks) else 4
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork")) as pool:
+        done = list(pool.map(_task, [tasks[n][2] for n in order], chunksize=chunk))
+    out: list[Any] = [None] * len(tasks)
+    for n, result in zip(order, done, strict=True):
+        out[n] = result
+    return out

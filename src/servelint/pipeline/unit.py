@@ -1,0 +1,181 @@
+"""One job -> its result: read, each launch judged (and, for JSON, its works-on range), the
+findings merged. A ``FileResult`` is what the cache keeps and workers send back."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from dataclasses import dataclass, field
+from typing import Any
+
+from servelint.model import Finding, LaunchSpec, Severity
+from servelint.pipeline.discover import Job
+from servelint.pipeline.judge import (
+    LaunchReport,
+    check_spec,
+    first_error,
+    launch_summary,
+    passes_on,
+)
+from servelint.pipeline.merge import merge
+from servelint.pipeline.options import Options
+from servelint.pipeline.problems import problem_finding
+from servelint.pipeline.read import read_job
+from servelint.rules import read_error as read_error_rule
+from servelint.sources.base import Expansion, ReadContext
+from servelint.sources.common import deps as deps_mod
+from servelint.sources.common.problems import ReadProblem
+
+
+@dataclass(slots=True)
+class FileResult:
+    """What checking one unit (a file, or an InferenceX checkout) gives; cacheable.
+
+    Pickled (cache, worker processes) with its launches as one nested blob, unpickled only
+    when a report lists them (JSON): a text run over a cached corpus never builds them."""
+
+    path: str
+    findings: list[Finding]
+    launches: list[LaunchReport] | None
+    bound: list[str] = field(default_factory=list)  # launchers a master config bound
+    judged: list[str] = field(default_factory=list)  # profiles the launches were judged on
+    launch_count: int = 0
+    blob: bytes | None = None
+    deps: list[str] = field(default_factory=list)  # every file the reader read
+    stamps: list[tuple[str, str]] = field(default_factory=list)  # their digests (cache)
+
+    def all_launches(self) -> list[LaunchReport]:
+        if self.launches is None:
+            self.launches = pickle.loads(self.blob) if self.blob else []
+        return self.launches
+
+    def __getstate__(self) -> tuple:
+        blob = (
+            self.blob
+            if self.launches is None
+            else pickle.dumps(self.launches, protocol=pickle.HIGHEST_PROTOCOL)
+        )
+        return (
+            self.path,
+            self.findings,
+            self.bound,
+            self.judged,
+            self.launch_count,
+            blob,
+            self.deps,
+            self.stamps,
+        )
+
+    def __setstate__(self, state: tuple) -> None:
+        (
+            self.path,
+            self.findings,
+            self.bound,
+            self.judged,
+            self.launch_count,
+            self.blob,
+            self.deps,
+            self.stamps,
+        ) = state
+        self.launches = None
+
+
+def check_unit(job: Job, options: Options) -> FileResult:
+    read = read_job(job, ReadContext())
+    raw = [problem_finding(p) for p in read.problems]
+    found, launches = judge_specs(read.specs, options)
+    return unit_result(job.path, raw + found, launches, read.deps, read.bound)
+
+
+def judge_specs(
+    specs: list[LaunchSpec], options: Options
+) -> tuple[list[Finding], list[LaunchReport]]:
+    """The findings of every launch, in launch order, and their reports."""
+    raw: list[Finding] = []
+    launches: list[LaunchReport] = []
+    for spec in specs:
+        try:
+            found, launch = check_spec(spec, options)
+        except RecursionError:
+            raw.append(
+                Finding(
+                    rule=read_error_rule.NAME,
+                    code=read_error_rule.CODE,
+                    severity=Severity.ERROR,
+                    span=spec.anchor,
+                    message="launch too deeply nested to check",
+                )
+            )
+            continue
+        if options.works_on:
+            from servelint import works_on as works_on_mod  # JSON / --works-on only
+
+            launch.works_on = works_on_mod.works_on(
+                spec, passes_on, exhaustive=options.works_on == "all"
+            )
+            below = works_on_mod.floor_finding(spec, launch.works_on, first_error)
+            if below is not None:
+                found.append(below)
+        launch.summary = launch_summary(launch)
+        launch.spec = None  # keep results small (cache, worker processes)
+        raw.extend(found)
+        launches.append(launch)
+    return raw, launches
+
+
+def unit_result(
+    path: str, raw: list[Finding], launches: list[LaunchReport], deps: list[str], bound: list[str]
+) -> FileResult:
+    judged = sorted({j.split(" (", 1)[0] for lr in launches for j in lr.judged})
+    return FileResult(
+        path,
+        merge(raw),
+        launches,
+        bound=bound,
+        judged=judged,
+        launch_count=len(launches),
+        deps=deps,
+    )
+
+
+# ---------------------------------------------------------------- units read in parts
+
+
+@dataclass(slots=True)
+class PartResult:
+    """One part's slots, judged: (slot, read problems, findings, launch reports) each."""
+
+    slots: list[tuple[int, list[ReadProblem], list[Finding], list[LaunchReport]]]
+    deps: list[str]
+
+
+def check_part(job: Job, part: Any, options: Options) -> PartResult:
+    with deps_mod.recording() as seen:
+        reads = job.reader.read_part(part, ReadContext())  # type: ignore[union-attr]
+    out = []
+    for index, read in reads:
+        found, launches = judge_specs(read.specs, options)
+        out.append((index, read.problems, found, launches))
+    return PartResult(out, sorted(seen))
+
+
+def assemble(
+    job: Job, expansion: Expansion, parts: list[PartResult], deps: list[str]
+) -> FileResult:
+    """The unit's result from its parts: problems (each once), then the slots in order."""
+    slots: list[Any] = [None] * expansion.slots
+    for part in parts:
+        for slot in part.slots:
+            slots[slot[0]] = slot
+    done = [s for s in slots if s is not None]
+    problems: list[ReadProblem] = []
+    seen: set[tuple] = set()
+    for p in [*expansion.problems, *(p for s in done for p in s[1])]:
+        if (p.message, p.span, p.path) not in seen:
+            seen.add((p.message, p.span, p.path))
+            problems.append(p)
+    raw = [problem_finding(p) for p in problems] + [f for s in done for f in s[2]]
+    launches = [lr for s in done for lr in s[3]]
+    bound = sorted({os.path.realpath(lr.summary["path"]) for lr in launches})
+    files = sorted({*deps, *(d for part in parts for d in part.deps)})
+    return unit_result(job.path, raw, launches, files, bound)

@@ -1,0 +1,99 @@
+"""The Reader interface: how a file kind turns files into launch specs.
+
+A reader says which files it reads (``claims``) and reads one (``read``); it never computes
+findings. What it returns, a ``ReadResult``, lists the launches, the problems met, and every
+file it read (``deps``) so that a cached result is reused only while none of them changed.
+Readers are listed, in order, in :mod:`servelint.sources.registry`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from servelint.model import LaunchSpec
+from servelint.sources.common.problems import ReadProblem
+
+
+@dataclass(slots=True)
+class ReadResult:
+    specs: list[LaunchSpec] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
+    deps: list[str] = field(default_factory=list)  # every file read, the file itself included
+    # files whose launches this result already holds (launchers a benchmark config binds):
+    # they are not checked again on their own
+    bound: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ReadContext:
+    """What a reader may be told besides the path (nothing of the rules or the report)."""
+
+    time_limit: float = 10.0  # wall-clock bound of one script's interpretation
+
+
+class Head:
+    """The first bytes of a file, read on first use (most files are told by their name)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._text: dict[int, str] = {}
+
+    def text(self, size: int = 4096) -> str:
+        if size not in self._text:
+            self._text[size] = _read_head(self.path, size)
+        return self._text[size]
+
+
+def _read_head(path: Path, size: int) -> str:
+    try:
+        if not path.is_file():  # a FIFO would block: not classified by content
+            return ""
+        with open(path, "rb") as fh:
+            return fh.read(size).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+class Reader(Protocol):
+    """One file kind. ``claims`` must be cheap (name first, then ``head``); ``read`` never
+    raises for bad input (a problem instead)."""
+
+    name: str
+
+    def claims(self, path: Path, head: Head) -> bool: ...
+
+    def read(self, path: str, ctx: ReadContext) -> ReadResult: ...
+
+
+@dataclass(slots=True)
+class Expansion:
+    """A unit split into parts read as separate jobs (an InferenceX checkout: one part per
+    launcher script). Each part's read gives numbered slots; the unit's launches are the
+    slots' in number order, whichever job read them."""
+
+    problems: list[ReadProblem] = field(default_factory=list)  # of the unit as a whole
+    parts: list[Any] = field(default_factory=list)  # each with ``path`` and ``weight``
+    slots: int = 0
+
+
+class ExpandingReader(Protocol):
+    """A reader whose units are read in parts (``expand`` then ``read_part`` per part)."""
+
+    def expand(self, path: str, ctx: ReadContext) -> Expansion: ...
+
+    def read_part(self, part: Any, ctx: ReadContext) -> list[tuple[int, ReadResult]]: ...
+
+
+class DirectoryReader(Protocol):
+    """A reader that also claims directories (a checkout read as one whole)."""
+
+    def claims_dir(self, path: Path) -> bool: ...
+
+
+class SupportFiles(Protocol):
+    """A reader whose files come with support files read only through them (a recipe
+    repository's taxonomy and strategies): those are never read on their own."""
+
+    def support_file(self, path: Path) -> bool: ...

@@ -1,0 +1,304 @@
+"""pip / uv pip / pipx ``install`` command grammar -> ``PackageInstall`` records.
+
+Works on already-expanded argv tokens (``Token`` with spans) so that the bash reader
+and any other reader share one grammar. Option tables follow each tool's own CLI:
+the pip table was read from pip's ``install`` command parser (pip 23.2 plus the
+options added since: ``--group``, ``--resume-retries``); the uv and pipx tables from
+their ``install --help``. An option the table does not know is taken as a flag unless
+written ``--opt=value`` (a value-taking unknown option would make its value look like
+a requirement, so such installs get a ``problems`` note).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from servelint.model import PackageInstall, Token
+
+# pip install: options that take a value (short and long spellings)
+PIP_VALUE_OPTIONS = frozenset({
+    "-c", "--constraint", "-r", "--requirement", "-e", "--editable", "-t", "--target",
+    "--platform", "--python-version", "--implementation", "--abi", "--root", "--prefix",
+    "--src", "--source", "--source-dir", "--source-directory", "--upgrade-strategy",
+    "-C", "--config-settings", "--global-option", "--no-binary", "--only-binary",
+    "--progress-bar", "--root-user-action", "--report", "-i", "--index-url", "--pypi-url",
+    "--extra-index-url", "-f", "--find-links", "--python", "--log", "--log-file",
+    "--local-log", "--timeout", "--default-timeout", "--exists-action", "--trusted-host",
+    "--cert", "--client-cert", "--cache-dir", "--retries", "--proxy", "--keyring-provider",
+    "--use-feature", "--use-deprecated", "--group", "--resume-retries",
+})
+# uv pip install: options that take a value
+UV_VALUE_OPTIONS = frozenset({
+    "-r", "--requirement", "--requirements", "-c", "--constraint", "--constraints",
+    "--override", "--overrides", "-e", "--editable", "--extra", "--group", "-i",
+    "--index-url", "--extra-index-url", "--index", "--default-index", "-f", "--find-links",
+    "--index-strategy", "--keyring-provider", "-p", "--python", "-t", "--target", "--prefix",
+    "--python-version", "--python-platform", "--resolution", "--prerelease", "--exclude-newer",
+    "-P", "--upgrade-package", "--reinstall-package", "--no-binary", "--only-binary",
+    "--link-mode", "-C", "--config-setting", "--config-settings", "--torch-backend",
+    "--cache-dir", "--config-file", "--directory", "--project", "--color",
+    "--allow-insecure-host", "--trusted-host", "--no-build-isolation-package",
+    "-b", "--build-constraint", "--build-constraints", "--refresh-package",
+    "--no-build-package", "--no-binary-package", "--fork-strategy", "--exclude-newer-package",
+})
+# pipx install: options that take a value (pipx's -e/--editable is a flag)
+PIPX_VALUE_OPTIONS = frozenset({
+    "--python", "--pip-args", "--index-url", "--suffix", "--preinstall", "--backend",
+})
+_PER_REQUIREMENT = ("--hash", "--config-settings", "--global-option")
+_VCS = ("git+", "hg+", "svn+", "bzr+")
+_WHEEL_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._]*?)-\d")
+_NAME_PART = re.compile(r"^\s*([A-Za-z0-9$][A-Za-z0-9._${}-]*)")
+
+
+@dataclass
+class PipCommand:
+    """One recognised install command."""
+
+    installer: str  # pip | uv | pipx
+    installs: list[PackageInstall] = field(default_factory=list)
+    index_urls: list[Token] = field(default_factory=list)  # -i / --extra-index-url / -f values
+    upgrade: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+def _is_python(word: str) -> bool:
+    base = os.path.basename(word)
+    return re.fullmatch(r"python(\d+(\.\d+)?)?", base) is not None
+
+
+def _is_pip(word: str) -> bool:
+    return re.fullmatch(r"pip(\d+(\.\d+)?)?", os.path.basename(word)) is not None
+
+
+def _install_start(words: Sequence[str]) -> tuple[str, int] | None:
+    """-> (installer, index of the first word after ``install``) or None."""
+    i = 0
+    if not words:
+        return None
+    installer = ""
+    if _is_python(words[0]):
+        # python [-u -B -E -s -I ...] -m pip|uv
+        i = 1
+        while i < len(words) and words[i].startswith("-") and words[i] != "-m":
+            i += 1
+        if i + 1 >= len(words) or words[i] != "-m":
+            return None
+        mod = words[i + 1]
+        i += 2
+        if mod == "pip":
+            installer = "pip"
+        elif mod == "uv" and i < len(words) and words[i] == "pip":
+            installer, i = "uv", i + 1
+        else:
+            return None
+    elif _is_pip(words[0]):
+        installer, i = "pip", 1
+    elif os.path.basename(words[0]) == "uv" and len(words) > 1 and words[1] == "pip":
+        installer, i = "uv", 2
+    elif os.path.basename(words[0]) == "pipx":
+        installer, i = "pipx", 1
+    else:
+        return None
+    # global options before the sub-command (``pip -q install``, ``pip --no-cache-dir install``)
+    values = {"pip": PIP_VALUE_OPTIONS, "uv": UV_VALUE_OPTIONS, "pipx": PIPX_VALUE_OPTIONS}
+    while i < len(words) and words[i].startswith("-"):
+        w = words[i]
+        i += 2 if (w in values[installer] and "=" not in w) else 1
+    if i < len(words) and words[i] == "install":
+        return installer, i + 1
+    return None
+
+
+def is_pip_install(words: Sequence[str]) -> bool:
+    return _install_start(words) is not None
+
+
+def _name_of_symbolic(text: str) -> tuple[str | None, str]:
+    """Best effort name/specifier split of a requirement containing ``$VAR`` parts."""
+    m = _NAME_PART.match(text)
+    if not m:
+        return None, ""
+    name = m.group(1)
+    rest = text[m.end():].strip()
+    if rest.startswith("["):
+        rest = rest[rest.find("]") + 1:].strip() if "]" in rest else rest
+    if "$" in name:
+        return None, rest
+    return canonicalize_name(name), rest
+
+
+def classify_requirement(tok: Token, installer: str, command: str, *, kind: str = "") -> (
+        PackageInstall):
+    """One positional argument (or ``-e``/``-r`` value) -> a ``PackageInstall``."""
+    text = tok.text.strip()
+    rec = PackageInstall(requirement=text, name=None, span=tok.span, symbolic=tok.symbolic,
+                         installer=installer, command=command)
+    if kind:
+        rec.kind = kind
+        if kind == "editable" and "#egg=" in text:
+            rec.name = canonicalize_name(text.split("#egg=", 1)[1].split("&")[0])
+        return rec
+    low = text.lower()
+    direct = re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?\s*@\s*\S", text)
+    if low.startswith(_VCS) and not direct:
+        rec.kind = "vcs"
+        if "#egg=" in text:
+            rec.name = canonicalize_name(text.split("#egg=", 1)[1].split("&")[0])
+        return rec
+    if re.match(r"^[a-z][a-z0-9+.-]*://", low) and not direct:
+        rec.kind = "wheel" if low.split("#")[0].split("?")[0].endswith(".whl") else "url"
+        if rec.kind == "wheel":
+            m = _WHEEL_NAME.match(os.path.basename(text.split("#")[0].split("?")[0]))
+            rec.name = canonicalize_name(m.group(1)) if m else None
+        return rec
+    if low.endswith(".whl") and not direct:
+        rec.kind = "wheel"
+        m = _WHEEL_NAME.match(os.path.basename(text))
+        rec.name = canonicalize_name(m.group(1)) if m else None
+        return rec
+    if not direct and (text in (".", "..") or text.startswith(("./", "../", "/", "~")) or
+            low.endswith((".tar.gz", ".zip", ".tgz", ".tar.bz2")) or
+            ("/" in text and " @ " not in text and "@" not in text.split("/")[0])):
+        rec.kind = "path"
+        return rec
+    if tok.symbolic or "$" in text:
+        rec.symbolic = True
+        rec.name, rec.specifier = _name_of_symbolic(text)
+        return rec
+    try:
+        req = Requirement(text)
+    except InvalidRequirement:
+        rec.name, rec.specifier = _name_of_symbolic(text)
+        return rec
+    rec.name = canonicalize_name(req.name)
+    rec.specifier = str(req.specifier)
+    if req.url:
+        rec.kind = "vcs" if req.url.lower().startswith(_VCS) else (
+            "wheel" if req.url.lower().endswith(".whl") else "url")
+    return rec
+
+
+def parse_pip_command(tokens: Sequence[Token]) -> PipCommand | None:
+    """Parse one command (wrappers already removed). None when it is no install."""
+    words = [t.text for t in tokens]
+    start = _install_start(words)
+    if start is None:
+        return None
+    installer, i = start
+    command = " ".join(words)
+    values = {"pip": PIP_VALUE_OPTIONS, "uv": UV_VALUE_OPTIONS, "pipx": PIPX_VALUE_OPTIONS}[
+        installer]
+    out = PipCommand(installer=installer)
+    require_hashes = False
+    last: PackageInstall | None = None
+    while i < len(tokens):
+        tok, w = tokens[i], words[i]
+        if w == "--":
+            i += 1
+            continue
+        if w.startswith("-") and len(w) > 1 and not tok.symbolic:
+            opt, eq, inline = w.partition("=")
+            if opt.startswith("-") and not opt.startswith("--") and len(opt) > 2 and not eq:
+                # short option with attached value (-rreq.txt, -ihttps://...) or bundled flags
+                head = opt[:2]
+                if head in values:
+                    opt, eq, inline = head, "=", w[2:]
+            if opt in ("--hash",) and eq and last is not None:
+                last.hashed = True
+                i += 1
+                continue
+            if opt == "--require-hashes":
+                require_hashes = True
+            if opt in ("-U", "--upgrade"):
+                out.upgrade = True
+            takes_value = opt in values
+            if takes_value and not eq:
+                if i + 1 >= len(tokens):
+                    out.problems.append(f"option {opt} has no value")
+                    break
+                val_tok = tokens[i + 1]
+                i += 2
+            elif takes_value:
+                val_tok = Token(inline, tok.span, tok.symbolic)
+                i += 1
+            else:
+                if opt.startswith("--") and opt not in _KNOWN_FLAGS.get(installer, ()):
+                    out.problems.append(f"unknown {installer} option {opt} taken as a flag")
+                i += 1
+                continue
+            if opt in ("-r", "--requirement", "--requirements"):
+                last = classify_requirement(val_tok, installer, command, kind="requirements-file")
+                out.installs.append(last)
+            elif opt in ("-e", "--editable") and installer != "pipx":
+                last = classify_requirement(val_tok, installer, command, kind="editable")
+                out.installs.append(last)
+            elif opt in ("-i", "--index-url", "--extra-index-url", "-f", "--find-links",
+                         "--index", "--default-index", "--pypi-url"):
+                out.index_urls.append(val_tok)
+            continue
+        last = classify_requirement(tok, installer, command)
+        out.installs.append(last)
+        i += 1
+    if require_hashes:
+        for rec in out.installs:
+            rec.hashed = True
+    return out
+
+
+_KNOWN_FLAGS: dict[str, frozenset[str]] = {
+    "pip": frozenset({
+        "--break-system-packages", "--check-build-dependencies", "--compile", "--debug",
+        "--disable-pip-version-check", "--dry-run", "--force-reinstall", "--help",
+        "--ignore-installed", "--ignore-requires-python", "--isolated", "--no-build-isolation",
+        "--no-cache-dir", "--no-clean", "--no-color", "--no-compile", "--no-dependencies",
+        "--no-deps", "--no-index", "--no-input", "--no-python-version-warning",
+        "--no-use-pep517", "--no-user", "--no-warn-conflicts", "--no-warn-script-location",
+        "--pre", "--prefer-binary", "--quiet", "--require-hashes", "--require-venv",
+        "--require-virtualenv", "--upgrade", "--use-pep517", "--user", "--verbose",
+        "--version", "--no-cache",
+    }),
+    "uv": frozenset({
+        "--system", "--break-system-packages", "--upgrade", "--no-deps", "--pre", "--quiet",
+        "--verbose", "--reinstall", "--require-hashes", "--no-cache", "--compile-bytecode",
+        "--compile", "--strict", "--dry-run", "--all-extras", "--user", "--no-build-isolation",
+        "--native-tls", "--offline", "--no-index", "--verify-hashes", "--no-verify-hashes",
+        "--no-build", "--no-sources", "--exact", "--refresh", "--no-progress", "--no-config",
+        "--force-reinstall", "--prefer-binary", "--no-cache-dir", "--help",
+    }),
+    "pipx": frozenset({
+        "--force", "--include-deps", "--system-site-packages", "--editable", "--verbose",
+        "--quiet", "--fetch-missing-python", "--global", "--help",
+    }),
+}
+
+
+def installs_from_tokens(tokens: Sequence[Token]) -> list[PackageInstall]:
+    """Convenience: the ``PackageInstall`` records of one command, [] if it is no install."""
+    cmd = parse_pip_command(tokens)
+    return cmd.installs if cmd else []
+
+
+_POPULAR_FILE = Path(__file__).resolve().parents[2] / "data" / "popular_packages.txt"
+
+
+@functools.cache
+def well_known_packages() -> frozenset[str]:
+    """Canonical names of well-known PyPI projects (see tools/gen_popular_packages.py)."""
+    try:
+        lines = _POPULAR_FILE.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return frozenset()
+    return frozenset(ln.strip() for ln in lines if ln.strip() and not ln.startswith("#"))
+
+
+def is_well_known(name: str | None) -> bool:
+    return bool(name) and canonicalize_name(name or "") in well_known_packages()

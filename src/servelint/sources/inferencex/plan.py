@@ -1,0 +1,182 @@
+"""Bind an InferenceX checkout (or one master config) to launcher scripts: the plan.
+
+Each single-node master entry is expanded into its rows, each row bound to the launcher
+script(s) its runner's fleets run (:mod:`.layout`); one ``Slot`` per (entry, row, script),
+in the order the repo's own pipeline walks them. The slots are grouped by script into
+``ScriptPart``s: the reads of one script depend only on that script's earlier reads, so the
+pipeline reads each part as a job of its own (:mod:`.script_reads`) and puts the slots back
+in order.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import yaml
+
+from servelint.engines.images import resolve_image
+from servelint.model import Span
+from servelint.sources.common.deps import note
+from servelint.sources.common.problems import ReadProblem
+from servelint.sources.inferencex.layout import _Binder, _Entry, _find_layout, _load_entries, _rows
+
+
+@dataclass(slots=True)
+class Slot:
+    """One row of one entry read with one launcher script (what its launches get)."""
+
+    index: int  # order of the serial walk
+    entry: int  # order of the entry
+    entry_name: str
+    master: str
+    entry_span: Span
+    row_label: str
+    env: dict[str, str | None]
+    concs: list[int]
+    image: str
+    image_span: Span | None
+    gpu: str | None
+    framework: str
+    runner: str
+    image_engine: str | None = None
+    image_release: str | None = None
+
+
+@dataclass(slots=True)
+class ScriptPart:
+    """The slots of one launcher script, read together (one job)."""
+
+    path: str
+    repo_root: str | None
+    slots: list[Slot] = field(default_factory=list)
+
+    @property
+    def weight(self) -> int:
+        return sum(max(1, len(s.concs)) for s in self.slots)
+
+
+@dataclass(slots=True)
+class Plan:
+    problems: list[ReadProblem] = field(default_factory=list)  # (binding problems)
+    parts: list[ScriptPart] = field(default_factory=list)  # in order of first slot
+    slots: int = 0
+    # entry order -> (name, multi-node, framework): the walk's counts
+    entries: list[tuple[str, bool, str]] = field(default_factory=list)
+
+
+def plan(root_or_file: str, only: set[str] | None = None) -> Plan:
+    """The slots of every single-node master entry (``only``: the named entries)."""
+    out = Plan()
+    masters, repo_root, runners_path = _find_layout(root_or_file)
+    if not masters:
+        out.problems.append(
+            ReadProblem(
+                root_or_file,
+                None,
+                "no InferenceX master config found (configs/*-master.yaml)",
+                "unresolved",
+            )
+        )
+        return out
+    runners = None
+    if runners_path:
+        note(runners_path)
+        try:
+            with open(runners_path, encoding="utf-8") as fh:
+                runners = yaml.safe_load(fh) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            out.problems.append(ReadProblem(runners_path, None, f"cannot read: {exc}"))
+    parts: dict[str, ScriptPart] = {}
+    for master in masters:
+        binder = _Binder(master, repo_root, runners)
+        for entry in _load_entries(master, out.problems):
+            if only is not None and entry.name not in only:
+                continue
+            multi = bool(entry.data.get("multinode"))
+            out.entries.append((entry.name, multi, str(entry.data.get("framework", ""))))
+            if multi:
+                continue
+            try:
+                _bind_entry(entry, len(out.entries) - 1, binder, out, parts, repo_root)
+            except (TypeError, ValueError, AttributeError, KeyError) as exc:  # wrong shapes
+                out.problems.append(
+                    ReadProblem(
+                        entry.path,
+                        entry.span,
+                        f"{entry.name}: a value of the wrong type ({exc}); entry skipped",
+                    )
+                )
+    out.parts = list(parts.values())
+    return out
+
+
+def _bind_entry(
+    entry: _Entry,
+    order: int,
+    binder: _Binder,
+    out: Plan,
+    parts: dict[str, ScriptPart],
+    repo_root: str | None,
+) -> None:
+    d = entry.data
+    label = str(d.get("runner", ""))
+    fleets, runner_problem = binder.fleets(label)
+    if runner_problem:
+        out.problems.append(
+            ReadProblem(
+                entry.path,
+                entry.spans.get("runner", entry.span),
+                f"{entry.name}: {runner_problem}",
+                "unresolved",
+            )
+        )
+    if not fleets:
+        return
+    image = str(d.get("image", ""))
+    ref = resolve_image(image) if image else None
+    reported: set[str] = set()
+    for sdir, row_label, env, concs in list(_rows(entry)):
+        spec_kind = env["SPEC_DECODING"]
+        targets: dict[str, str | None] = {}
+        tried_all: list[str] = []
+        for fleet in fleets:
+            path, gpu, tried = binder.resolve(fleet, sdir, {**d, "_spec": spec_kind})
+            tried_all += tried
+            if path:
+                targets.setdefault(path, gpu)
+        if not targets:
+            names = sorted({os.path.basename(t) for t in tried_all})
+            why = (
+                f"tried {', '.join(names)}"
+                if names
+                else f"fleet(s) {', '.join(fleets)} have no single-node launcher"
+            )
+            message = (
+                f"{entry.name}: no launcher script for {sdir} spec={spec_kind} on "
+                f"runner {label!r} ({why})"
+            )
+            if message not in reported:  # one problem per entry and script name, not per row
+                reported.add(message)
+                out.problems.append(ReadProblem(entry.path, entry.span, message, "unresolved"))
+            continue
+        for script, gpu in targets.items():
+            slot = Slot(
+                out.slots,
+                order,
+                entry.name,
+                entry.path,
+                entry.span,
+                row_label,
+                env,
+                concs,
+                image,
+                entry.spans.get("image"),
+                gpu,
+                str(d.get("framework", "")),
+                label,
+            )
+            if ref is not None:
+                slot.image_engine, slot.image_release = ref.engine, ref.release or ""
+            out.slots += 1
+            parts.setdefault(script, ScriptPart(script, repo_root)).slots.append(slot)

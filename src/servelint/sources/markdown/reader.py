@@ -1,0 +1,227 @@
+"""Markdown guides: the launch commands people copy from fenced code blocks.
+
+``read_markdown`` finds fenced blocks (backticks or tildes, any indentation, language
+bash/sh/shell/console/none), prepares them (prompts, console output, placeholders; see
+``markdown_shell``) and hands each block to the static bash reader, which finds ``vllm
+serve``, ``python -m vllm.entrypoints.openai.api_server`` and ``python -m
+sglang.launch_server`` launches; ``docker run IMAGE ARGS`` launches are read with the
+image's entrypoint shape (``docker_run``). Every span points into the Markdown file (or,
+for a recipe's ``guide:`` string, into the recipe YAML).
+
+Release of a command: its own image or same-block ``pip install vllm==X``; else the
+nearest pin (release-tagged image or ``pip install vllm==X``) before it in the document,
+else the nearest one after it; else, for a recipe guide, the recipe's own NVIDIA
+``docker_image`` when it sets one; else ``floor`` (a recipe's ``min_vllm_version``); else
+none, and the pipeline says it cannot check the release.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
+from servelint.sources.common.deps import note
+from servelint.sources.common.problems import ReadProblem
+from servelint.sources.markdown.fences import Fence, find_fences
+from servelint.sources.markdown.shell import Pin, interpret, prepare, worth_reading
+from servelint.sources.shell.launch import config_flags, config_value, vllm_config_tokens
+
+MAX_BYTES = 4 * 1024 * 1024
+_ELLIPSES = {"...", "…", "[...]", "<...>"}
+# bash-reader problem kinds that are noise in a Markdown snippet (not a script)
+_SNIPPET_NOISE = {"parse-error", "budget", "unresolved", "unsupported"}
+# `vllm serve … --omni` is served by vLLM-Omni (the stock parser hands `--omni` over to the
+# vllm-omni package and rejects it without): judged as engine "vllm-omni", like omni recipes
+OMNI_FLAG = "--omni"
+
+
+@dataclass
+class MarkdownResult:
+    launches: list[LaunchSpec] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
+    commands_found: int = 0  # launch commands found (docker runs without a launch excluded)
+    blocks: int = 0  # fenced blocks seen
+    shell_blocks: int = 0  # blocks handed to the bash reader
+
+
+class _Mapper:
+    """Block coordinates (document line, column in the de-indented line) -> file span."""
+
+    def __init__(self, path: str, fence: Fence, base_line: int, base_column: int,
+                 fixed: Span | None) -> None:
+        self.path, self.fence = path, fence
+        self.base_line, self.base_column, self.fixed = base_line, base_column, fixed
+
+    def _col(self, line: int, col: int) -> int:
+        i = line - self.fence.line
+        strip = self.fence.strip[i] if 0 <= i < len(self.fence.strip) else self.fence.indent
+        return self.base_column - 1 + strip + col
+
+    def span(self, span: Span | None) -> Span | None:
+        if span is None:
+            return None
+        if self.fixed is not None:
+            return self.fixed
+        end_line = span.end_line if span.end_line is not None else None
+        return Span(self.path, self.base_line - 1 + span.line, self._col(span.line, span.column),
+                    None if end_line is None else self.base_line - 1 + end_line,
+                    None if span.end_column is None or end_line is None
+                    else self._col(end_line, span.end_column))
+
+    def token(self, tok: Token) -> Token:
+        # "..." / "…" stand for words the guide leaves out: never judged as values
+        symbolic = tok.symbolic or tok.text in _ELLIPSES
+        return Token(self._spelling(tok), self.span(tok.span), symbolic)
+
+    def _spelling(self, tok: Token) -> str:
+        """A ``<placeholder>`` word keeps its source spelling (it was read as ``$_…``)."""
+        span = tok.span
+        if not tok.symbolic or "$_" not in tok.text or span is None or \
+                span.end_line != span.line or span.end_column is None:
+            return tok.text
+        i = span.line - self.fence.line
+        if not 0 <= i < len(self.fence.lines):
+            return tok.text
+        written = self.fence.lines[i][span.column - 1:span.end_column - 1]
+        return written if "<" in written and len(written) == len(tok.text) else tok.text
+
+    def spec(self, spec: LaunchSpec) -> None:
+        spec.path = self.path
+        spec.anchor = self.span(spec.anchor) or spec.anchor
+        spec.argv = [self.token(t) for t in spec.argv]
+        spec.env = [EnvVar(e.name, e.value, self.span(e.span), e.symbolic) for e in spec.env]
+        spec.image_span = self.span(spec.image_span)
+        spec.release_span = self.span(spec.release_span)
+        spec.installs = [_moved_install(i, self.span(i.span)) for i in spec.installs]
+
+
+def _moved_install(inst: PackageInstall, span: Span | None) -> PackageInstall:
+    return PackageInstall(inst.requirement, inst.name, inst.specifier, inst.kind, span,
+                          inst.hashed, inst.symbolic, inst.installer, inst.command)
+
+
+def _expand_config_file(spec: LaunchSpec, md_path: str) -> None:
+    """``vllm serve m --config FILE.yaml`` naming a file next to the guide (the legacy
+    ``<Org>/*_Hopper.yaml`` files): its keys become options, spans in that file."""
+    name = spec.context.get("config_file")
+    if spec.engine != "vllm" or not name or "config_text" in spec.context:
+        return
+    hit = config_value(spec.argv, config_flags("vllm"))
+    if hit is None or hit[1].symbolic:
+        return
+    config = Path(md_path).parent / name
+    note(config)
+    try:
+        if not config.is_file() or config.stat().st_size > 1 << 20:
+            return
+        text = config.read_text(encoding="utf-8")
+    except (OSError, UnicodeError):
+        return
+    lines = tuple((line, Span(str(config), i, 1, i, len(line) + 1), False)
+                  for i, line in enumerate(text.splitlines(), start=1))
+    extra = vllm_config_tokens(lines)
+    if extra is not None:
+        spec.argv[hit[0] + 1:hit[0] + 1] = extra
+        spec.context["config_text"] = text
+
+
+def _nearest(pins: list[Pin], at: Span) -> Pin | None:
+    before = [p for p in pins if (p.line, p.column) < (at.line, at.column)]
+    if before:
+        return max(before, key=lambda p: (p.line, p.column))
+    after = [p for p in pins if (p.line, p.column) > (at.line, at.column)]
+    return min(after, key=lambda p: (p.line, p.column)) if after else None
+
+
+def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
+                  base_column: int = 1, floor: str | None = None,
+                  floor_span: Span | None = None, fixed_span: Span | None = None,
+                  label: str = "guide block",
+                  default_image: tuple[str, Span | None] | None = None) -> MarkdownResult:
+    """Launches in the fenced shell blocks of a Markdown text (never raises for bad input).
+
+    ``base_line``/``base_column``: where line 1, column 1 of ``text`` is in ``path`` (a
+    guide string inside a recipe); ``fixed_span``: put every span there instead (text
+    whose lines cannot be mapped back one to one); ``default_image``: the image the
+    document's commands run in when it pins none (a recipe's ``docker_image``).
+    """
+    result = MarkdownResult()
+    if text is None:
+        note(path)
+        try:
+            if not Path(path).is_file():  # a FIFO or device would block or never end
+                raise OSError(f"not a regular file: {path}")
+            raw = Path(path).read_bytes()
+        except OSError as exc:
+            result.problems.append(ReadProblem(path, None, f"cannot read: {exc.strerror or exc}"))
+            return result
+        if len(raw) > MAX_BYTES:
+            result.problems.append(ReadProblem(path, None, "Markdown file too large to check",
+                                               "budget"))
+            return result
+        text = raw.decode("utf-8-sig", errors="replace")
+    pins: list[Pin] = []
+    fences = find_fences(text)
+    result.blocks = len(fences)
+    for fence in fences:
+        if not worth_reading(fence):
+            continue
+        result.shell_blocks += 1
+        mapper = _Mapper(path, fence, base_line, base_column, fixed_span)
+        try:
+            interp = interpret(path, fence, prepare(fence))
+        except Exception as exc:  # a reader must never take the run down
+            at = mapper.span(Span(path, fence.line, 1))
+            result.problems.append(ReadProblem(path, at, f"internal reader error in code block "
+                                               f"{fence.index}: {exc!r}", "read-error"))
+            continue
+        for pin in interp.pins:
+            span = mapper.span(pin.span)
+            if span is not None:
+                pins.append(Pin(span.line, span.column, pin.image, pin.release, span))
+        for problem in interp.problems:
+            if problem.kind in _SNIPPET_NOISE:
+                continue
+            result.problems.append(ReadProblem(path, mapper.span(problem.span),
+                                               problem.message, problem.kind))
+        for spec in interp.launches:
+            mapper.spec(spec)
+            spec.origin = "markdown"
+            if spec.engine == "vllm" and any(t.text == OMNI_FLAG for t in spec.argv):
+                spec.engine = "vllm-omni"
+            spec.rendering = f"{label} {fence.index}" + (f"; {spec.rendering}"
+                                                         if spec.rendering else "")
+            spec.context["block"] = str(fence.index)
+            _expand_config_file(spec, path)
+            # a <placeholder> (read as $_NAME) is never a value, even inside single quotes
+            spec.argv = [Token(t.text, t.span, True) if "$_" in t.text else t
+                         for t in spec.argv]
+            result.launches.append(spec)
+    result.commands_found = len(result.launches)
+    for spec in result.launches:
+        _assign_release(spec, pins, floor, floor_span, default_image)
+    return result
+
+
+def _assign_release(spec: LaunchSpec, pins: list[Pin], floor: str | None,
+                    floor_span: Span | None,
+                    default_image: tuple[str, Span | None] | None = None) -> None:
+    if floor:
+        spec.floor, spec.floor_span = floor, floor_span
+    if spec.image or spec.release:
+        return
+    pin = _nearest([p for p in pins if spec.engine == "vllm"], spec.anchor)
+    if pin is not None and pin.image:
+        spec.image, spec.image_span = pin.image, pin.span
+        spec.context["release_from"] = f"image {pin.image} at line {pin.line}"
+    elif pin is not None and pin.release:
+        spec.release, spec.release_span = pin.release, pin.span
+        spec.context["release_from"] = f"pip pin vllm=={pin.release} at line {pin.line}"
+    elif default_image is not None and spec.engine == "vllm":
+        spec.image, spec.image_span = default_image
+        spec.context["release_from"] = f"the recipe's docker_image {default_image[0]}"
+    elif floor and spec.engine == "vllm":
+        spec.release, spec.release_span = floor, floor_span
+        spec.context["release_from"] = f"min_vllm_version {floor}"
+

@@ -1,0 +1,34 @@
+"""vLLM recipe YAML (``models/<org>/<model>.yaml`` of a recipes checkout): the launches the
+recipes site renders, plus those of the recipe's ``guide:`` Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from servelint.sources.base import Head, ReadContext, ReadResult
+
+_YAML = {".yaml", ".yml"}
+_SUPPORT_NAMES = {"taxonomy.yaml", "platforms.yaml"}
+_SUPPORT_DIRS = {"strategies", "kv_store"}
+
+
+class RecipeReader:
+    name = "recipe"
+
+    def support_file(self, path: Path) -> bool:
+        return path.suffix.lower() in _YAML and (
+            path.name in _SUPPORT_NAMES or path.parent.name in _SUPPORT_DIRS
+        )
+
+    def claims(self, path: Path, head: Head) -> bool:
+        if path.suffix.lower() not in _YAML:
+            return False
+        if "models" in path.parts:
+            return True
+        text = "\n" + head.text(1 << 20)
+        return "\nmodel:" in text[:4097] and "variants:" in text
+
+    def read(self, path: str, ctx: ReadContext) -> ReadResult:
+        from servelint.sources.recipe.reader import read_recipe  # the renderer: on first use
+
+        return read_recipe(path)
