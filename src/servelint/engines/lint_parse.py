@@ -9,9 +9,7 @@ token replaced by a value the parser accepts.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from servelint.profiles import Profile
@@ -37,18 +35,9 @@ class LintParse:
     problems: list[ArgProblem] = field(default_factory=list)
     positionals: list[str] = field(default_factory=list)
     ok: bool = True  # the final parse (after neutralising) succeeded
-    # facts derived from this parse alone, computed once and shared by every launch with
-    # the same argv (see ``derived``)
+    # what the argv memo keeps with this parse: the argv rules' findings and facts derived
+    # from the parse alone (servelint.pipeline.argv_memo)
     memo: dict[Any, Any] = field(default_factory=dict)
-
-
-def derived(parsed: LintParse, key: Any, compute: Callable[[], Any]) -> Any:
-    """``compute()`` once per parse: for facts that depend only on the parse (and so on the
-    release, the argv texts and which tokens are symbolic)."""
-    memo = parsed.memo
-    if key not in memo:
-        memo[key] = compute()
-    return memo[key]
 
 
 def _parser_module(engine: str):
@@ -97,72 +86,11 @@ def _neutral_value(profile: Profile, argv: list[str], index: int) -> str | None:
     return "0"
 
 
-def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = ()) -> LintParse:
-    """All argv problems of ``argv`` on ``profile``'s release. The result is shared between
-    callers with the same argv: treat it as read-only."""
-    return _lint_parse_exact(profile.engine, profile.version, argv, symbolic)
-
-
-@lru_cache(maxsize=16384)
-def _lint_parse_exact(engine: str, version: str, argv: tuple[str, ...],
-                      symbolic: tuple[int, ...]) -> LintParse:
-    from servelint import profiles
-
-    profile = profiles.load(engine, version)
-    assert profile is not None
-    canon, changed = _canonical(profile, argv, set(symbolic))
-    result = _lint_parse_cached(engine, version, canon, symbolic)
-    return _restore(result, argv, changed) if changed else result
-
-
-def _canonical(profile: Profile, argv: tuple[str, ...], sym: set[int]
-               ) -> tuple[tuple[str, ...], set[int]]:
-    """The argv with values that cannot change the parse replaced by one spelling, so that
-    renderings differing only in the model id or an integer size share one parse: the model
-    positional, and plain decimal values of int options without choices."""
-    out = list(argv)
-    changed: set[int] = set()
-    if out and not out[0].startswith("-") and 0 not in sym:
-        out[0], _ = "model", changed.add(0)
-    for i in range(1, len(out)):
-        prev, value = argv[i - 1], argv[i]
-        if i in sym or not value.isdigit() or not prev.startswith("--") or "=" in prev:
-            continue
-        act = profile.option_index.get(prev)
-        if act is not None and act.raw.get("type") == "int" and not act.choices and \
-                act.nargs is None and act.kind == "store":
-            out[i] = "1"
-            changed.add(i)
-    return tuple(out), changed
-
-
-def _restore(result: LintParse, argv: tuple[str, ...], changed: set[int]) -> LintParse:
-    options = [_with_value(o, argv[o.value_index])
-               if o.value_index in changed and isinstance(o.value, str)
-               and o.value != argv[o.value_index] else o
-               for o in result.options]
-    positionals = list(result.positionals)
-    if 0 in changed and positionals:
-        positionals[0] = argv[0]
-    return LintParse(options=options, problems=result.problems, positionals=positionals,
-                     ok=result.ok)
-
-
-def _with_value(option: Any, value: str) -> Any:
-    """A copy of a parsed option with another value (cheaper than dataclasses.replace)."""
-    copy = object.__new__(type(option))
-    copy.__dict__.update(option.__dict__, value=value)
-    return copy
-
-
-@lru_cache(maxsize=4096)
-def _lint_parse_cached(engine: str, version: str, argv: tuple[str, ...],
-                       symbolic: tuple[int, ...]) -> LintParse:
-    from servelint import profiles
-
-    profile = profiles.load(engine, version)
-    assert profile is not None
-    parse = _parser_module(engine).parse
+def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = ()
+               ) -> LintParse:
+    """All argv problems of ``argv`` on ``profile``'s release (a pure function: callers go
+    through the one argv memo, :mod:`servelint.pipeline.argv_memo`)."""
+    parse = _parser_module(profile.engine).parse
     work = list(argv)
     sym = set(symbolic)
     removed: set[int] = set()  # original indices dropped from the argv

@@ -6,10 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from servelint import rule_memo
 from servelint.engines import history as history_mod
-from servelint.engines.lint_parse import lint_parse
 from servelint.model import Finding, LaunchSpec, Severity
+from servelint.pipeline import argv_memo
 from servelint.pipeline.options import Options
 from servelint.resolve import Resolution, resolve
 from servelint.rules import registry
@@ -81,21 +80,18 @@ def _findings(spec: LaunchSpec, options: Options, res: Resolution) -> Iterator[F
     notes_rules, primary_rules = _rules_by_role(options.errors_only)
     primary = [t for t in res.targets if t.role == "primary"]
     # release-independent rules (resolution notes, runtime installs) run once per launch,
-    # on the first primary release's parse (shared with that release's own context)
-    parses: dict[int, Any] = {}
+    # on the first primary release's parse (the argv memo's entry)
     if notes_rules:
-        ctx = _context(
-            spec, primary[0].profile if primary else None, hist, res, floating=True, parses=parses
-        )
+        ctx = _context(spec, primary[0].profile if primary else None, hist, res, floating=True)
         for rule in notes_rules:
             yield from rule.check(ctx)
     cap = res.capped and options.cap_guesses
     for tgt in primary:
-        ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating, parses=parses)
+        ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating)
         ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
         ctx.how = tgt.how
         for rule in primary_rules:
-            found = rule_memo.run(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
+            found = argv_memo.findings(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
             for f in found:
                 if tgt.floating and cap and f.severity > Severity.WARNING:
                     f.severity = Severity.WARNING
@@ -112,24 +108,8 @@ def _rules_by_role(errors_only: bool = False) -> tuple[tuple, tuple]:
     )
 
 
-def _context(
-    spec: LaunchSpec,
-    prof,
-    hist,
-    res: Resolution,
-    *,
-    floating: bool,
-    parses: dict[int, Any] | None = None,
-) -> CheckContext:
-    parsed = None
-    if prof is not None:
-        parsed = parses.get(id(prof)) if parses is not None else None
-        if parsed is None:
-            texts = tuple(t.text for t in spec.argv)
-            symbolic = tuple(i for i, t in enumerate(spec.argv) if t.symbolic)
-            parsed = lint_parse(prof, texts, symbolic)
-            if parses is not None:
-                parses[id(prof)] = parsed
+def _context(spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool) -> CheckContext:
+    parsed = argv_memo.parse_spec(prof, spec) if prof is not None else None
     ctx = CheckContext(spec=spec, profile=prof, history=hist, parsed=parsed)  # type: ignore[arg-type]
     ctx.floating = floating
     ctx.extra.update({"notes": res.notes, "image_release": res.image_release, "floating": floating})

@@ -94,22 +94,17 @@ def canonical_pkg(name: str) -> str:
     return canonicalize_name(name)
 
 
-_EXPLAINED: dict[tuple, tuple[str, str]] = {}
-
-
-def per_release(ctx, explain, *args: str) -> tuple[str, str]:
-    """``explain(ctx, *args)`` computed once per release and arguments (messages that depend
-    only on the release and a name, not on the launch)."""
-    key = (explain.__module__, ctx.profile.engine, ctx.profile.version, *args)
-    if key not in _EXPLAINED:
-        _EXPLAINED[key] = explain(ctx, *args)
-    return _EXPLAINED[key]
+def argv_fact(parsed, key, compute):
+    """``compute()`` once per argv verdict (``servelint.pipeline.argv_memo``): a fact that
+    depends only on the parse, so on the release, the argv texts and the symbolic marks."""
+    memo = parsed.memo
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
 
 
 def option_dests(ctx) -> set[str]:
-    """Dests of the options the launch sets (once per parse: it depends only on the argv)."""
-    from servelint.engines.lint_parse import derived
-
+    """Dests of the options the launch sets (once per argv verdict)."""
     parsed = ctx.parsed
-    return derived(parsed, "dests",
-                   lambda: {o.action.dest for o in parsed.options if o.action is not None})
+    return argv_fact(parsed, "dests",
+                     lambda: {o.action.dest for o in parsed.options if o.action is not None})

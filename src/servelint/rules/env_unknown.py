@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from servelint.model import Finding, FixSafety, Severity
-from servelint.rules._util import per_release, suggest
+from servelint.rules._util import suggest
 from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL121"
@@ -56,7 +56,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 "SGLANG_" + name[4:] in prof.env_registry:
             continue  # SGLang rewrites SGL_* to SGLANG_* (with a warning)
         effect = _effect(prof)
-        msg, fix = per_release(ctx, _explain_uncached, name, effect)
+        msg, fix = _explain(ctx, name, effect)
         sev = Severity.ERROR if strict and prof.engine == "vllm" and prof.env_unknown_warning \
             else None
         yield finding(sys.modules[__name__], ctx, env.span or spec.anchor, msg, fix=fix,
@@ -70,7 +70,7 @@ def _effect(prof) -> str:
     return "it ignores it silently"
 
 
-def _explain_uncached(ctx: CheckContext, name: str, effect: str) -> tuple[str, str]:
+def _explain(ctx: CheckContext, name: str, effect: str) -> tuple[str, str]:
     prof, hist = ctx.profile, ctx.history
     hint = prof.env_removed_hints.get(name, "")
     pres = hist.of("env", name).releases if hist else ()

@@ -31,7 +31,6 @@ from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import (
     flag_judgeable,
     normalise_flag,
-    per_release,
     suggest,
     token,
     token_span,
@@ -72,11 +71,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             continue
         name = normalise_flag(text)
         base = name.split(".", 1)[0] if prof.rules.get("dotted_keys") else name
-        message, fix = per_release(ctx, _explain_uncached, base, release)
+        message, fix = _explain(ctx, base, release)  # once per argv verdict
         yield finding(sys.modules[__name__], ctx, span, message, fix=fix)
 
 
-def _explain_uncached(ctx: CheckContext, name: str, release: str) -> tuple[str, str]:
+def _explain(ctx: CheckContext, name: str, release: str) -> tuple[str, str]:
     prof, hist = ctx.profile, ctx.history
     pres = hist.of("option", name).releases if hist else ()
     if pres:

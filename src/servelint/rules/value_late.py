@@ -31,11 +31,11 @@ from typing import Any
 
 from packaging.version import Version
 
-from servelint.engines.lint_parse import derived
 from servelint.engines.vllm.verdict import deprecation_refuses
 from servelint.model import Finding, FixSafety, Severity
 from servelint.profiles import Profile
 from servelint.rules._util import (
+    argv_fact,
     is_symbolic,
     normalise_flag,
     option_dests,
@@ -57,7 +57,7 @@ FIX = FixSafety.NONE
 def values_to_check(ctx: CheckContext) -> list[tuple[str, str, int]]:
     """(target, value, argv index) for every option value governed by a late value set;
     computed once per parse (it depends only on the argv), shared by the rules that read it."""
-    return derived(ctx.parsed, "values_to_check", lambda: list(_values_to_check(ctx)))
+    return argv_fact(ctx.parsed, "values_to_check", lambda: list(_values_to_check(ctx)))
 
 
 def _values_to_check(ctx: CheckContext):

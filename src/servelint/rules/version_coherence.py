@@ -39,10 +39,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.engines.lint_parse import derived
 from servelint.model import Finding, FixSafety, Severity
 from servelint.resolve import release_version
-from servelint.rules._util import is_symbolic, normalise_flag, token_span
+from servelint.rules._util import argv_fact, is_symbolic, normalise_flag, token_span
 from servelint.rules.base import CheckContext, Scope, finding
 from servelint.rules.value_late import values_to_check
 
@@ -104,7 +103,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         return out
 
     # the argv part depends only on the parse and the floor: computed once per parse
-    for index, what, first in derived(ctx.parsed, ("version-coherence", floor_pos), argv_late):
+    for index, what, first in argv_fact(ctx.parsed, ("version-coherence", floor_pos), argv_late):
         yield finding(mod, ctx, token_span(spec, index),
                       f"{what} first appears in {prof.engine} {first}, but {floor_label}",
                       fix=f"raise the floor to {first}")

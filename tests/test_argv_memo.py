@@ -1,4 +1,5 @@
-"""Rules run once per parse (``Scope.ARGV``) give exactly what running them per launch gives."""
+"""The argv memo: rules run once per argv verdict (``Scope.ARGV``) give exactly what running
+them per launch gives."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from servelint import rule_memo
 from servelint.check import Options, check_paths
 from servelint.model import Edit, Finding, Fix, FixSafety, Severity, Span
+from servelint.pipeline import argv_memo
 from servelint.rules import registry
 from servelint.rules.base import Scope
 
@@ -23,7 +24,7 @@ def _as_dicts(findings: list[Finding]) -> list[tuple]:
 
 def _run(paths: list[str], monkeypatch: pytest.MonkeyPatch | None) -> list[tuple]:
     if monkeypatch is not None:
-        monkeypatch.setattr(rule_memo, "run", lambda rule, ctx: list(rule.check(ctx)))
+        monkeypatch.setattr(argv_memo, "findings", lambda rule, ctx: list(rule.check(ctx)))
     report = check_paths(paths, Options(use_cache=False, jobs=1))
     return _as_dicts(report.findings)
 
@@ -68,8 +69,8 @@ def test_a_span_outside_the_argv_runs_the_rule_per_launch():
     spec = LaunchSpec(engine="vllm", entrypoint="vllm serve", argv=[Token("m", Span("f", 1, 1))],
                       path="f", anchor=Span("f", 1, 1))
     ctx = CheckContext(spec=spec, profile=None, parsed=parsed)  # type: ignore[arg-type]
-    first = rule_memo.run(_OtherSpanRule, ctx)
-    second = rule_memo.run(_OtherSpanRule, ctx)
+    first = argv_memo.findings(_OtherSpanRule, ctx)
+    second = argv_memo.findings(_OtherSpanRule, ctx)
     assert [f.span for f in first + second] == [Span("elsewhere", 3, 1)] * 2
     assert _OtherSpanRule.calls == 3  # the shadow run, then once per launch
 
@@ -101,7 +102,7 @@ def test_fix_edits_are_templated_on_the_launch_spans():
         spec = LaunchSpec(engine="vllm", entrypoint="vllm serve", argv=[tok], path="f",
                           anchor=Span("f", line, 1))
         ctx = CheckContext(spec=spec, profile=None, parsed=parsed)  # type: ignore[arg-type]
-        found += rule_memo.run(_FixingRule, ctx)
+        found += argv_memo.findings(_FixingRule, ctx)
     assert _FixingRule.calls == 1  # the shadow run only
     assert [f.autofix.edits for f in found] == [
         (Edit(Span("f", 1, 3, 1, 6), "--long", "--l"),),

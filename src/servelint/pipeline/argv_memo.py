@@ -1,0 +1,219 @@
+"""The one memo for argv verdicts: a pure function of (release, argv texts, symbolic marks).
+
+For each release and argv (which tokens are symbolic included) the memo keeps one entry:
+the release's parse of the argv, the findings of every ``Scope.ARGV`` rule with their spans
+as argv indices, and facts rules derive from the parse alone. A launch gets the
+entry's findings with its own spans and rendering attached (``findings``). A corpus has far
+fewer distinct argvs than launches (the recipes corpus: 11,375 argvs for 33,875 launches).
+
+An argv rule reads nothing of the launch but its argv, the release's profile and the
+history. It runs once per entry on a *shadow* launch whose tokens carry placeholder spans
+naming their argv index; a finding whose span is not a placeholder (the rule read something
+else after all) makes that rule run on every launch of the entry instead. A finding's fix
+edits are templated the same way: each edit's span must be a token's (placeholder) span,
+narrowed by the edit's ``old`` text, never a column computed from it.
+
+Entries are bounded (least recently used dropped first): dropping one only costs time, since
+an entry is a function of its key. Parses are shared further between argvs that differ only
+in values that cannot change the parse (the model positional, decimal values of int
+options without choices), the values put back before rules see them.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from servelint import profiles
+from servelint.engines.lint_parse import LintParse, lint_parse
+from servelint.model import Edit, Finding, Fix, LaunchSpec, Span, Token
+from servelint.profiles import Profile
+from servelint.rules.base import CheckContext
+
+MAX_ENTRIES = 16384  # argv verdicts kept
+MAX_SHARED_PARSES = 4096  # canonical parses kept
+
+
+class _Lru(OrderedDict):
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def get_or(self, key: Any, compute: Callable[[], Any]) -> Any:
+        if key in self:
+            self.move_to_end(key)
+            return self[key]
+        value = self[key] = compute()
+        if len(self) > self.size:
+            self.popitem(last=False)
+        return value
+
+
+_ENTRIES = _Lru(MAX_ENTRIES)
+_SHARED = _Lru(MAX_SHARED_PARSES)
+
+
+def parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = ()) -> LintParse:
+    """The memo entry of ``argv`` on ``profile``'s release (its parse; read-only)."""
+    key = (profile.engine, profile.version, argv, symbolic)
+    return _ENTRIES.get_or(key, lambda: _parse(profile.engine, profile.version, argv, symbolic))
+
+
+def parse_spec(profile: Profile, spec: LaunchSpec) -> LintParse:
+    texts = tuple(t.text for t in spec.argv)
+    symbolic = tuple(i for i, t in enumerate(spec.argv) if t.symbolic)
+    return parse(profile, texts, symbolic)
+
+
+def findings(rule: Any, ctx: CheckContext) -> list[Finding]:
+    """``rule``'s findings on the launch, from the entry of its argv."""
+    parsed = ctx.parsed
+    memo = parsed.memo if isinstance(parsed, LintParse) else None
+    if memo is None:
+        return list(rule.check(ctx))
+    key = ("rule", rule.code)
+    templates = memo.get(key)
+    if templates is None:
+        templates = memo[key] = _templates(rule, ctx)
+    if templates is False:  # not expressible as templates: run it on this launch
+        return list(rule.check(ctx))
+    return [_instantiate(t, ctx.spec) for t in templates]
+
+
+def _parse(
+    engine: str, version: str, argv: tuple[str, ...], symbolic: tuple[int, ...]
+) -> LintParse:
+    profile = profiles.load(engine, version)
+    assert profile is not None
+    canon, changed = _canonical(profile, argv, set(symbolic))
+    shared = _SHARED.get_or(
+        (engine, version, canon, symbolic), lambda: lint_parse(profile, canon, symbolic)
+    )
+    if not changed:
+        return LintParse(
+            options=shared.options,
+            problems=shared.problems,
+            positionals=shared.positionals,
+            ok=shared.ok,
+        )
+    return _restore(shared, argv, changed)
+
+
+def _canonical(
+    profile: Profile, argv: tuple[str, ...], sym: set[int]
+) -> tuple[tuple[str, ...], set[int]]:
+    """The argv with values that cannot change the parse replaced by one spelling, so that
+    renderings differing only in the model id or an integer size share one parse: the model
+    positional, and plain decimal values of int options without choices."""
+    out = list(argv)
+    changed: set[int] = set()
+    if out and not out[0].startswith("-") and 0 not in sym:
+        out[0], _ = "model", changed.add(0)
+    for i in range(1, len(out)):
+        prev, value = argv[i - 1], argv[i]
+        if i in sym or not value.isdigit() or not prev.startswith("--") or "=" in prev:
+            continue
+        act = profile.option_index.get(prev)
+        if (
+            act is not None
+            and act.raw.get("type") == "int"
+            and not act.choices
+            and act.nargs is None
+            and act.kind == "store"
+        ):
+            out[i] = "1"
+            changed.add(i)
+    return tuple(out), changed
+
+
+def _restore(result: LintParse, argv: tuple[str, ...], changed: set[int]) -> LintParse:
+    options = [
+        _with_value(o, argv[o.value_index])
+        if o.value_index in changed and isinstance(o.value, str) and o.value != argv[o.value_index]
+        else o
+        for o in result.options
+    ]
+    positionals = list(result.positionals)
+    if 0 in changed and positionals:
+        positionals[0] = argv[0]
+    return LintParse(
+        options=options, problems=result.problems, positionals=positionals, ok=result.ok
+    )
+
+
+def _with_value(option: Any, value: str) -> Any:
+    """A copy of a parsed option with another value (cheaper than dataclasses.replace)."""
+    copy = object.__new__(type(option))
+    copy.__dict__.update(option.__dict__, value=value)
+    return copy
+
+
+_SHADOW = "\0argv"  # path of a placeholder span; its line is the argv index (0: the anchor)
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    finding: Finding  # span and related spans are placeholders; renderings empty
+    index: int  # argv index of the span (-1: the launch's anchor)
+    related: tuple[int, ...]
+    edits: tuple[int, ...]  # argv index of each autofix edit's span
+
+
+@functools.cache
+def _shadow_span(index: int) -> Span:
+    return Span(_SHADOW, index + 2, 1)
+
+
+def _shadow(ctx: CheckContext) -> CheckContext:
+    """The launch with placeholder spans (one per parse: the argv texts are the same)."""
+    spec = ctx.spec
+    shadow = copy.copy(spec)
+    shadow.argv = [Token(t.text, _shadow_span(i), t.symbolic) for i, t in enumerate(spec.argv)]
+    shadow.anchor = _shadow_span(-1)
+    shadow.rendering = ""
+    return CheckContext(spec=shadow, profile=ctx.profile, how=ctx.how, floating=ctx.floating,
+                        history=ctx.history, parsed=ctx.parsed, extra=dict(ctx.extra))
+
+
+def _templates(rule: Any, ctx: CheckContext) -> list[_Template] | bool:
+    memo = ctx.parsed.memo  # type: ignore[union-attr]
+    sctx = memo.get("shadow")
+    if sctx is None:
+        sctx = memo["shadow"] = _shadow(ctx)
+    out: list[_Template] = []
+    for f in rule.check(sctx):
+        edits = f.autofix.edits if f.autofix is not None else ()
+        spans = [f.span, *f.related, *(e.span for e in edits)]
+        if any(s.path != _SHADOW for s in spans):
+            return False
+        out.append(_Template(f, f.span.line - 2, tuple(s.line - 2 for s in f.related),
+                             tuple(e.span.line - 2 for e in edits)))
+    return out
+
+
+def _span(spec: LaunchSpec, index: int) -> Span:
+    if 0 <= index < len(spec.argv) and spec.argv[index].span is not None:
+        return spec.argv[index].span  # type: ignore[return-value]
+    return spec.anchor
+
+
+def _instantiate(t: _Template, spec: LaunchSpec) -> Finding:
+    f = t.finding
+    return Finding(rule=f.rule, code=f.code, severity=f.severity, message=f.message,
+                   span=_span(spec, t.index), engine=f.engine, release=f.release,
+                   renderings=[spec.rendering] if spec.rendering else [], fix=f.fix,
+                   related=[_span(spec, i) for i in t.related], evidence=f.evidence,
+                   autofix=_fix(t, spec))
+
+
+def _fix(t: _Template, spec: LaunchSpec) -> Fix | None:
+    fix = t.finding.autofix
+    if fix is None:
+        return None
+    pairs = zip(t.edits, fix.edits, strict=True)
+    edits = tuple(Edit(_span(spec, i), e.replacement, e.old) for i, e in pairs)
+    return Fix(edits, fix.safety, fix.description)
