@@ -129,7 +129,7 @@ def test_recipe_guide_literal_block_spans_and_floor():
     # the docker command inside a list item (fence indented by 2 in the guide)
     assert (docker.anchor.line, docker.anchor.column) == (43, 5)
     assert docker.image == "vllm/vllm-openai:v0.27.1"
-    assert symbolic.argv[0].symbolic and "guide_rendering" not in symbolic.context
+    assert symbolic.argv[0].symbolic and "guide_compare" not in symbolic.context
 
 
 def test_recipe_guide_quoted_scalar_falls_back_to_scalar_start():

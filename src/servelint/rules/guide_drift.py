@@ -55,18 +55,84 @@ Fix: make the guide command match the recipe (or the recipe match the guide).
 
 from __future__ import annotations
 
+import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
-from servelint.model import Finding, FixSafety, Severity
+from servelint.model import Finding, FixSafety, Severity, Span
 from servelint.rules.base import CheckContext, Scope, finding
-from servelint.sources.recipe.guide_compare import Drift, drifts_of
 
 CODE = "SL191"
 NAME = "guide-drift"
 SEVERITY = Severity.WARNING
 SCOPE = Scope.NOTES
 FIX = FixSafety.NONE
+
+Flags = dict[str, tuple[str | None, Span | None]]  # flag key -> (value, span), in order
+
+
+@dataclass
+class Drift:
+    kind: str  # extra (guide only) | missing (recipe only) | value (both, different)
+    flag: str
+    guide: str | None
+    recipe: str | None
+    span: Span | None  # guide token (extra/value) or None (missing: use the launch)
+    recipe_span: Span | None
+
+
+def _same(a: str | None, b: str | None) -> bool:
+    if a == b:
+        return True
+    if a is None or b is None:
+        return {a, b} <= {None, "true", "True"}
+    if a[:1] in "{[" and b[:1] in "{[":
+        try:
+            return json.loads(a) == json.loads(b)
+        except ValueError:
+            return False
+    return False
+
+
+def compare(guide: Flags, recipe: Flags, groups: Iterable[set[str]] = ()) -> list[Drift]:
+    """Differences between two flag maps. A recipe flag of a feature (``groups``) the guide
+    leaves out entirely is the feature switched off, not a difference."""
+    off: set[str] = set()
+    for group in groups:
+        if not group & set(guide):
+            off |= group
+    out: list[Drift] = []
+    for key, (value, span) in guide.items():
+        if key not in recipe:
+            out.append(Drift("extra", key, value, None, span, None))
+        elif not _same(value, recipe[key][0]):
+            out.append(Drift("value", key, value, recipe[key][0], span, recipe[key][1]))
+    for key, (value, span) in recipe.items():
+        if key not in guide and key not in off:
+            out.append(Drift("missing", key, None, value, None, span))
+    return out
+
+
+def _flags(data: list) -> Flags:
+    return {key: (value, Span(*span) if span else None) for key, value, span in data}
+
+
+def drifts(context: dict[str, str]) -> tuple[str, list[Drift]]:
+    """(label of the closest rendering, its differences) of a guide launch: the rendering
+    with the fewest differences, ties going to the earliest; ("", []) when nothing is
+    compared."""
+    raw = context.get("guide_compare")
+    if not raw:
+        return "", []
+    data = json.loads(raw)
+    guide, groups = _flags(data["guide"]), [set(g) for g in data["groups"]]
+    best: tuple[int, int, str, list[Drift]] | None = None
+    for order, label, flags in data["renderings"]:
+        found = compare(guide, _flags(flags), groups)
+        if best is None or (len(found), order) < best[:2]:
+            best = (len(found), order, label, found)
+    return (best[2], best[3]) if best else ("", [])
 
 
 def _show(flag: str, value: str | None) -> str:
@@ -84,12 +150,15 @@ def message(d: Drift, label: str) -> str:
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     spec = ctx.spec
-    label = spec.context.get("guide_rendering", "")
+    label, found = drifts(spec.context)
     mod = sys.modules[__name__]
-    for d in drifts_of(spec):
+    for d in found:
         related = [d.recipe_span] if d.recipe_span is not None else []
-        fix = "remove it from the guide, or add it to the recipe" if d.kind == "extra" else \
-            "add it to the guide, or remove it from the recipe" if d.kind == "missing" else \
-            "use the same value in the guide and the recipe"
-        yield finding(mod, ctx, d.span or spec.anchor, message(d, label), fix=fix,
-                      related=related)
+        fix = (
+            "remove it from the guide, or add it to the recipe"
+            if d.kind == "extra"
+            else "add it to the guide, or remove it from the recipe"
+            if d.kind == "missing"
+            else "use the same value in the guide and the recipe"
+        )
+        yield finding(mod, ctx, d.span or spec.anchor, message(d, label), fix=fix, related=related)

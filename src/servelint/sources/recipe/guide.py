@@ -4,8 +4,9 @@ For a literal block scalar (``guide: |``, ``|-``, ``|2`` …) line ``i`` of the 
 line ``header + 1 + i`` and column ``c`` is file column ``indent + c``: spans are exact.
 Folded (``>``), quoted and plain scalars fold or unescape their lines, so a value line has
 no single file line: every span of such a guide is put at the scalar's start instead.
-Each guide launch is then compared with the recipe's own rendering
-(:mod:`servelint.sources.recipe.guide_compare`).
+Each guide launch then carries what the recipe's own renderings set
+(the flags compared are attached by :mod:`servelint.sources.recipe.guide_flags`; the
+guide-drift rule compares them).
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def read_recipe_guide(recipe_path: str, renderings: list | None = None) -> Markd
         spec.context["guide"] = "recipe"
         if omni and spec.engine == "vllm":  # the site serves omni recipes with vLLM-Omni
             spec.engine = "vllm-omni"
-    from servelint.sources.recipe.guide_compare import annotate
+    from servelint.sources.recipe.guide_flags import annotate
 
     annotate(recipe_path, result.launches, renderings, root)
     return result

@@ -1,45 +1,79 @@
-"""Compare a recipe's hand-written guide commands with the recipe's own renderings.
+"""What the guide-drift rule (SL191) compares: a recipe's guide commands and the recipe's
+own renderings, as flag lists.
 
-A guide launch serving model id M is compared with the renderings of the variant that
-serves M (case-insensitive id match): the rendering with the fewest differences wins, ties
-going to the earliest one (default hardware/strategy/features come first). Flags are keyed
-by their long name (``_`` -> ``-`` before the first ``.``; ``--no-X`` is ``--X`` = false;
-``--model X`` is the model). Values are compared as text, JSON values as JSON.
+For each ``vllm serve`` guide launch serving a literal model id M, the reader attaches the
+guide's flags and the flags of every rendering that serves M (case-insensitive id match;
+renderings whose compared flags equal an earlier one's are left out: the earlier one wins
+every tie), in rendering order, plus the recipe's feature groups
+(``context["guide_compare"]``, JSON). The rule picks the closest rendering and reports the
+differences; the reader compares nothing. Flags are keyed by their long name (``_`` -> ``-``
+before the first ``.``; ``--no-X`` is ``--X`` = false; ``--model X`` is the model).
 
 Not compared (noise, by policy): capacity flags (``CAPACITY``), parallelism and size flags (TP/PP/DP/EP/DCP and the
 multi-node rendezvous flags), ``--host``, ``--port``, ``--served-model-name``, and every
 flag a ``hardware_overrides`` block of the recipe sets (it varies by GPU).
 
-The result is stored on the guide launch (``context["guide_drift"]``, JSON) for the
-``guide-drift`` rule (SL191) to report.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 
 from servelint.model import LaunchSpec, Span, Token
 from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, load_yaml
 
 # capacity tuning flags: guides size them for their demo GPU
-CAPACITY = frozenset({"--max-model-len", "--gpu-memory-utilization", "--max-num-seqs",
-                      "--max-num-batched-tokens"})
-IGNORED = CAPACITY | frozenset({
-    "--tensor-parallel-size", "-tp", "--pipeline-parallel-size", "-pp",
-    "--data-parallel-size", "-dp", "--data-parallel-size-local", "-dpl",
-    "--data-parallel-rank", "-dpn", "--data-parallel-start-rank", "-dpr",
-    "--data-parallel-address", "-dpa", "--data-parallel-rpc-port", "-dpp",
-    "--data-parallel-backend", "-dpb", "--data-parallel-hybrid-lb", "-dph",
-    "--data-parallel-external-lb", "-dpe", "--enable-expert-parallel", "-ep",
-    "--decode-context-parallel-size", "-dcp", "--prefill-context-parallel-size", "-pcp",
-    "--nnodes", "-n", "--node-rank", "-r", "--master-addr", "--master-port", "--headless",
-    "--distributed-executor-backend", "--api-server-count", "-asc",
-    "--host", "--port", "--served-model-name",
-})
+CAPACITY = frozenset(
+    {"--max-model-len", "--gpu-memory-utilization", "--max-num-seqs", "--max-num-batched-tokens"}
+)
+IGNORED = CAPACITY | frozenset(
+    {
+        "--tensor-parallel-size",
+        "-tp",
+        "--pipeline-parallel-size",
+        "-pp",
+        "--data-parallel-size",
+        "-dp",
+        "--data-parallel-size-local",
+        "-dpl",
+        "--data-parallel-rank",
+        "-dpn",
+        "--data-parallel-start-rank",
+        "-dpr",
+        "--data-parallel-address",
+        "-dpa",
+        "--data-parallel-rpc-port",
+        "-dpp",
+        "--data-parallel-backend",
+        "-dpb",
+        "--data-parallel-hybrid-lb",
+        "-dph",
+        "--data-parallel-external-lb",
+        "-dpe",
+        "--enable-expert-parallel",
+        "-ep",
+        "--decode-context-parallel-size",
+        "-dcp",
+        "--prefill-context-parallel-size",
+        "-pcp",
+        "--nnodes",
+        "-n",
+        "--node-rank",
+        "-r",
+        "--master-addr",
+        "--master-port",
+        "--headless",
+        "--distributed-executor-backend",
+        "--api-server-count",
+        "-asc",
+        "--host",
+        "--port",
+        "--served-model-name",
+    }
+)
 
 
 @dataclass
@@ -48,16 +82,6 @@ class Item:
     value: str | None  # None for a bare flag ("true"), "false" for --no-X
     written: str  # the flag as written
     span: Span | None
-
-
-@dataclass
-class Drift:
-    kind: str  # extra (guide only) | missing (recipe only) | value (both, different)
-    flag: str
-    guide: str | None
-    recipe: str | None
-    span: Span | None  # guide token (extra/value) or None (missing: use the launch)
-    recipe_span: Span | None
 
 
 @lru_cache(maxsize=4096)
@@ -106,51 +130,9 @@ def split_argv(argv: list[Token]) -> tuple[Token | None, list[Item]]:
     return model, items
 
 
-def _same(a: str | None, b: str | None) -> bool:
-    if a == b:
-        return True
-    if a is None or b is None:
-        return {a, b} <= {None, "true", "True"}
-    if a[:1] in "{[" and b[:1] in "{[":
-        try:
-            return json.loads(a) == json.loads(b)
-        except ValueError:
-            return False
-    return False
-
-
-def compare(guide: list[Item], recipe: list[Item], ignored: Iterable[str] = (),
-            groups: Iterable[set[str]] = ()) -> list[Drift]:
-    """Differences between two flag lists (last occurrence of a flag wins).
-
-    A recipe flag of a feature (``groups``) the guide leaves out entirely is the feature
-    switched off, not a difference.
-    """
-    skip = IGNORED | set(ignored)
-    return _compare_maps(_flag_map(guide, skip), _flag_map(recipe, skip), groups)
-
-
 def _flag_map(items: list[Item], skip: AbstractSet[str]) -> dict[str, Item]:
     """Compared flags by key (last occurrence wins, at its first position)."""
     return {it.key: it for it in items if it.key not in skip}
-
-
-def _compare_maps(g: dict[str, Item], r: dict[str, Item],
-                  groups: Iterable[set[str]] = ()) -> list[Drift]:
-    off: set[str] = set()
-    for group in groups:
-        if not group & set(g):
-            off |= group
-    out: list[Drift] = []
-    for key, it in g.items():
-        if key not in r:
-            out.append(Drift("extra", key, it.value, None, it.span, None))
-        elif not _same(it.value, r[key].value):
-            out.append(Drift("value", key, it.value, r[key].value, it.span, r[key].span))
-    for key, it in r.items():
-        if key not in g and key not in off:
-            out.append(Drift("missing", key, None, it.value, None, it.span))
-    return out
 
 
 def _json_or_text(text: str | None) -> object:
@@ -202,8 +184,12 @@ def override_flags(node: Node | None, inside: bool = False) -> set[str]:
     elif isinstance(node, Seq):
         for item in node:
             out |= override_flags(item, inside)
-    elif inside and isinstance(node, Scalar) and isinstance(node.value, str) and \
-            node.value.startswith("-"):
+    elif (
+        inside
+        and isinstance(node, Scalar)
+        and isinstance(node.value, str)
+        and node.value.startswith("-")
+    ):
         out.add(normalise(node.value.split()[0].split("=", 1)[0])[0])
     return out
 
@@ -227,8 +213,11 @@ def _flags_under(node: Node | None) -> set[str]:
 
 
 def _span_json(span: Span | None) -> list | None:
-    return None if span is None else [span.path, span.line, span.column, span.end_line,
-                                      span.end_column]
+    return (
+        None
+        if span is None
+        else [span.path, span.line, span.column, span.end_line, span.end_column]
+    )
 
 
 def span_from_json(data: list | None) -> Span | None:
@@ -240,8 +229,9 @@ def _spaced_flag(text: str) -> bool:
     return text.startswith("-") and " " in text.strip() and "{" not in text
 
 
-def _prepared(renderings: list, served: set[str],
-              skip: AbstractSet[str] = IGNORED) -> list[tuple[int, object, str, dict[str, Item]]]:
+def _prepared(
+    renderings: list, served: set[str], skip: AbstractSet[str] = IGNORED
+) -> list[tuple[int, object, str, dict[str, Item]]]:
     """(order, rendering, served id lowercased, compared flags by key) of the non-omni
     renderings that serve one of ``served``. A rendering whose argv or compared flags
     (keys and values, in order) equal an earlier one's is skipped: the earlier one wins
@@ -278,28 +268,17 @@ def _prepared(renderings: list, served: set[str],
     return out
 
 
-def closest(spec: LaunchSpec, prepared: list, ignored: set[str],
-            groups: list[set[str]]) -> tuple[object, list[Drift]]:
-    """The rendering of the same served model with the fewest differences (None if none).
-    ``prepared`` comes from :func:`_prepared` with the same ``ignored`` flags."""
-    model, items = split_argv(spec.argv)
-    if model is None or model.symbolic:
-        return None, []
-    g = _flag_map(fold_dotted(items), IGNORED | ignored)
-    want = model.text.lower()
-    best: tuple[int, int, object, list[Drift]] | None = None
-    for order, r, served, r_flags in prepared:
-        if served != want:
-            continue
-        drifts = _compare_maps(g, r_flags, groups)
-        if best is None or (len(drifts), order) < best[:2]:
-            best = (len(drifts), order, r, drifts)
-    return (best[2], best[3]) if best else (None, [])
+def _items_json(flags: dict[str, Item]) -> list:
+    return [[it.key, it.value, _span_json(it.span)] for it in flags.values()]
 
 
-def annotate(recipe_path: str, launches: list[LaunchSpec], renderings: list | None = None,
-             root: Node | None = None) -> None:
-    """Attach the comparison with the closest recipe rendering to each vLLM guide launch.
+def annotate(
+    recipe_path: str,
+    launches: list[LaunchSpec],
+    renderings: list | None = None,
+    root: Node | None = None,
+) -> None:
+    """Attach to each vLLM guide launch what SL191 compares (see the module docstring).
 
     ``renderings``: the recipe's renderings when the caller has them (else rendered here).
     """
@@ -319,23 +298,18 @@ def annotate(recipe_path: str, launches: list[LaunchSpec], renderings: list | No
             served.add(model.text.lower())
     ignored, groups = override_flags(root), feature_groups(root)
     prepared = _prepared(renderings, served, IGNORED | ignored)
+    groups_json = [sorted(g) for g in groups]
     for spec in todo:
-        rendering, drifts = closest(spec, prepared, ignored, groups)
-        if rendering is None:
+        model, items = split_argv(spec.argv)
+        if model is None or model.symbolic:
             continue
-        spec.context["guide_rendering"] = rendering.label
-        spec.context["guide_drift"] = json.dumps([
-            {**asdict(d), "span": _span_json(d.span), "recipe_span": _span_json(d.recipe_span)}
-            for d in drifts])
-
-
-def drifts_of(spec: LaunchSpec) -> list[Drift]:
-    """The differences stored on a guide launch by :func:`annotate`."""
-    raw = spec.context.get("guide_drift")
-    if not raw:
-        return []
-    out = []
-    for d in json.loads(raw):
-        out.append(Drift(d["kind"], d["flag"], d["guide"], d["recipe"],
-                         span_from_json(d["span"]), span_from_json(d["recipe_span"])))
-    return out
+        want = model.text.lower()
+        candidates = [
+            [order, r.label, _items_json(flags)] for order, r, low, flags in prepared if low == want
+        ]
+        if not candidates:
+            continue
+        guide = _flag_map(fold_dotted(items), IGNORED | ignored)
+        spec.context["guide_compare"] = json.dumps(
+            {"guide": _items_json(guide), "renderings": candidates, "groups": groups_json}
+        )
