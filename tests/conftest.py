@@ -6,9 +6,13 @@ import pytest
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--update", action="store_true", default=False,
-                     help="rewrite golden files (tests/cases/rules/*.expected, "
-                          "tests/cases/fixes/*) from the current output")
+    parser.addoption(
+        "--update",
+        action="store_true",
+        default=False,
+        help="rewrite golden files (tests/cases/rules/*.expected, "
+        "tests/cases/fixes/*) from the current output",
+    )
 
 
 @pytest.fixture

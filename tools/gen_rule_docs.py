@@ -31,18 +31,20 @@ def render_rules_md(metas: list[Rule]) -> str:
              "Project-wide: `[tool.servelint]` in `pyproject.toml` or `.servelint.toml`",
              "(`severity`, `disable`, `exclude`, `images`, `min-severity`, `gpu`,",
              "`target-version`).", "",
-             "| Code | Name | Default severity | Safe autofix | Summary |",
+             "Autofix: `safe` fixes are applied by `servelint check --fix`, `unsafe` ones (they",
+             "change what runs) only with `--unsafe-fixes`; `--diff` shows them.", "",
+             "| Code | Name | Default severity | Autofix | Summary |",
              "| --- | --- | --- | --- | --- |"]
     for meta in metas:
         summary = meta.summary.replace("|", "\\|")
         lines.append(f"| [{meta.code}](#{anchor(meta)}) | `{meta.name}` | "
-                     f"{meta.severity.label} | {'yes' if meta.fix_safe else 'no'} | {summary} |")
+                     f"{meta.severity.label} | {meta.fix} | {summary} |")
     for meta in metas:
         body = meta.doc.split("\n", 1)[1].strip() if "\n" in meta.doc else ""
         lines += ["", f'<a id="{anchor(meta)}"></a>', "", f"## {meta.code} {meta.name}", "",
                   f"**{meta.summary}**", "",
                   f"Default severity: {meta.severity.label}. "
-                  f"Safe autofix: {'yes' if meta.fix_safe else 'no'}."]
+                  f"Autofix: {meta.fix}. Scope: {meta.scope}."]
         if body:
             lines += ["", body]
     return "\n".join(lines) + "\n"

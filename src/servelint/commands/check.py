@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from servelint.check import CheckReport, Options, check_paths
-from servelint.model import Severity
+from servelint.model import Finding, Severity
 
 FORMATS = ["text", "json", "sarif", "github"]
 
@@ -42,6 +42,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="do not reuse results of unchanged files (cache in ~/.cache/servelint)")
     p.add_argument("--jobs", "-j", type=int, default=0,
                    help="worker processes (default: one per core; 1 = no workers)")
+    p.add_argument("--fix", action="store_true",
+                   help="apply safe fixes to the files, then report what remains")
+    p.add_argument("--unsafe-fixes", action="store_true",
+                   help="with --fix or --diff, also apply fixes that change what runs "
+                        "(drop a flag or env var, bump an image)")
+    p.add_argument("--diff", action="store_true",
+                   help="print the fixes as a unified diff and write nothing "
+                        "(exit 1 when there is something to fix)")
     p.set_defaults(func=run)
 
 
@@ -87,12 +95,24 @@ def run(args: argparse.Namespace) -> int:
                       target_version=target, config=cfg, no_ignores=args.no_ignores,
                       works_on="all" if args.works_on else fmt == "json",
                       use_cache=not args.no_cache, jobs=args.jobs)
-    report = check_paths(args.paths, options)
-    findings = report.findings
-    min_sev = args.min_severity  # the config's own min-severity is applied by Config.apply
-    if min_sev:
-        floor = Severity.parse(str(min_sev))
-        findings = [f for f in findings if f.severity >= floor]
+    holder: list[CheckReport] = []
+
+    def check(paths: list[str]) -> list[Finding]:
+        holder[:] = [check_paths(paths, options)]
+        return holder[0].findings
+
+    def shown(findings: list[Finding]) -> list[Finding]:
+        return _shown(findings, args.min_severity)
+
+    if args.fix or args.diff:
+        from servelint.fixes.cli import fix_command
+
+        done, findings = fix_command(check, shown, args)
+        if done is not None:
+            return done
+    else:
+        findings = shown(check(args.paths))
+    report = holder[0]
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
         emit(report, findings, fmt, out)
@@ -101,6 +121,13 @@ def run(args: argparse.Namespace) -> int:
             out.close()
     has_error = any(f.severity == Severity.ERROR for f in findings)
     return 1 if has_error else 0
+
+
+def _shown(findings: list[Finding], min_severity: str | None) -> list[Finding]:
+    if not min_severity:  # the config's own min-severity is applied by Config.apply
+        return findings
+    floor = Severity.parse(str(min_severity))
+    return [f for f in findings if f.severity >= floor]
 
 
 def emit(report: CheckReport, findings, fmt: str, out) -> None:

@@ -17,7 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def header(meta: Rule) -> str:
-    fix = "safe autofix" if meta.fix_safe else "no safe autofix"
+    fix = {"safe": "safe autofix", "unsafe": "unsafe autofix (--unsafe-fixes)"}.get(
+        meta.fix, "no autofix")
     return f"{meta.code} {meta.name} (default severity {meta.severity.label}, {fix})"
 
 

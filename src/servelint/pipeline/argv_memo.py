@@ -165,7 +165,7 @@ class _Template:
 
 @functools.cache
 def _shadow_span(index: int) -> Span:
-    return Span(_SHADOW, index + 2, 1)
+    return Span(_SHADOW, index + 2, 1, index + 2, 1)  # an end, so rules may build edits
 
 
 def _shadow(ctx: CheckContext) -> CheckContext:

@@ -16,7 +16,8 @@ Good:
 vllm serve Qwen/Qwen3-8B --max-model-len 4096
 ```
 
-Fix (safe): replace the prefix by the full flag.
+Fix (safe, ``--fix``): the prefix becomes the full flag; argparse already reads it as that
+flag, so the launch means the same.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.model import Edit, Finding, Fix, FixSafety, Severity
+from servelint.model import Finding, FixSafety, Severity
+from servelint.rules._fixes import rename_token
 from servelint.rules._util import is_symbolic, token_span
 from servelint.rules.base import CheckContext, Scope, finding
 
@@ -45,7 +47,5 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                     f'"{written}" is accepted by {ctx.profile.label} only as an abbreviation of '
                     f'"{full}"; a release that adds another flag starting with it will reject it',
                     fix=f'write "{full}"')
-        span = f.span
-        if span.end_column is not None and span.end_line in (None, span.line):
-            f.autofix = Fix((Edit(span, full, old=written),), FIX, f.fix)
+        f.autofix = rename_token(ctx.spec, opt.index, written, full, FixSafety.SAFE, f.fix)
         yield f

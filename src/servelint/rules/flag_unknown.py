@@ -19,6 +19,10 @@ vllm serve Qwen/Qwen3-8B
 ```
 
 Fix: drop or rename the flag, or pin a release that has it.
+
+Autofix: safe for a ``_``/``-`` spelling of a flag the release has (``--tp_size`` where
+SGLang has ``--tp-size``); unsafe (``--unsafe-fixes``) to drop a flag the release removed,
+when no separate value follows it. A did-you-mean guess is never applied.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from servelint.model import Finding, FixSafety, Severity
+from servelint.model import Finding, Fix, FixSafety, Severity
+from servelint.rules._fixes import drop_tokens, rename_token
 from servelint.rules._util import (
     flag_judgeable,
     normalise_flag,
@@ -41,7 +46,7 @@ CODE = "SL101"
 NAME = "flag-unknown"
 SEVERITY = Severity.ERROR
 SCOPE = Scope.ARGV
-FIX = FixSafety.NONE
+FIX = FixSafety.SAFE
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
@@ -72,7 +77,29 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         name = normalise_flag(text)
         base = name.split(".", 1)[0] if prof.rules.get("dotted_keys") else name
         message, fix = _explain(ctx, base, release)  # once per argv verdict
-        yield finding(sys.modules[__name__], ctx, span, message, fix=fix)
+        f = finding(sys.modules[__name__], ctx, span, message, fix=fix)
+        f.autofix = _autofix(ctx, problem.index, text)
+        yield f
+
+
+def _autofix(ctx: CheckContext, index: int, text: str) -> Fix | None:
+    """Safe: the same flag with ``_``/``-`` swapped when the release has exactly that one.
+    Unsafe: drop a flag the release removed, when no separate value token follows it."""
+    prof, spec = ctx.profile, ctx.spec
+    written = text.split("=", 1)[0]
+    head, tail = written[:2], written[2:]
+    for other in (head + tail.replace("_", "-"), head + tail.replace("-", "_")):
+        if other != written and other in prof.option_index:
+            return rename_token(spec, index, written, other, FixSafety.SAFE,
+                                f'write "{other}" (the release spells the flag that way)')
+    hist = ctx.history
+    name = normalise_flag(text)
+    if not hist or not hist.of("option", name).releases:
+        return None  # never known: a typo, not a removal; a guess is no fix
+    nxt = token(spec, index + 1)
+    if "=" in text or nxt is None or nxt.text.startswith("-"):
+        return drop_tokens(spec, [index], f'drop "{written}"')
+    return None
 
 
 def _explain(ctx: CheckContext, name: str, release: str) -> tuple[str, str]:

@@ -22,6 +22,8 @@ vllm serve nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16
 Fixes: (1) drop the setting; (2) make it an opt-in feature that declares the dependency
 (``pip install "fastokens>=0.2.0"``); (3) pin an image that ships the package (servelint
 says whether any release's image does).
+
+Autofix (unsafe, ``--unsafe-fixes``): fix (1), the env var or flag dropped.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from servelint import hardware
-from servelint.model import Finding, FixSafety, Severity, Span
+from servelint.model import Finding, Fix, FixSafety, Severity, Span
+from servelint.rules._fixes import drop_env, drop_tokens, option_tokens
 from servelint.rules._util import (
     canonical_pkg,
     env_truthy,
@@ -52,7 +55,7 @@ CODE = "SL131"
 NAME = "package-missing"
 SEVERITY = Severity.ERROR
 SCOPE = Scope.LAUNCH
-FIX = FixSafety.NONE
+FIX = FixSafety.UNSAFE
 
 
 def _matches_value(want: Any, got: str | None) -> bool:
@@ -246,6 +249,21 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         weak = gate.get("via") == "registry-import" or gate.get("package_named_by") == "module"
         if weak:
             msg += " (the link from this setting to the import is inferred, not stated by the code)"
-        yield finding(sys.modules[__name__], ctx, span, msg, fix=fix,
-                      evidence=gate.get("source", ""),
-                      severity=Severity.WARNING if weak else None)
+        f = finding(sys.modules[__name__], ctx, span, msg, fix=fix,
+                    evidence=gate.get("source", ""),
+                    severity=Severity.WARNING if weak else None)
+        f.autofix = _drop_trigger(ctx, trigger, span, shown)
+        yield f
+
+
+def _drop_trigger(ctx: CheckContext, trigger: dict[str, Any], span: Span, shown: str,
+                  ) -> Fix | None:
+    """Fix (1), unsafe: drop the env var or the flag (with its values) that sets the gate."""
+    spec = ctx.spec
+    if trigger.get("kind") == "env":
+        env = next((e for e in spec.env if e.span == span), None)
+        return drop_env(env, f"drop {shown}") if env is not None else None
+    if trigger.get("kind") != "option":
+        return None
+    opt = next((o for o in ctx.parsed.options if token_span(spec, o.index) == span), None)
+    return drop_tokens(spec, option_tokens(opt), f"drop {shown}") if opt is not None else None

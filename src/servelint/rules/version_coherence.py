@@ -32,6 +32,9 @@ compatible_strategies: [single_node_tp]
 ```
 
 Fix: raise the floor to the release named, or pin an image that matches it.
+
+Autofix (safe): ``min_vllm_version`` raised to the newest first release the launch needs,
+unless that is above the image's release.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from collections.abc import Iterator
 
 from servelint.model import Finding, FixSafety, Severity
 from servelint.resolve import release_version
+from servelint.rules._fixes import set_value
 from servelint.rules._util import argv_fact, is_symbolic, normalise_flag, token_span
 from servelint.rules.base import CheckContext, Scope, finding
 from servelint.rules.value_late import values_to_check
@@ -49,7 +53,7 @@ CODE = "SL141"
 NAME = "version-coherence"
 SEVERITY = Severity.WARNING
 SCOPE = Scope.LAUNCH
-FIX = FixSafety.NONE
+FIX = FixSafety.SAFE
 
 
 _LATE: dict[tuple, str | None] = {}
@@ -103,14 +107,32 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         return out
 
     # the argv part depends only on the parse and the floor: computed once per parse
+    found = []
     for index, what, first in argv_fact(ctx.parsed, ("version-coherence", floor_pos), argv_late):
-        yield finding(mod, ctx, token_span(spec, index),
+        found.append((first, finding(mod, ctx, token_span(spec, index),
                       f"{what} first appears in {prof.engine} {first}, but {floor_label}",
-                      fix=f"raise the floor to {first}")
+                      fix=f"raise the floor to {first}")))
     for env in spec.env:
         if env.name in prof.env_registry:
             first = late("env", env.name)
             if first:
-                yield finding(mod, ctx, env.span or spec.anchor,
+                found.append((first, finding(mod, ctx, env.span or spec.anchor,
                               f"{env.name} first appears in {prof.engine} {first}, but "
-                              f"{floor_label}", fix=f"raise the floor to {first}")
+                              f"{floor_label}", fix=f"raise the floor to {first}")))
+    yield from _with_floor_fix(ctx, found)
+
+
+def _with_floor_fix(ctx: CheckContext, found: list[tuple[str, Finding]]) -> Iterator[Finding]:
+    """Each finding offers the same safe edit: the recipe floor raised to the newest first
+    release the launch needs (a floor only states the oldest release it works on)."""
+    spec = ctx.spec
+    needed = max((first for first, _ in found), key=release_version, default=None)
+    image = release_version(ctx.extra.get("image_release"))
+    fix = None
+    if needed and spec.origin == "recipe" and spec.floor and \
+            (image is None or release_version(needed) <= image):
+        fix = set_value(spec.floor_span, spec.floor, needed, FixSafety.SAFE,
+                        f"raise min_vllm_version to {needed}")
+    for _, f in found:
+        f.autofix = fix
+        yield f
