@@ -50,6 +50,15 @@ def test_docs_rules_md_is_up_to_date():
     assert actual == expected, "docs/rules.md is stale: run python tools/gen_rule_docs.py"
 
 
+def test_readme_rule_table_lists_every_registered_rule():
+    generator = load_generator()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme == generator.with_readme_table(readme, registry.catalogue()), (
+        "README.md's rule table is stale: run python tools/gen_rule_docs.py")
+    for rule in registry.rules():
+        assert f"| {rule.code} | {rule.name} |" in readme
+
+
 def registered():
     return [pytest.param(rule, id=rule.name) for rule in registry.rules()]
 
