@@ -34,7 +34,8 @@ compatible_strategies: [single_node_tp]
 Fix: raise the floor to the release named, or pin an image that matches it.
 
 Autofix (safe): ``min_vllm_version`` raised to the newest first release the launch needs,
-unless that is above the image's release.
+unless that is above the image's release. Unsafe: a floor above the image's release bumps the
+engine's own image tag (``vllm/vllm-openai:v0.26.0`` -> ``v0.27.1``).
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.model import Finding, FixSafety, Severity
-from servelint.resolve import release_version
+from servelint.model import Finding, Fix, FixSafety, Severity
+from servelint.resolve import is_engines_own_image, release_version
 from servelint.rules._fixes import set_value
 from servelint.rules._util import argv_fact, is_symbolic, normalise_flag, token_span
 from servelint.rules.base import CheckContext, Scope, finding
@@ -67,10 +68,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         return
     image_release = release_version(ctx.extra.get("image_release"))
     if image_release is not None and floor > image_release:
-        yield finding(mod, ctx, spec.floor_span or spec.anchor,
-                      f"min_vllm_version {spec.floor} is above the release the image pins "
-                      f"({image_release}): the recipe claims a release its image does not have",
-                      fix=f"pin an image with {prof.engine} >= {spec.floor}, or lower the floor")
+        f = finding(mod, ctx, spec.floor_span or spec.anchor,
+                    f"min_vllm_version {spec.floor} is above the release the image pins "
+                    f"({image_release}): the recipe claims a release its image does not have",
+                    fix=f"pin an image with {prof.engine} >= {spec.floor}, or lower the floor")
+        f.autofix = _image_bump(ctx, str(image_release), str(floor))
+        yield f
     floor_pos = hist._pos(str(floor))
     floor_label = f"min_vllm_version {spec.floor}" if spec.origin == "recipe" else \
         f"the floor {spec.floor}"
@@ -120,6 +123,19 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                               f"{env.name} first appears in {prof.engine} {first}, but "
                               f"{floor_label}", fix=f"raise the floor to {first}")))
     yield from _with_floor_fix(ctx, found)
+
+
+def _image_bump(ctx: CheckContext, have: str, want: str) -> Fix | None:
+    """Unsafe (another release runs): the engine's own image tag ``v<have>`` bumped to
+    ``v<want>``, when servelint knows release ``want``."""
+    spec, hist = ctx.spec, ctx.history
+    image = spec.image or ""
+    repo, _, tag = image.rpartition(":")
+    if tag != f"v{have}" or not is_engines_own_image(ctx.profile.engine, image) or \
+            hist is None or want not in hist.releases:
+        return None
+    return set_value(spec.image_span, f"{repo}:{tag}", f"{repo}:v{want}", FixSafety.UNSAFE,
+                     f"bump the image to {repo}:v{want}")
 
 
 def _with_floor_fix(ctx: CheckContext, found: list[tuple[str, Finding]]) -> Iterator[Finding]:
