@@ -134,6 +134,10 @@ def test_json_document():
     assert item["related"] == [{"path": "r.sh", "line": 2, "column": 1, "end_line": 2,
                                 "end_column": 5}]
     assert item["patch"]["replacement"] == "" and item["patch"]["line"] == 3
+    assert item["autofix"] == {"safety": "unsafe", "description": "drop it", "edits": [
+        {"path": "r.sh", "line": 3, "column": 3, "end_line": 3, "end_column": 10,
+         "replacement": "", "old": ""}]}
+    assert "autofix" not in json.loads(run([make_finding()], "json"))["findings"][0]
     assert doc["summary"] == {"findings": 1, "errors": 1, "warnings": 0, "info": 0, "ignored": 0,
                               "files_checked": 2, "profiles_used": ["vllm 0.27.1"]}
 

@@ -36,9 +36,13 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "patch": None,
     }
     fix = finding.autofix
-    if fix is not None and len(fix.edits) == 1:  # version 1 of the format: one edit
+    if fix is not None and len(fix.edits) == 1:  # kept from the first format: one edit
         edit = fix.edits[0]
         out["patch"] = {**span_dict(edit.span), "replacement": edit.replacement}
+    if fix is not None:  # what --fix applies: every edit, "old" narrowing its span
+        out["autofix"] = {"safety": str(fix.safety), "description": fix.description,
+                          "edits": [{**span_dict(e.span), "replacement": e.replacement,
+                                     "old": e.old} for e in fix.edits]}
     return out
 
 
