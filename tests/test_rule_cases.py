@@ -42,24 +42,34 @@ def case_options(path: Path) -> Options:
         m = HEADER.search(first[0])
         if m:
             opts = dict(kv.split("=", 1) for kv in m.group(1).split() if "=" in kv)
-    return Options(image=opts.get("image"), engine=opts.get("engine"), gpu=opts.get("gpu"),
-                   target_version=opts.get("target"), no_ignores=opts.get("ignores") != "on",
-                   use_cache=False)
+    return Options(
+        image=opts.get("image"),
+        engine=opts.get("engine"),
+        gpu=opts.get("gpu"),
+        target_version=opts.get("target"),
+        no_ignores=opts.get("ignores") != "on",
+        use_cache=False,
+    )
 
 
 def golden_line(finding: Finding, case: Path) -> str:
     span = finding.span
     where = Path(span.path).name if Path(span.path).parent == case.parent else span.path
     release = f" [{finding.engine} {finding.release}]" if finding.release else ""
-    return (f"{where}:{span.line}:{span.column}: {finding.severity.label} {finding.code} "
-            f"{finding.rule}: {finding.message}{release}")
+    return (
+        f"{where}:{span.line}:{span.column}: {finding.severity.label} {finding.code} "
+        f"{finding.rule}: {finding.message}{release}"
+    )
 
 
 def read_expected(path: Path) -> list[str]:
     if not path.exists():
         return []
-    return [line for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.startswith("#")]
+    return [
+        line
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
 
 
 @pytest.mark.parametrize("case", _cases(), ids=lambda p: f"{p.parent.name}/{p.name}")
