@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     psub = p.add_subparsers(dest="profile_command", metavar="ACTION")
 
     b = psub.add_parser("build", help="build profiles from released wheels (needs pip download)")
-    b.add_argument("engine", choices=[e.name for e in registry.engines() if e.extractors])
+    b.add_argument("engine", choices=[e.name for e in registry.engines() if e.extractors]
+                   + ["dynamo"])
     b.add_argument("versions", nargs="*", help="releases to build (X.Y.Z)")
     b.add_argument("--range", metavar="LOW:HIGH",
                    help="every release on the package index with LOW <= version <= HIGH")
@@ -66,7 +67,8 @@ def run_build(args: argparse.Namespace) -> int:
     if args.range:
         low, _, high = args.range.partition(":")
         engine = registry.find(args.engine)
-        for v in index_versions(engine.package or engine.name):  # type: ignore[union-attr]
+        package = (engine.package or engine.name) if engine else "ai-dynamo"
+        for v in index_versions(package):
             try:
                 pv = Version(v)
             except InvalidVersion:
@@ -79,13 +81,18 @@ def run_build(args: argparse.Namespace) -> int:
     failed = 0
     for v in sorted(set(versions), key=Version):
         try:
+            if args.engine == "dynamo":  # worker profiles: servelint.engines.dynamo.build
+                from servelint.engines.dynamo.build import build_release
+
+                print(f"dynamo {v}: {build_release(v, args.wheel_dir, args.out)}")
+                continue
             path, secs = build(args.engine, v, wheel_dir=args.wheel_dir, out_root=args.out)
         except Exception as exc:  # report and go on with the other releases
             print(f"{args.engine} {v}: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
             failed += 1
             continue
         print(f"{args.engine} {v}: {path} ({secs:.1f} s)")
-    if args.out is None:
+    if args.out is None and args.engine != "dynamo":
         history.write_index(args.engine)
     return 1 if failed else 0
 
@@ -144,6 +151,12 @@ def run_diff(args: argparse.Namespace) -> int:
     new = _load_or_fail(args.engine, args.new)
     if old is None or new is None:
         return 2
+    if args.engine == "dynamo":
+        from servelint.engines.dynamo.diff import diff_dynamo, format_dynamo_diff
+
+        dd = diff_dynamo(old, new)
+        print(json.dumps(dd, indent=1) if args.format == "json" else format_dynamo_diff(dd))
+        return 0
     d = diff_profiles(old, new)
     if args.format == "json":
         json.dump(d, sys.stdout, indent=1)

@@ -27,6 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="switch a feature on (or pick its mode; F=off switches it off); repeatable. "
         "Without --feature every opt-in feature and mode is rendered one at a time",
     )
+    p.add_argument("--selector", help="srt-slurm override recipes: base, override_X, "
+                   "zip_override_X[i] or a glob (default: every variant)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(func=run)
 
@@ -74,6 +76,17 @@ def rendering_text(r: Rendering) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from servelint.sources.srt_slurm import looks_like_srt_slurm
+
+    try:
+        with open(args.recipe, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        head = ""
+    if looks_like_srt_slurm(head):  # an srtctl recipe: the worker commands srtctl builds
+        from servelint.sources.srt_slurm.show import render as render_srt
+
+        return render_srt(args.recipe, args.selector, args.format)
     from servelint.sources.recipe.render import render
 
     try:

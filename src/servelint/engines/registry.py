@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from servelint.engines import recognised, sglang, vllm
+from servelint.engines import dynamo, recognised, sglang, vllm
 from servelint.engines.base import Command, Engine, Module
 
 _ENGINES: list[Engine] = [
@@ -18,6 +18,7 @@ _ENGINES: list[Engine] = [
     recognised.TRTLLM,
     recognised.ATOM,
     recognised.TILERT,
+    dynamo.ENGINE,
 ]
 
 

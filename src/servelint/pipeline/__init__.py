@@ -79,7 +79,9 @@ def check_text(
     options: Options | None = None,
 ) -> CheckReport:
     """Check a snippet (docs examples, tests): written to a temporary file first."""
-    suffix = {"bash": ".sh", "yaml": ".yaml", "markdown": ".md"}.get(kind, "")
+    suffix = {"bash": ".sh", "yaml": ".yaml", "markdown": ".md", "srtslurm": ".yaml"}.get(
+        kind, ""
+    )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / ("models/org" if kind == "yaml" else "")
         folder.mkdir(parents=True, exist_ok=True)

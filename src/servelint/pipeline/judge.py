@@ -56,11 +56,24 @@ def _is_custom_image(spec: LaunchSpec, prof) -> bool:
 
 
 def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
+    from servelint.engines.dynamo import launch as dynamo_launch
+
+    spec, worker = dynamo_launch.adapt(spec)  # a Dynamo worker: the engine half from here
     res = _resolution(spec, options)
     report = LaunchReport(
         spec, [f"{t.profile.label} ({t.how})" for t in res.targets if t.role == "primary"]
     )
-    out = list(_findings(spec, options, res))
+    # a Dynamo entrypoint with no engine behind it (the frontend): no engine rules
+    engineless = worker is not None and worker.worker in dynamo_launch.NO_ENGINE_ARGV
+    out = [] if engineless else list(_findings(spec, options, res))
+    if worker is not None:
+        primary = [t.profile for t in res.targets if t.role == "primary"]
+        out += dynamo_launch.findings(worker, primary)
+        report.judged += [f"dynamo {t.version} ({t.how})" for t in worker.targets]
+    if spec.origin == "srt-slurm":
+        from servelint.sources.srt_slurm.reader import cap_srtctl_added
+
+        cap_srtctl_added(spec, out)
     report.errors = sum(1 for f in out if f.severity == Severity.ERROR)
     return out, report
 

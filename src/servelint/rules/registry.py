@@ -45,6 +45,7 @@ _MODULES = (
     "upgrade_notice",
     "entrypoint_shape",
     "guide_drift",
+    "dynamo_worker",
     "unused_ignore",
     "unknown_rule_in_ignore",
 )

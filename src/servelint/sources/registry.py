@@ -10,8 +10,15 @@ from servelint.sources.inferencex import InferenceXReader
 from servelint.sources.markdown import MarkdownReader
 from servelint.sources.recipe import RecipeReader
 from servelint.sources.shell import ShellReader
+from servelint.sources.srt_slurm import SrtSlurmReader
 
-READERS: tuple[Reader, ...] = (InferenceXReader(), RecipeReader(), ShellReader(), MarkdownReader())
+READERS: tuple[Reader, ...] = (
+    InferenceXReader(),
+    RecipeReader(),
+    SrtSlurmReader(),
+    ShellReader(),
+    MarkdownReader(),
+)
 
 
 def reader_for(path: Path, readers: tuple[Reader, ...] = READERS) -> Reader | None:

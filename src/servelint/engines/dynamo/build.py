@@ -1,0 +1,536 @@
+"""Build a Dynamo worker profile from an ``ai-dynamo`` wheel, reading its sources (never
+importing them).
+
+For each worker entrypoint (``python -m dynamo.vllm|sglang|trtllm``) the builder reads
+``dynamo/<worker>/args.py:parse_args``: the outer ``argparse.ArgumentParser`` (its
+``allow_abbrev``), the ``ArgGroup`` classes whose ``add_arguments`` it calls, and how the
+rest of the command line reaches the engine (``parse_known_args`` then vLLM's
+``AsyncEngineArgs.add_cli_args`` parser, SGLang's ``ServerArgs.add_cli_args`` parser, or no
+engine parser at all). Every option the groups add — through Dynamo's ``add_argument`` /
+``add_negatable_bool_argument`` helpers or ``parser.add_argument`` — is recorded with its
+spellings, choices, env var and file:line.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BUILDER_VERSION = 1
+WORKERS = ("vllm", "sglang", "trtllm", "frontend")
+_ENGINE_PARSERS = {
+    "AsyncEngineArgs": "vllm-engine-args",
+    "EngineArgs": "vllm-engine-args",
+    "ServerArgs": "sglang-server-args",
+}
+_MAX_DEPTH = 4
+
+
+@dataclass
+class Sources:
+    modules: dict[str, ast.Module] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)  # module -> path in the wheel
+
+    @classmethod
+    def from_wheel(cls, wheel: Path) -> Sources:
+        out = cls()
+        with zipfile.ZipFile(wheel) as zf:
+            for name in zf.namelist():
+                if not name.startswith("dynamo/") or not name.endswith(".py") or "/tests/" in name:
+                    continue
+                mod = name[:-3].replace("/", ".").removesuffix(".__init__")
+                try:
+                    out.modules[mod] = ast.parse(zf.read(name).decode("utf-8"))
+                except (SyntaxError, UnicodeDecodeError, ValueError):
+                    continue
+                out.files[mod] = name
+        return out
+
+    def imports(self, mod: str) -> dict[str, tuple[str, str]]:
+        """local name -> (module, name) for ``from X import Y`` in a module."""
+        out: dict[str, tuple[str, str]] = {}
+        tree = self.modules.get(mod)
+        for node in ast.walk(tree) if tree else []:
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module is not None
+                or isinstance(node, ast.ImportFrom)
+                and node.level
+            ):
+                base = _absolute(mod, node.module or "", node.level)
+                for alias in node.names:
+                    out[alias.asname or alias.name] = (base, alias.name)
+        return out
+
+    def find(self, mod: str, name: str, depth: int = 0) -> tuple[str, ast.AST] | None:
+        """A top-level def/class/assignment named ``name`` seen from ``mod``."""
+        tree = self.modules.get(mod)
+        if tree is None or depth > 6:
+            return None
+        for node in tree.body:
+            if (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                and node.name == name
+            ):
+                return mod, node
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == name for t in node.targets
+            ):
+                return mod, node
+            if (
+                isinstance(node, ast.AnnAssign)
+                and node.value is not None
+                and isinstance(node.target, ast.Name)
+                and node.target.id == name
+            ):
+                return mod, node
+        src = self.imports(mod).get(name)
+        if src is None:
+            return None
+        if src[0] + "." + src[1] in self.modules:  # `from pkg import module`
+            return None
+        return self.find(src[0], src[1], depth + 1)
+
+
+def _absolute(mod: str, target: str, level: int) -> str:
+    if not level:
+        return target
+    parts = mod.split(".")
+    base = parts[: len(parts) - level] if level else parts
+    return ".".join(base + ([target] if target else []))
+
+
+class _Eval:
+    """Best-effort constant evaluation of choices / defaults (None when not constant)."""
+
+    def __init__(self, src: Sources, mod: str) -> None:
+        self.src, self.mod = src, mod
+
+    def value(self, node: ast.AST | None) -> Any:
+        if node is None:
+            return None
+        try:
+            return ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            pass
+        if isinstance(node, ast.Name):
+            found = self.src.find(self.mod, node.id)
+            if found and isinstance(found[1], ast.Assign | ast.AnnAssign):
+                return _Eval(self.src, found[0]).value(found[1].value)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            a, b = self.value(node.left), self.value(node.right)
+            if isinstance(a, list) and isinstance(b, list):
+                return a + b
+        if isinstance(node, ast.ListComp) and len(node.generators) == 1:
+            gen = node.generators[0]
+            if (
+                isinstance(gen.iter, ast.Name)
+                and isinstance(node.elt, ast.Attribute)
+                and node.elt.attr == "value"
+            ):
+                return self.enum_values(gen.iter.id)
+        if isinstance(node, ast.List | ast.Tuple):
+            items = [self.value(e) for e in node.elts]
+            return None if any(i is None for i in items) else list(items)
+        return None
+
+    def enum_values(self, name: str) -> list | None:
+        found = self.src.find(self.mod, name)
+        if not found or not isinstance(found[1], ast.ClassDef):
+            return None
+        out = []
+        for stmt in found[1].body:
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant):
+                out.append(stmt.value.value)
+        return out or None
+
+
+def _kw(call: ast.Call, name: str) -> ast.AST | None:
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    return None
+
+
+def _option(call: ast.Call, src: Sources, mod: str, group: str) -> dict | None:
+    """One option from a helper call or ``add_argument`` call (None if not an option)."""
+    func = call.func
+    fname = (
+        func.id
+        if isinstance(func, ast.Name)
+        else func.attr
+        if isinstance(func, ast.Attribute)
+        else ""
+    )
+    ev = _Eval(src, mod)
+    where = f"{src.files.get(mod, mod)}:{call.lineno}"
+    if (
+        fname in ("add_argument", "add_negatable_bool_argument")
+        and _kw(call, "flag_name") is not None
+    ):
+        flag = ev.value(_kw(call, "flag_name"))
+        if not isinstance(flag, str):
+            return None
+        names = [flag]
+        obsolete = ev.value(_kw(call, "obsolete_flag"))
+        if isinstance(obsolete, str):
+            names.append(obsolete)
+        negatable = fname == "add_negatable_bool_argument"
+        env = _kw(call, "env_var")
+        env_text = ev.value(env) if env is not None else None
+        if env_text is None and isinstance(env, ast.JoinedStr):
+            env_text = ast.unparse(env)
+        return _record(
+            names,
+            negatable=negatable,
+            nargs=ev.value(_kw(call, "nargs")),
+            choices=ev.value(_kw(call, "choices")),
+            action=ev.value(_kw(call, "action")),
+            default=ev.value(_kw(call, "default")),
+            env=env_text,
+            source=where,
+            group=group,
+        )
+    if fname == "add_argument" and isinstance(func, ast.Attribute):
+        names = [
+            a.value
+            for a in call.args
+            if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("-")
+        ]
+        if not names:
+            return None
+        action = _kw(call, "action")
+        action_name = ev.value(action) if not isinstance(action, ast.Attribute) else action.attr
+        return _record(
+            names,
+            negatable=action_name == "BooleanOptionalAction",
+            nargs=ev.value(_kw(call, "nargs")),
+            choices=ev.value(_kw(call, "choices")),
+            action=action_name,
+            default=ev.value(_kw(call, "default")),
+            env=None,
+            source=where,
+            group=group,
+        )
+    return None
+
+
+def _record(
+    names: list[str],
+    *,
+    negatable: bool,
+    nargs: Any,
+    choices: Any,
+    action: Any,
+    default: Any,
+    env: Any,
+    source: str,
+    group: str,
+) -> dict:
+    accepted = list(names)
+    if negatable:
+        accepted += ["--no-" + n[2:] for n in names if n.startswith("--")]
+        kind = "boolean_optional"
+    elif action in ("store_true", "store_false", "store_const", "count", "version", "help"):
+        kind = action
+    else:
+        kind = "store"
+    dest = names[0].lstrip("-").replace("-", "_")
+    return {
+        "option_strings": names,
+        "accepted": accepted,
+        "dest": dest,
+        "kind": kind,
+        "nargs": nargs if isinstance(nargs, int | str) else None,
+        "choices": [str(c) for c in choices] if isinstance(choices, list) else None,
+        "default": default if isinstance(default, str | int | float | bool) else None,
+        "env_var": env if isinstance(env, str) else None,
+        "source": source,
+        "group": group,
+    }
+
+
+def _loose(node: ast.AST, ev: _Eval) -> Any:
+    """A dict/list literal whose leaves may not all be constants (those become None)."""
+    if isinstance(node, ast.Dict):
+        return {
+            ev.value(k): _loose(v, ev)
+            for k, v in zip(node.keys, node.values, strict=True)
+            if k is not None
+        }
+    if isinstance(node, ast.List | ast.Tuple):
+        return [_loose(e, ev) for e in node.elts]
+    if isinstance(node, ast.Attribute):
+        return node.attr  # argparse.BooleanOptionalAction -> "BooleanOptionalAction"
+    return ev.value(node)
+
+
+def _table_options(fn: ast.AST, src: Sources, mod: str, group: str) -> list[dict]:
+    """Releases that add options in a loop over a table (``for info in ARGS.values():
+    parser.add_argument(*info["flags"], ...)``, ai-dynamo 0.8)."""
+    out = []
+    for loop in ast.walk(fn):
+        if not (
+            isinstance(loop, ast.For)
+            and isinstance(loop.iter, ast.Call)
+            and isinstance(loop.iter.func, ast.Attribute)
+            and loop.iter.func.attr == "values"
+            and isinstance(loop.iter.func.value, ast.Name)
+        ):
+            continue
+        found = src.find(mod, loop.iter.func.value.id)
+        if not found or not isinstance(found[1], ast.Assign | ast.AnnAssign):
+            continue
+        table = _loose(found[1].value, _Eval(src, found[0]))
+        if not isinstance(table, dict):
+            continue
+        where = f"{src.files.get(found[0], found[0])}:{found[1].lineno}"
+        for info in table.values():
+            flags = info.get("flags") if isinstance(info, dict) else None
+            if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+                continue
+            action = info.get("action")
+            out.append(
+                _record(
+                    flags,
+                    negatable=action == "BooleanOptionalAction",
+                    nargs=info.get("nargs"),
+                    choices=info.get("choices"),
+                    action=action,
+                    default=info.get("default"),
+                    env=None,
+                    source=where,
+                    group=group,
+                )
+            )
+    return out
+
+
+def _calls(body: list[ast.stmt]) -> list[ast.Call]:
+    out = []
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call):
+                out.append(node)
+    return sorted(out, key=lambda c: (c.lineno, c.col_offset))
+
+
+def _options_of(
+    fn: ast.AST, src: Sources, mod: str, group: str, depth: int, out: list[dict], seen: set
+) -> None:
+    """Options added by a function (following calls into helpers and other groups)."""
+    if depth > _MAX_DEPTH or (mod, getattr(fn, "name", ""), depth) in seen:
+        return
+    seen.add((mod, getattr(fn, "name", ""), depth))
+    out.extend(_table_options(fn, src, mod, group))
+    for call in _calls(getattr(fn, "body", [])):
+        opt = _option(call, src, mod, group)
+        if opt is not None:
+            out.append(opt)
+            continue
+        for target_mod, target in _callees(call, src, mod):
+            if isinstance(target, ast.ClassDef):
+                method = next(
+                    (
+                        m
+                        for m in target.body
+                        if isinstance(m, ast.FunctionDef) and m.name == "add_arguments"
+                    ),
+                    None,
+                )
+                if method is not None:
+                    _options_of(method, src, target_mod, target.name, depth + 1, out, seen)
+            elif isinstance(target, ast.FunctionDef) and target.name.startswith("add_"):
+                _options_of(target, src, target_mod, group, depth + 1, out, seen)
+
+
+def _callees(call: ast.Call, src: Sources, mod: str) -> list[tuple[str, ast.AST]]:
+    """Group classes (``X().add_arguments(p)``) and helper functions a call reaches."""
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr == "add_arguments"
+        and isinstance(func.value, ast.Call)
+        and isinstance(func.value.func, ast.Name)
+    ):
+        found = src.find(mod, func.value.func.id)
+        return [found] if found else []
+    if isinstance(func, ast.Name) and func.id not in (
+        "add_argument",
+        "add_negatable_bool_argument",
+    ):
+        found = src.find(mod, func.id)
+        if found and isinstance(found[1], ast.FunctionDef | ast.ClassDef):
+            return [found]
+    return []
+
+
+def _group_instances(fn: ast.AST, src: Sources, mod: str) -> list[tuple[str, ast.ClassDef]]:
+    """``spec = SomeArgGroup()`` … ``spec.add_arguments(parser)`` inside parse_args."""
+    names: dict[str, str] = {}
+    for node in ast.walk(fn):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
+            names[node.targets[0].id] = node.value.func.id
+    out = []
+    for call in _calls(getattr(fn, "body", [])):
+        func = call.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "add_arguments"
+            and isinstance(func.value, ast.Name)
+            and func.value.id in names
+        ):
+            found = src.find(mod, names[func.value.id])
+            if found and isinstance(found[1], ast.ClassDef):
+                out.append(found)  # type: ignore[arg-type]
+    return out
+
+
+# where each entrypoint's parse_args lives (the frontend keeps it in main.py)
+_PARSE_MODULES = {"frontend": "dynamo.frontend.main"}
+
+
+def _rest_rejected_at(fn: ast.AST, path: str) -> str | None:
+    """The ``sys.exit`` that refuses leftover arguments when no engine parser takes them
+    (``if unknown: ... sys.exit(1)``), as file:line; None when there is none."""
+    for name in ("unknown", "remaining"):
+        for node in ast.walk(fn):
+            if (
+                isinstance(node, ast.If)
+                and isinstance(node.test, ast.Name)
+                and node.test.id == name
+            ):
+                for call in _calls(node.body):
+                    func = call.func
+                    if isinstance(func, ast.Attribute) and func.attr == "exit":
+                        return f"{path}:{call.lineno}"
+    return None
+
+
+def worker_profile(src: Sources, worker: str) -> dict | None:
+    mod = _PARSE_MODULES.get(worker, f"dynamo.{worker}.args")
+    found = src.find(mod, "parse_args")
+    if found is None:
+        return None
+    fn = found[1]
+    parser_line, abbrev = None, True
+    engine_parser, engine_line, known = None, None, False
+    for call in _calls(fn.body):  # type: ignore[attr-defined]
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name == "ArgumentParser" and parser_line is None and _kw(call, "add_help") is None:
+            parser_line = call.lineno
+            got = _kw(call, "allow_abbrev")
+            abbrev = not (isinstance(got, ast.Constant) and got.value is False)
+        if (
+            name == "add_cli_args"
+            and isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in _ENGINE_PARSERS
+        ):
+            engine_parser = engine_parser or _ENGINE_PARSERS[func.value.id]
+            engine_line = engine_line or call.lineno
+        if name == "parse_known_args":
+            known = True
+    options: list[dict] = []
+    seen: set = set()
+    for gmod, cls in _group_instances(fn, src, mod):
+        method = next(
+            (m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "add_arguments"),
+            None,
+        )
+        if method is not None:
+            _options_of(method, src, gmod, cls.name, 1, options, seen)
+    _options_of(fn, src, mod, "parse_args", 1, options, seen)
+    path = src.files.get(mod, mod)
+    return {
+        "module": f"dynamo.{worker}",
+        "parse_args": f"{path}:{fn.lineno}",
+        "parser": {
+            "allow_abbrev": abbrev,
+            "source": f"{path}:{parser_line}" if parser_line else None,
+            "parse_known_args": known,
+        },
+        "engine_parser": engine_parser,
+        "engine_parser_source": f"{path}:{engine_line}" if engine_line else None,
+        "rest_rejected_at": _rest_rejected_at(fn, path),
+        "actions": _dedupe(options),
+    }
+
+
+def _dedupe(options: list[dict]) -> list[dict]:
+    out, seen = [], set()
+    for opt in options:
+        key = tuple(opt["option_strings"])
+        if key not in seen:
+            seen.add(key)
+            out.append(opt)
+    return out
+
+
+def build_profile(wheel: Path, version: str) -> dict:
+    src = Sources.from_wheel(wheel)
+    workers = {w: p for w in WORKERS if (p := worker_profile(src, w)) is not None}
+    union = {}
+    for prof in workers.values():
+        for act in prof["actions"]:
+            union.setdefault(tuple(act["option_strings"]), act)
+    return {
+        "engine": "dynamo",
+        "version": version,
+        "format": 1,
+        "builder_version": BUILDER_VERSION,
+        "wheel": {"filename": wheel.name, "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest()},
+        "workers": workers,
+        # the union of every worker's options, so generic profile tools (list/show) work
+        "parser": {
+            "actions": list(union.values()),
+            "allow_abbrev": False,
+            "origin": "dynamo/<worker>/args.py",
+            "rules": {},
+        },
+    }
+
+
+def build_release(
+    version: str, wheel_dir: Path | None = None, out_root: Path | None = None
+) -> Path:
+    """Download ``ai-dynamo==version`` (the wheel only) and write its profile."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from servelint import profiles
+
+    folder = wheel_dir or Path(tempfile.mkdtemp(prefix="servelint-dynamo-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    wheel = next(iter(folder.glob(f"ai_dynamo-{version}-*.whl")), None)
+    if wheel is None:
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--only-binary",
+                ":all:",
+                f"ai-dynamo=={version}",
+                "-d",
+                str(folder),
+            ],
+            check=True,
+        )
+        wheel = next(iter(folder.glob(f"ai_dynamo-{version}-*.whl")))
+    return profiles.write(build_profile(wheel, version), "dynamo", version, out_root)

@@ -1,0 +1,396 @@
+"""srt-slurm recipes (srtctl YAML) -> one LaunchSpec per worker role and variant.
+
+A recipe names the model (``model.{path, container, precision}``), the Dynamo install
+(``dynamo.{version|wheel|hash|top_of_tree, install}``, ``identity.frameworks``), the
+allocation (``resources``), the frontend, and per-role engine options
+(``backend.{vllm,sglang,trtllm}_config.{prefill,decode,aggregated}``) with per-role and
+global environments. Override recipes (``base`` + ``override_*``/``zip_override_*``) give
+one set of roles per variant (:mod:`.variants`); commands are built as srtctl builds them
+(:mod:`.command`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from servelint import hardware
+from servelint.model import EnvVar, LaunchSpec, Span, Token
+from servelint.sources.common.deps import note
+from servelint.sources.common.problems import ReadProblem
+from servelint.sources.srt_slurm.command import BUILDERS, Context, Topology, py_str
+from servelint.sources.srt_slurm.tree import Node, RecipeYamlError, load_tree
+from servelint.sources.srt_slurm.variants import SelectorError, Variant, variants
+
+ROLE_OF_MODE = {"prefill": "prefill", "decode": "decode", "agg": "aggregated"}
+ENGINES = ("vllm", "sglang", "trtllm")
+MAX_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class RecipeResult:
+    launches: list[LaunchSpec] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
+    deps: list[str] = field(default_factory=list)
+    variants: int = 0
+
+
+def looks_like_srt_slurm(head: str) -> bool:
+    """True for a recipe srtctl reads: a ``backend:`` block with ``type`` and ``resources:``
+    or an override ``base:`` block, at the top level."""
+    text = "\n" + head
+    top_level = "\nbackend:" in text and ("\nresources:" in text or "\nfrontend:" in text)
+    return top_level or ("\nbase:" in text and "backend:" in text and "resources:" in text)
+
+
+def read_recipe(
+    path: str, *, selector: str | None = None, containers: dict[str, str] | None = None
+) -> RecipeResult:
+    """Read one recipe; ``containers`` maps ``model.container`` aliases to images (the
+    launcher's generated ``containers:`` table)."""
+    result = RecipeResult(deps=[path])
+    note(path)
+    try:
+        if os.path.getsize(path) > MAX_BYTES:
+            result.problems.append(ReadProblem(path, None, "recipe too large to read"))
+            return result
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        root = load_tree(text, path)
+    except (OSError, UnicodeError) as exc:
+        result.problems.append(ReadProblem(path, None, f"cannot read recipe: {exc}"))
+        return result
+    except RecipeYamlError as exc:
+        result.problems.append(ReadProblem(path, exc.span, str(exc), "parse-error"))
+        return result
+    if root is None or not root.is_map:
+        result.problems.append(ReadProblem(path, None, "srt-slurm recipe is not a mapping"))
+        return result
+    try:
+        chosen = variants(root, selector)
+    except SelectorError as exc:
+        result.problems.append(
+            ReadProblem(path, root.span, f"override selector: {exc}", "unresolved")
+        )
+        return result
+    result.variants = len(chosen)
+    for variant in chosen:
+        _read_variant(path, variant, containers or {}, result)
+    return result
+
+
+def _gpus(res: Node | None, role: str) -> int:
+    """``ResourceConfig.gpus_per_<role>`` (srt-slurm ``core/schema.py``)."""
+
+    def num(key: str) -> int | None:
+        got = res.get(key) if res is not None else None
+        return got.value if got is not None and isinstance(got.value, int) else None
+
+    per_node = num("gpus_per_node") or 4
+    explicit = num(f"gpus_per_{role}")
+    if explicit is not None:
+        return explicit
+    nodes, workers = num(f"{role}_nodes"), num(f"{role}_workers")
+    if nodes and workers:
+        return nodes * per_node // workers
+    if role == "decode" and nodes == 0 and workers:
+        return _gpus(res, "prefill")
+    return per_node
+
+
+def modes(res: Node | None) -> list[str]:
+    """The worker modes srtctl starts: prefill/decode when disaggregated, else agg."""
+
+    def workers(key: str) -> int:
+        got = res.get(key) if res is not None else None
+        return got.value if got is not None and isinstance(got.value, int) else 0
+
+    disagg = res is not None and (
+        res.get("prefill_nodes") is not None or res.get("decode_nodes") is not None
+    )
+    if disagg:
+        return [m for m in ("prefill", "decode") if workers(f"{m}_workers") > 0]
+    return ["agg"] if workers("agg_workers") > 0 else []
+
+
+def _env(node: Node | None) -> list[EnvVar]:
+    if node is None or not node.is_map:
+        return []
+    return [
+        EnvVar(k, py_str(e.node.plain()), e.key_span)
+        for k, e in node.entries()
+        if e.node.value is not None
+    ]
+
+
+def _merged_env(role_env: list[EnvVar], global_env: list[EnvVar]) -> list[EnvVar]:
+    """Role env first, the recipe's global ``environment`` over it (worker_stage order)."""
+    out = {e.name: e for e in role_env}
+    for e in global_env:
+        out[e.name] = e
+    return list(out.values())
+
+
+def dynamo_release(root: Node) -> tuple[str | None, str, Span | None]:
+    """-> (ai-dynamo version or None, how it is known, span) from the ``dynamo`` block."""
+    block = root.get("dynamo")
+    if block is None or not block.is_map:
+        return "0.8.0", "srtctl's default dynamo.version (no dynamo block)", root.span
+    install = block.get("install")
+    if install is not None and install.value is False:
+        return None, "dynamo.install: false (the container's own Dynamo)", install.span
+    for key in ("hash", "top_of_tree", "wheel", "version"):
+        got = block.get(key)
+        if got is None or got.value in (None, False):
+            continue
+        if key == "hash":
+            return None, f"dynamo.hash {got.value} (a source build)", got.span
+        if key == "top_of_tree":
+            return None, "dynamo.top_of_tree (a source build of the newest commit)", got.span
+        return str(got.value), f"dynamo.{key}", got.span
+    return "0.8.0", "srtctl's default dynamo.version", block.span
+
+
+def _identity(root: Node) -> dict[str, tuple[str, Span]]:
+    """``identity.frameworks``: name -> (declared version, span), versions only."""
+    from packaging.version import InvalidVersion, Version
+
+    node = root.get("identity")
+    frameworks = node.get("frameworks") if node is not None and node.is_map else None
+    out = {}
+    for name, entry in frameworks.entries() if frameworks is not None else []:
+        text = py_str(entry.node.value)
+        try:
+            Version(text)
+        except InvalidVersion:
+            continue  # a commit or a nightly tag names no release
+        out[name] = (text, entry.node.span)
+    return out
+
+
+def frontend_launch(path: str, root: Node, base: LaunchSpec) -> LaunchSpec | None:
+    """``python3 -m dynamo.frontend --http-port=<port>`` + ``frontend.args`` in their order
+    (srt-slurm ``frontends/dynamo.py``: ``true`` -> bare flag, ``false``/``null`` dropped,
+    else ``str(value)``; keys are not rewritten)."""
+    front = root.get("frontend")
+    kind = front.get("type") if front is not None and front.is_map else None
+    if kind is not None and kind.value != "dynamo":
+        return None
+    anchor = (front or root).span
+    argv = [Token("--http-port=<frontend-port>", anchor, True)]
+    args = front.get("args") if front is not None and front.is_map else None
+    for key, entry in args.entries() if args is not None and args.is_map else []:
+        value = entry.node.value
+        if value is True:
+            argv.append(Token(f"--{key}", entry.key_span))
+        elif value is not False and value is not None:
+            argv += [
+                Token(f"--{key}", entry.key_span),
+                Token(py_str(entry.node.plain()), entry.node.span),
+            ]
+    spec = LaunchSpec(
+        engine=base.engine,
+        entrypoint="python3 -m dynamo.frontend",
+        argv=argv,
+        path=path,
+        anchor=args.span if args is not None else anchor,
+        image=base.image,
+        image_span=base.image_span,
+        gpu=base.gpu,
+        origin="srt-slurm",
+    )
+    spec.rendering = (
+        base.rendering.rsplit(" ", 1)[0] + " frontend" if " " in base.rendering else "frontend"
+    )
+    spec.context.update(
+        {
+            k: v
+            for k, v in base.context.items()
+            if k.startswith(("dynamo_release", "recipe_", "srt_slurm", "identity"))
+        }
+    )
+    spec.context.update({"role": "frontend", "frontend": "dynamo"})
+    return spec
+
+
+def _model_facts(model: Node | None, anchor: Span) -> tuple[tuple, tuple]:
+    path_node = model.get("path") if model is not None else None
+    text = py_str(path_node.value) if path_node is not None else ""
+    span = path_node.span if path_node is not None else anchor
+    if text.startswith("hf:"):
+        ident = text[3:]
+        return (ident, span, False), (ident.rstrip("/").rsplit("/", 1)[-1], span, False)
+    name = text.rstrip("/").rsplit("/", 1)[-1] if text.startswith("/") else ""
+    return ("/model", span, False), (name or "<model-dir-name>", span, not name)
+
+
+def _image(model: Node | None, containers: dict[str, str]) -> tuple[str | None, Span | None]:
+    node = model.get("container") if model is not None else None
+    if node is None or not isinstance(node.value, str):
+        return None, None
+    ref = node.value
+    if ref in containers:
+        return containers[ref], node.span
+    if ref.startswith(("/", "./")) or ("/" not in ref and ":" not in ref):
+        return None, node.span  # a squashfs file or an alias the cluster config maps
+    return ref, node.span
+
+
+def _read_variant(
+    path: str, variant: Variant, containers: dict[str, str], result: RecipeResult
+) -> None:
+    root = variant.root
+    backend = root.get("backend")
+    btype_node = backend.get("type") if backend is not None else None
+    # srtctl's BackendConfigField: no backend block or no type -> SGLang
+    btype = btype_node.value if btype_node is not None else "sglang"
+    type_span = btype_node.span if btype_node is not None else (backend or root).span
+    label = f"{variant.name}" if variant.label else ""
+    if btype not in ENGINES:
+        if btype != "mocker":
+            span = btype_node.span if btype_node is not None else root.span
+            result.problems.append(
+                ReadProblem(
+                    path,
+                    span,
+                    f"srt-slurm backend.type "
+                    f"{btype!r} is not one servelint renders "
+                    f"({', '.join(ENGINES)})",
+                    "unsupported",
+                )
+            )
+        return
+    res = root.get("resources")
+    gpu_node = res.get("gpu_type") if res is not None else None
+    gpu_type = str(gpu_node.value) if gpu_node is not None and gpu_node.value else None
+    gpu = hardware.lookup(gpu_type)
+    frontend_node = root.get("frontend")
+    ftype = frontend_node.get("type") if frontend_node is not None else None
+    frontend = str(ftype.value) if ftype is not None and ftype.value else "dynamo"
+    dyn = root.get("dynamo")
+    plane = dyn.get("request_plane") if dyn is not None and dyn.is_map else None
+    request_plane = (
+        (py_str(plane.value), plane.span) if plane is not None else ("tcp", (dyn or root).span)
+    )
+    model = root.get("model")
+    model_arg, model_name = _model_facts(model, root.span)
+    image, image_span = _image(model, containers)
+    release, how, release_span = dynamo_release(root)
+    declared = _identity(root)
+    if release is None and isinstance(declared.get("dynamo"), tuple):
+        # identity.frameworks: what the recipe declares runs (srtctl verifies it at run time)
+        release, release_span = declared["dynamo"]
+        how = f"identity.frameworks.dynamo, as {how}"
+    role_modes = modes(res)
+    if not role_modes:
+        result.problems.append(
+            ReadProblem(
+                path,
+                (res or root).span,
+                "srt-slurm recipe "
+                "starts no workers (resources name no "
+                "prefill/decode or agg workers)",
+                "unresolved",
+            )
+        )
+    per_node = res.get("gpus_per_node") if res is not None else None
+    gpn = per_node.value if per_node is not None and isinstance(per_node.value, int) else 4
+    global_env = _env(root.get("environment"))
+    for mode in role_modes:
+        role = ROLE_OF_MODE[mode]
+        ctx = Context(
+            anchor=type_span,
+            mode=mode,
+            frontend=frontend,
+            backend=backend,
+            model_arg=model_arg,
+            model_name=model_name,
+            request_plane=request_plane,
+            topo=Topology(_gpus(res, mode), gpn, gpu_type),
+            backend_span=type_span,
+            request_plane_set=plane is not None,
+        )
+        block = backend.get(f"{btype}_config") if backend is not None else None
+        role_node = block.get(role) if block is not None else None
+        if role_node is not None:
+            ctx.anchor = role_node.span
+        cmd = BUILDERS[btype](ctx)
+        env_key = "aggregated_environment" if mode == "agg" else f"{mode}_environment"
+        env = _merged_env(_env(backend.get(env_key) if backend is not None else None), global_env)
+        spec = LaunchSpec(
+            engine=btype,
+            entrypoint=" ".join(t.text for t in cmd.entrypoint),
+            argv=cmd.argv,
+            path=path,
+            anchor=ctx.anchor,
+            env=env,
+            image=image,
+            image_span=image_span,
+            gpu=gpu.id if gpu else None,
+            rendering=(f"{label} " if label else "") + role,
+            origin="srt-slurm",
+        )
+        spec.context.update(
+            {
+                "role": role,
+                "frontend": frontend,
+                "srt_slurm_variant": variant.label,
+                "recipe_name": variant.name,
+                "prefix": " ".join(t.text for t in cmd.prefix),
+                "dynamo_release_how": how,
+            }
+        )
+        spec.context["gpus_per_worker"] = str(ctx.topo.gpus)
+        spec.context["nodes_per_worker"] = str(ctx.topo.nodes)
+        for name, (version, _) in declared.items():
+            spec.context[f"identity_{name}"] = version
+        if model is not None and model.get("container") is not None:
+            spec.context["recipe_container"] = py_str(model.get("container").value)
+        if release:
+            spec.context["dynamo_release"] = release
+        if release_span is not None:
+            spec.context["dynamo_release_span"] = f"{release_span.line}:{release_span.column}"
+        setup = root.get("setup_script")
+        if setup is not None and setup.value:
+            spec.context["setup_script"] = py_str(setup.value)
+        added = cmd.added_spans()
+        if added:
+            spec.context["srtctl_added"] = ";".join(f"{a}:{b}" for a, b in sorted(added))
+        if cmd.files:
+            spec.context["config_files"] = ",".join(cmd.files)
+        result.launches.append(spec)
+    workers = [
+        s
+        for s in result.launches
+        if s.path == path
+        and s.context.get("recipe_name") == variant.name
+        and s.context.get("role") != "frontend"
+    ]
+    front = frontend_launch(path, root, workers[0]) if workers else None
+    if front is not None:
+        result.launches.append(front)
+
+
+SRTCTL_COMMIT = "c88ef731"  # the srt-slurm commit whose build_worker_command is followed
+
+
+def cap_srtctl_added(spec: LaunchSpec, findings: list) -> None:
+    """Errors on options srtctl adds (not spelled by the recipe) depend on the srtctl
+    version that builds the command, which a recipe does not pin: warnings, saying so."""
+    from servelint.model import Severity
+
+    added = spec.context.get("srtctl_added")
+    if not added:
+        return
+    places = {tuple(int(x) for x in p.split(":")) for p in added.split(";")}
+    for f in findings:
+        if (
+            f.span.path == spec.path
+            and (f.span.line, f.span.column) in places
+            and f.severity > Severity.WARNING
+        ):
+            f.severity = Severity.WARNING
+            f.message += (
+                f" (srtctl adds this option as srt-slurm {SRTCTL_COMMIT} builds the "
+                "command; the srtctl that runs the recipe is not pinned)"
+            )
