@@ -41,7 +41,11 @@ class InferenceXReader:
         return Expansion(found.problems, found.parts, found.slots)
 
     def read_part(self, part, ctx: ReadContext) -> list[tuple[int, ReadResult]]:
+        from servelint.sources.inferencex.multinode import MultiNodePart
         from servelint.sources.inferencex.script_reads import read_part
+
+        if isinstance(part, MultiNodePart):
+            return part.read()
 
         return read_part(part, ctx.time_limit)
 

@@ -20,6 +20,7 @@ from servelint.model import Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.inferencex.layout import _Binder, _Entry, _find_layout, _load_entries, _rows
+from servelint.sources.inferencex.multinode import MultiNodePart
 
 
 @dataclass(slots=True)
@@ -88,6 +89,7 @@ def plan(root_or_file: str, only: set[str] | None = None) -> Plan:
         except (OSError, yaml.YAMLError) as exc:
             out.problems.append(ReadProblem(runners_path, None, f"cannot read: {exc}"))
     parts: dict[str, ScriptPart] = {}
+    multi_part = MultiNodePart(repo_root, repo_root, -1) if repo_root else None
     for master in masters:
         binder = _Binder(master, repo_root, runners)
         for entry in _load_entries(master, out.problems):
@@ -96,6 +98,8 @@ def plan(root_or_file: str, only: set[str] | None = None) -> Plan:
             multi = bool(entry.data.get("multinode"))
             out.entries.append((entry.name, multi, str(entry.data.get("framework", ""))))
             if multi:
+                if multi_part is not None:
+                    multi_part.add(entry.path, entry.name, entry.data, entry.span)
                 continue
             try:
                 _bind_entry(entry, len(out.entries) - 1, binder, out, parts, repo_root)
@@ -108,6 +112,10 @@ def plan(root_or_file: str, only: set[str] | None = None) -> Plan:
                     )
                 )
     out.parts = list(parts.values())
+    if multi_part is not None:  # multi-node entries and every srt-slurm recipe: one part
+        multi_part.index = out.slots
+        out.slots += 1
+        out.parts.append(multi_part)
     return out
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from servelint.model import LaunchSpec
 from servelint.sources.base import ReadResult
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.inferencex.multinode import MultiNodePart
 from servelint.sources.inferencex.plan import Plan, plan
 from servelint.sources.inferencex.script_reads import read_part
 
@@ -31,13 +32,18 @@ def read_inferencex(
     t0 = time.monotonic()
     found = plan(root_or_file, only)
     slots: list[ReadResult] = [ReadResult()] * found.slots
+    multi: dict = {}
     for part in found.parts:
-        for index, read in read_part(part, time_limit):
+        reads = part.read() if isinstance(part, MultiNodePart) else read_part(part, time_limit)
+        for index, read in reads:
             slots[index] = read
+        if isinstance(part, MultiNodePart):
+            multi = part.stats
     result = InferenceXResult(problems=unique_problems(found, slots))
     for read in slots:
         result.launches.extend(read.specs)
     result.stats = walk_stats(found, slots)
+    result.stats["multi_node"] = multi
     result.stats["seconds"] = round(time.monotonic() - t0, 2)
     return result
 

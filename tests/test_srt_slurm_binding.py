@@ -1,0 +1,82 @@
+"""InferenceX multi-node entries bound to their srt-slurm recipes (the real checkout)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from servelint.sources.inferencex.reader import read_inferencex
+
+ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "inferencex"
+pytestmark = pytest.mark.skipif(not (ROOT / "configs").is_dir(), reason="corpus not present")
+
+
+@pytest.fixture(scope="module")
+def result():
+    return read_inferencex(str(ROOT))
+
+
+def test_every_recipe_is_read_and_every_multi_node_entry_accounted_for(result) -> None:
+    mn = result.stats["multi_node"]
+    assert mn["srt_slurm_files_read"] == 469
+    assert (
+        mn["entries_bound"] + mn["entries_unbound"] + mn["wrapper_no_launch"] - 1
+        == result.stats["multi_node_entries"]
+        == 94
+    )  # the llm-d entry is in both counts
+    (note,) = [p for p in result.problems if p.message.startswith("srt-slurm recipes:")]
+    assert "469 files read" in note.message and "59 bound to a recipe" in note.message
+
+
+def test_image_differs_from_recipe_container(result) -> None:
+    got = sorted(
+        p.message.split(":")[0]
+        for p in result.problems
+        if "differs from the entry's image" in p.message
+    )
+    assert got == ["dsv4-fp4-gb200-dynamo-vllm-mtp2", "dsv4-fp4-gb200-dynamo-vllm-mtp2-nosynthetic"]
+    p = next(p for p in result.problems if "differs from the entry's image" in p.message)
+    assert p.span.path.endswith("disagg-gb200-mid-curve-megamoe-mtp2.yaml") and p.span.line == 5
+
+
+def test_config_file_outside_the_repository_is_reported_with_its_branch(result) -> None:
+    outside = [p for p in result.problems if "is not in this repository" in p.message]
+    assert len(outside) == result.stats["multi_node"]["refs_outside_repo"] == 207
+    first = next(p for p in outside if p.message.startswith("dsr1-fp4-b200-dynamo-trt:"))
+    assert "branch 'sa-submission-q2-2026'" in first.message
+    assert first.span.path.endswith("nvidia-master.yaml") and first.span.line == 26
+
+
+def test_override_selector_picks_the_zip_row(result) -> None:
+    mine = [
+        s
+        for s in result.launches
+        if s.context.get("config_file", "").endswith(
+            "glm5.2-agentx.yaml:zip_override_mtp_agentx_lowlat[1]"
+        )
+    ]
+    assert mine and {s.context["srt_slurm_variant"] for s in mine} == {"mtp_agentx_lowlat_1"}
+    assert {s.engine for s in mine} == {"sglang"}
+
+
+def test_wrapper_entries_say_why_they_are_not_read(result) -> None:
+    msgs = [p.message for p in result.problems if "submits a Slurm job" in p.message]
+    assert len(msgs) == 13
+    assert any(
+        m.startswith(
+            "glm5.1-fp8-b200-tilert: launcher benchmarks/multi_node/"
+            "glm5.1_fp8_b200_tilert-disagg.sh"
+        )
+        for m in msgs
+    )
+
+
+def test_trtllm_launches_are_held_back_with_one_note_per_file(result) -> None:
+    from servelint import profiles
+
+    if profiles.available("trtllm"):
+        pytest.skip("TensorRT-LLM profiles present: its launches are checked")
+    assert not [s for s in result.launches if s.engine == "trtllm" and s.origin == "srt-slurm"]
+    notes = [p for p in result.problems if "trtllm worker launch(es) rendered" in p.message]
+    assert len(notes) == len({p.path for p in notes}) == 94
