@@ -12,7 +12,7 @@ from servelint.model import Edit, Fix, FixSafety, Severity, Span
 from servelint.reporters import FORMATS, default_format, render
 from servelint.reporters.excerpt import underline
 from servelint.reporters.github import annotation, escape_property
-from servelint.reporters.text import renderings_line, use_color
+from servelint.reporters.text import TextView, renderings_line, use_color
 
 SCHEMA = Path(servelint.__file__).parent / "data" / "sarif-2.1.0.schema.json"
 STUB_METAS = STUBS
@@ -38,14 +38,15 @@ def test_text_header_excerpt_caret_fix_and_summary():
                      renderings=["bf16", "h100"], evidence="vllm/engine/arg_utils.py:10")
     out = run([f], "text", color=False)
     lines = out.splitlines()
-    assert lines[0] == ('r.sh:3:3: error[SL101 flag-unknown] unknown flag "--bogus" '
-                        "(judged against vllm 0.27.1)")
-    assert lines[1] == "  3 |   --bogus 1"
-    assert lines[2] == "    |   ^^^^^^^"
+    assert lines[0] == "── r.sh · judged against vllm 0.27.1"  # once per file, not per line
+    assert lines[1] == 'r.sh:3:3: error[SL101 flag-unknown] unknown flag "--bogus"'
+    assert lines[2] == "  3 |   --bogus 1"
+    assert lines[3] == "    |   ^^^^^^^"
     assert "  fix: remove \"--bogus\"" in lines
     assert "  2 renderings: bf16, h100" in lines
     assert "  evidence: vllm/engine/arg_utils.py:10" in lines
-    assert lines[-1] == "1 error, 0 warnings, 0 info in 2 files checked (judged against vllm 0.27.1)"
+    assert lines[-2] == "1 error, 0 warnings, 0 info in 2 files checked; judged against vllm 0.27.1"
+    assert lines[-1] == "rule docs: docs/rules/<CODE>.md for SL101 (servelint explain CODE)"
 
 
 def test_files_checked_may_be_the_list_of_files():
@@ -56,21 +57,88 @@ def test_files_checked_may_be_the_list_of_files():
 
 def test_ignored_count_in_summaries():
     assert run([], "text", color=False, ignored=[make_finding()]) == (
-        "no problems in 2 files checked, 1 ignored (judged against vllm 0.27.1)\n")
+        "no problems in 2 files checked, 1 ignored; judged against vllm 0.27.1\n")
     assert json.loads(run([], "json", ignored=3))["summary"]["ignored"] == 3
 
 
 def test_text_without_findings_or_source():
     assert run([], "text", color=False) == (
-        "no problems in 2 files checked (judged against vllm 0.27.1)\n")
+        "no problems in 2 files checked; judged against vllm 0.27.1\n")
     out = run([make_finding("missing.yaml", 4, 2)], "text", color=False)
     assert "|" not in out.splitlines()[1]  # no excerpt for an unreadable file
 
 
 def test_text_sorted_by_position():
-    out = run([make_finding("r.sh", 3, 3), make_finding("r.sh", 2, 1)], "text", color=False)
+    out = run([make_finding("r.sh", 3, 3, message="b"), make_finding("r.sh", 2, 1, message="a")],
+              "text", color=False)
     headers = [line for line in out.splitlines() if line.startswith("r.sh:")]
     assert [h.split(":")[1] for h in headers] == ["2", "3"]
+
+
+def test_text_repeats_in_one_file_print_once_with_their_places():
+    found = [make_finding("r.sh", line, 1) for line in (2, 3, 9)]
+    out = run(found, "text", color=False, view=TextView(width=100))
+    assert [line for line in out.splitlines() if line.startswith("r.sh:")] == [
+        'r.sh:2:1: error[SL101 flag-unknown] unknown flag "--bogus"']
+    assert "  also at 2 more places: 3:1, 9:1" in out.splitlines()
+    assert out.splitlines()[-2].startswith("3 errors,")  # every finding counted
+
+
+def test_text_names_the_release_per_finding_only_when_a_file_has_several():
+    found = [make_finding("r.sh", 2, 1, message="a"),
+             make_finding("r.sh", 3, 1, message="b", release="0.33.0")]
+    lines = run(found, "text", color=False).splitlines()
+    assert lines[0] == "── r.sh · judged against vllm 0.27.1, vllm 0.33.0"
+    assert lines[1].endswith("a [vllm 0.27.1]") and lines[4].endswith("b [vllm 0.33.0]")
+
+
+def test_text_wraps_long_messages_and_crops_long_source_lines():
+    long = " ".join(f"word{i}" for i in range(60))
+    source = "vllm serve m " + " ".join(f"--flag{i} 1" for i in range(40)) + " --bogus 1"
+    column = source.index("--bogus") + 1
+    out = run([make_finding("long.sh", 1, column, end_column=column + 7, message=long)], "text",
+              color=False, view=TextView(width=100),
+              read_source=lambda p: source if p == "long.sh" else None)
+    lines = out.splitlines()
+    assert all(len(line) <= 100 for line in lines[:-1]), lines
+    assert " ".join(w for line in lines[1:6] for w in line.split()).count("word") == 60
+    excerpt = next(line for line in lines if line.startswith("  1 | "))
+    marks = lines[lines.index(excerpt) + 1]
+    assert excerpt.startswith("  1 | …") and "--bogus" in excerpt
+    assert excerpt[marks.index("^"):].startswith("--bogus")
+
+
+def test_summary_names_the_release_range_not_every_release():
+    out = io.StringIO()
+    render([], "text", stream=out, files_checked=1, color=False,
+           profiles_used=[("vllm", v) for v in ("0.10.0", "0.9.2", "0.33.0", "0.27.1")])
+    assert out.getvalue() == ("no problems in 1 file checked; judged against "
+                              "vllm 0.9.2 … 0.33.0 (4 releases)\n")
+
+
+def test_summary_says_what_is_hidden_never_no_problems():
+    view = TextView(hidden={Severity.WARNING: 2, Severity.INFO: 5}, hidden_by="--min-severity")
+    out = io.StringIO()
+    render([], "text", stream=out, files_checked=1, color=False, view=view)
+    assert out.getvalue() == ("no errors in 1 file checked; 2 warnings, 5 info hidden "
+                              "(below --min-severity)\n")
+    view = TextView(hidden={Severity.INFO: 1}, hidden_by="--show-info")
+    out = io.StringIO()
+    render([], "text", stream=out, files_checked=1, color=False, view=view)
+    assert out.getvalue() == ("no errors or warnings in 1 file checked; 1 info hidden "
+                              "(--show-info shows them)\n")
+
+
+def test_statistics_and_quiet():
+    found = [make_finding("r.sh", 2, 1), make_finding("r.sh", 3, 1),
+             make_finding("r.sh", 4, 1, code="SL301", rule="env-deprecated",
+                          severity=Severity.WARNING, message="x")]
+    out = run(found, "text", color=False, view=TextView(statistics=True))
+    assert out.splitlines()[:2] == ["2  SL101  flag-unknown (error)",
+                                    "1  SL301  env-deprecated (warning)"]
+    quiet = run(found, "text", color=False, view=TextView(quiet=True))
+    assert "checked" not in quiet and quiet.startswith("── r.sh")
+    assert run([], "text", color=False, view=TextView(quiet=True)) == ""
 
 
 def test_caret_under_tabs_and_wide_characters():
@@ -181,7 +249,9 @@ def test_sarif_rules_results_and_properties():
     assert [r["id"] for r in rules] == ["SL101", "SL301", "SL999"]
     assert rules[0]["help"]["text"].startswith("flag not accepted by the release")
     assert "```bash bad" in rules[0]["help"]["markdown"]
-    assert rules[0]["helpUri"].endswith("/flag-unknown")
+    assert "helpUri" not in rules[0]  # no absolute docs URL declared: none invented
+    assert rules[0]["properties"]["docs"] == "docs/rules/SL101.md"
+    assert rules[0]["help"]["text"].endswith("docs: docs/rules/SL101.md")
     assert rules[1]["defaultConfiguration"]["level"] == "warning"
     results = run0["results"]
     by_rule = {r["ruleId"]: r for r in results}

@@ -11,9 +11,15 @@ import argparse
 import importlib
 import sys
 
-from servelint import __version__
-
 COMMANDS = ["check", "render", "profile", "explain"]
+
+
+class _VersionAction(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        from servelint.version_info import version_text
+
+        sys.stdout.write(version_text())
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="servelint",
         description="Check LLM-serving launch configurations against the engine release they pin.",
     )
-    parser.add_argument("--version", action="version", version=f"servelint {__version__}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="show the version and the profile data (engines, releases, "
+                             "builder) and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:

@@ -5,7 +5,7 @@ Found by walking up from the checked path (or the cwd); in each directory
 ``[tool.servelint]`` table is skipped. Keys (all optional)::
 
     severity = {flag-unknown = "warning"}            # rule name or code -> info|warning|error
-    disable = ["SL205"]
+    disable = ["SL191"]                              # rule name or code
     exclude = ["third_party/*", "*.bak.yaml"]        # fnmatch, relative to the config dir
     images = {"vllm/vllm-openai:nightly-*" = "vllm==0.33.0"}
     min-severity = "warning"
@@ -244,6 +244,12 @@ def parse_config(table: dict[str, Any], path: Path | None = None, *,
             raise fail(f'"target-version" must be a string like "vllm==0.27.1", '
                        f"got {_type(value)}")
         engine, version = _release(value, "target-version", fail, bare_ok=True)
+        try:  # a release servelint has a profile of, like --target-version
+            from servelint.cli_values import release
+
+            engine, version = release(f"{engine}=={version}")
+        except ValueError as exc:
+            raise fail(f'"target-version": {exc}') from None
         config.target_version = f"{engine}=={version}"
     return config
 
@@ -266,15 +272,14 @@ def _release(text: str, key: str, fail, *, bare_ok: bool) -> tuple[str, str]:
 
 
 def _gpu(value: Any, fail) -> str:
-    from servelint.hardware import GPUS, lookup
+    from servelint.cli_values import gpu
 
     if not isinstance(value, str):
         raise fail(f'"gpu" must be a string, got {_type(value)}')
-    gpu = lookup(value)
-    if gpu is None:
-        hint = _did_you_mean(value, sorted(GPUS)) or f". known: {', '.join(sorted(GPUS))}"
-        raise fail(f'unknown gpu "{value}"{hint}')
-    return gpu.id
+    try:  # the exact id: "b3000" is refused, not read as b300
+        return gpu(value)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
 
 
 def _registered_rule_ids() -> set[str]:

@@ -14,11 +14,15 @@ from servelint.model import Finding, Severity
 FORMATS = ["text", "json", "sarif", "github"]
 
 
+class UsageError(Exception):
+    """A value on the command line that cannot be used: exit 2 with this one line."""
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="check launch configurations against the engine release")
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="recipe .yaml, launcher .sh, InferenceX checkout or master config, "
-                        "Markdown guide, or a folder of them")
+                        "Markdown guide, or a folder of them; - reads standard input")
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="output format (default: text, or github under GitHub Actions)")
     p.add_argument("--image", help="image for launches that name none (e.g. "
@@ -28,8 +32,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gpu", help="GPU the launches run on (h100, h200, b200, b300, mi355x, …)")
     p.add_argument("--target-version", metavar="ENGINE==VERSION",
                    help="judge every launch as if its image were bumped to this release")
+    p.add_argument("--select", action="append", metavar="RULES",
+                   help="report only these rules (codes, code prefixes such as SL1, or names; "
+                        "comma-separated or repeated)")
+    p.add_argument("--ignore", action="append", metavar="RULES",
+                   help="do not report these rules (same spellings as --select)")
     p.add_argument("--min-severity", choices=["info", "warning", "error"], default=None,
                    help="report only findings at or above this severity")
+    p.add_argument("--show-info", action="store_true",
+                   help="text output: also show info findings (hidden by default)")
+    p.add_argument("--fail-on", choices=["error", "warning"], default="error",
+                   help="exit 1 when a reported finding is at least this severe "
+                        "(default: error)")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="print findings only: no summary, no progress")
+    p.add_argument("--statistics", action="store_true",
+                   help="text output: count findings per rule instead of listing them")
+    p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                   help="color in text output (auto: on a terminal, unless NO_COLOR is set)")
+    p.add_argument("--stdin-filename", metavar="NAME",
+                   help="with PATH -: the name (and so the file kind) of the text on stdin")
+    p.add_argument("--online", action="store_true",
+                   help="add package registry metadata to runtime-install findings "
+                        "(the only option that uses the network; cached)")
     p.add_argument("--no-ignores", action="store_true", help="disregard inline ignore comments")
     p.add_argument("--config", type=Path, help="config file (default: .servelint.toml or "
                                                "[tool.servelint] in pyproject.toml, found "
@@ -58,7 +83,8 @@ def _load_config(args: argparse.Namespace):
         from servelint import config as config_mod
     except ModuleNotFoundError:
         return None
-    start = args.config or Path(args.paths[0])
+    first = next((p for p in args.paths if p != "-"), None)
+    start = args.config or (Path(first) if first else Path.cwd())
     if args.config:
         loader = getattr(config_mod, "load_config_file", None)
         if loader is not None:
@@ -66,78 +92,182 @@ def _load_config(args: argparse.Namespace):
     return config_mod.load_config(start)
 
 
+def validate(args: argparse.Namespace) -> None:
+    """Check every value like the config file checks its own; raise UsageError."""
+    from servelint import cli_values
+
+    def checked(flag: str, check, value):
+        try:
+            return check(value)
+        except ValueError as exc:
+            raise UsageError(f"{flag}: {exc}") from None
+
+    if args.engine:
+        engine, version = checked("--engine", cli_values.release, args.engine)
+        args.engine = f"{engine}=={version}"
+    if args.target_version:
+        engine, version = checked("--target-version", cli_values.release, args.target_version)
+        args.target_version = f"{engine}=={version}"
+    if args.gpu:
+        args.gpu = checked("--gpu", cli_values.gpu, args.gpu)
+    checked("-j/--jobs", cli_values.jobs, args.jobs)
+    stdin_uses = args.paths.count("-")
+    if stdin_uses > 1:
+        raise UsageError("PATH: - (standard input) may be given once")
+    if args.stdin_filename and not stdin_uses:
+        raise UsageError("--stdin-filename needs - among the paths")
+    if stdin_uses and (args.fix or args.diff):
+        raise UsageError("--fix/--diff edit files: they cannot take - (standard input)")
+    if args.output is not None:
+        parent = args.output.parent
+        if not parent.is_dir():
+            raise UsageError(f"-o/--output: no directory {str(parent)!r} to write "
+                             f"{args.output.name!r} in")
+        if args.output.is_dir():
+            raise UsageError(f"-o/--output: {str(args.output)!r} is a directory")
+
+
+def _selection(args: argparse.Namespace):
+    from servelint.rules.registry import catalogue
+    from servelint.selection import Selection
+
+    try:
+        return Selection.from_options(args.select, args.ignore, catalogue())
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _format(args: argparse.Namespace) -> str:
+    if args.format is not None:
+        return args.format
+    from servelint.reporters import default_format
+
+    return default_format(os.environ)
+
+
 def run(args: argparse.Namespace) -> int:
     # A check allocates millions of small, short-lived, acyclic objects (tokens, findings):
     # a young generation of 50,000 instead of 700 spends far less time collecting (-15%).
     gc.set_threshold(50_000, 50, 100)
     try:
+        validate(args)
+        selection = _selection(args)
         cfg = _load_config(args)
+    except UsageError as exc:
+        print(f"servelint: {exc}", file=sys.stderr)
+        return 2
     except Exception as exc:  # ConfigError and friends: a usage error
         print(f"servelint: config error: {exc}", file=sys.stderr)
         return 2
-    for flag in ("engine", "target_version"):
-        value = getattr(args, flag)
-        if value and "==" not in value:
-            print(f"servelint: --{flag.replace('_', '-')} takes ENGINE==VERSION "
-                  f"(e.g. vllm==0.33.0), not {value!r}", file=sys.stderr)
-            return 2
-    fmt = args.format
-    if fmt is None:
-        try:
-            from servelint.reporters import default_format
+    fmt = _format(args)
+    try:
+        out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    except OSError as exc:
+        print(f"servelint: -o/--output: cannot write {str(args.output)!r}: "
+              f"{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
+        return _check_and_emit(args, cfg, selection, fmt, out)
+    finally:
+        if args.output:
+            out.close()
 
-            fmt = default_format(os.environ)
-        except (ModuleNotFoundError, ImportError):
-            fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+
+def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> int:
+    from servelint.progress import progress_for
+    from servelint.stdin_input import STDIN_PATH, StdinFile
+
+    stdin = StdinFile(sys.stdin, args.stdin_filename) if STDIN_PATH in args.paths else None
+    paths = [stdin.path if (stdin and p == STDIN_PATH) else p for p in args.paths]
     target = args.target_version or getattr(cfg, "target_version", None)
+    # the config's min-severity hides findings here, counted in the summary like the flag's
+    config_floor = getattr(cfg, "min_severity", None)
+    if config_floor:
+        cfg.min_severity = None
     options = Options(image=args.image, engine=args.engine,
                       gpu=args.gpu or getattr(cfg, "gpu", None),
                       target_version=target, config=cfg, no_ignores=args.no_ignores,
                       works_on="all" if args.works_on else fmt == "json",
-                      use_cache=not args.no_cache, jobs=args.jobs)
+                      use_cache=not args.no_cache and stdin is None, jobs=args.jobs)
     holder: list[CheckReport] = []
 
     def check(paths: list[str]) -> list[Finding]:
-        holder[:] = [check_paths(paths, options)]
+        with progress_for(sys.stderr, enabled=not args.quiet) as tick:
+            holder[:] = [check_paths(paths, options, on_done=tick)]
         return holder[0].findings
 
-    def shown(findings: list[Finding]) -> list[Finding]:
-        return _shown(findings, args.min_severity)
+    def reported(findings: list[Finding]) -> list[Finding]:  # what --fix may fix
+        floor = args.min_severity or config_floor
+        kept = selection.apply(findings)
+        return [f for f in kept if f.severity >= Severity.parse(floor)] if floor else kept
 
-    if args.fix or args.diff:
-        from servelint.fixes.cli import fix_command
-
-        done, findings = fix_command(check, shown, args)
-        if done is not None:
-            return done
-    else:
-        findings = shown(check(args.paths))
-    report = holder[0]
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
-        emit(report, findings, fmt, out)
+        if args.fix or args.diff:
+            from servelint.fixes.cli import fix_command
+
+            done, _ = fix_command(check, reported, args)
+            if done is not None:
+                return done
+        else:
+            check(paths)
+        report = holder[0]
+        if stdin is not None:
+            report.findings = stdin.rename(report.findings)
+            report.files = [stdin.path_of(p) for p in report.files]
+        findings = selection.apply(report.findings)
+        if args.online:
+            from servelint.online import annotate
+
+            annotate(findings)
+        view = _view(args, fmt, findings, config_floor)
+        emit(report, view.shown, fmt, out, view=view, read_source=_reader(stdin))
     finally:
-        if args.output:
-            out.close()
-    has_error = any(f.severity == Severity.ERROR for f in findings)
-    return 1 if has_error else 0
+        if stdin is not None:
+            stdin.close()
+    floor = Severity.parse(args.fail_on)
+    return 1 if any(f.severity >= floor for f in view.shown) else 0
 
 
-def _shown(findings: list[Finding], min_severity: str | None) -> list[Finding]:
-    if not min_severity:  # the config's own min-severity is applied by Config.apply
-        return findings
-    floor = Severity.parse(str(min_severity))
-    return [f for f in findings if f.severity >= floor]
+def _reader(stdin):
+    from servelint.check import read_text
+
+    if stdin is None:
+        return read_text
+    return lambda path: stdin.text if path == stdin.display else read_text(path)
 
 
-def emit(report: CheckReport, findings, fmt: str, out) -> None:
+def _view(args: argparse.Namespace, fmt: str, findings, config_floor: str | None = None):
+    """What the report shows: findings below --min-severity (or the config's min-severity,
+    or info in default text output) are counted as hidden, never silently dropped from the
+    summary."""
+    from servelint.reporters.text import TextView
+
+    chosen = args.min_severity or config_floor
+    floor = Severity.parse(chosen) if chosen else None
+    reason = "--min-severity" if args.min_severity else "min-severity in the config"
+    if floor is None and fmt == "text" and not args.show_info:
+        floor, reason = Severity.WARNING, "--show-info"
+    shown = [f for f in findings if floor is None or f.severity >= floor]
+    hidden = {sev: sum(1 for f in findings if f.severity == sev)
+              for sev in Severity if floor is not None and sev < floor}
+    color = {"always": True, "never": False}.get(args.color)
+    return TextView(shown=shown, hidden={k: v for k, v in hidden.items() if v},
+                    hidden_by=reason, quiet=args.quiet, statistics=args.statistics,
+                    color=color)
+
+
+def emit(report: CheckReport, findings, fmt: str, out, *, view=None, read_source=None) -> None:
     from servelint import reporters
     from servelint.check import read_text
 
     kwargs = {"stream": out, "files_checked": report.files, "ignored": report.ignored,
-              "read_source": read_text,  # the files the ignores already read: no second read
+              # the files the ignores already read: no second read
+              "read_source": read_source or read_text,
               "profiles_used": report.profiles_used}
     if fmt == "json":  # only JSON lists the launches
         kwargs["extra"] = {"launches": [lr.summary for lr in report.launches],
                            "stats": report.stats}
+    if fmt == "text" and view is not None:
+        kwargs["view"] = view
+        kwargs["color"] = view.color
     reporters.render(findings, fmt, **kwargs)

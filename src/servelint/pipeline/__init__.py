@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from servelint.condense import one_note_per_file
 from servelint.model import Finding
 from servelint.pipeline.control import apply_control
 from servelint.pipeline.discover import discover
@@ -45,12 +46,17 @@ class CheckReport:
         return sorted({label for unit in self.units for label in unit.judged})
 
 
-def check_paths(paths: Iterable[str], options: Options | None = None) -> CheckReport:
+def check_paths(
+    paths: Iterable[str],
+    options: Options | None = None,
+    on_done: Callable[[int, int], None] | None = None,
+) -> CheckReport:
+    """Check ``paths``; ``on_done(done, total)`` is told as units finish (progress)."""
     options = options or Options()
     report = CheckReport()
     t0 = time.perf_counter()
     jobs = list(discover(paths, options))
-    done = run_jobs(jobs, options)  # one pool over every job
+    done = run_jobs(jobs, options, _counter(len(jobs), on_done))  # one pool over every job
     # units that bind other files (master configs) come first; a launcher they bound is
     # not reported again on its own
     binds = [bool(getattr(j.reader, "binds", False)) for j in jobs]
@@ -63,13 +69,25 @@ def check_paths(paths: Iterable[str], options: Options | None = None) -> CheckRe
     report.files = [r.path for r in results]
     report.units = results
     findings = merge(f for r in results for f in r.findings)
-    report.findings = apply_control(findings, options, report)
+    report.findings = one_note_per_file(apply_control(findings, options, report))
     report.stats = {
         "files": len(report.files),
         "launches": sum(r.launch_count for r in results),
         "seconds": round(time.perf_counter() - t0, 3),
     }
     return report
+
+
+def _counter(total: int, on_done: Callable[[int, int], None] | None) -> Callable[[int], None]:
+    done = 0
+
+    def tick(n: int) -> None:
+        nonlocal done
+        done += n
+        if on_done is not None and n:
+            on_done(done, total)
+
+    return tick
 
 
 def check_text(

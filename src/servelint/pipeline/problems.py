@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from servelint.model import Finding, Severity, Span
+from servelint.problem_fixes import fix_for
 from servelint.rules import read_error as read_error_rule
 
 PROBLEM_SEVERITY = {
@@ -41,4 +42,5 @@ def problem_finding(problem: Any) -> Finding:
         severity=severity,
         message=problem.message,
         span=span,
+        fix=fix_for(kind, problem.message, getattr(problem, "subject", "")),
     )

@@ -8,6 +8,7 @@ pool; the unit's result is assembled from them in order.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,8 +72,10 @@ def _expand(job: Job) -> Expansion | None:
     return expand(job.path, ReadContext())
 
 
-def run_jobs(jobs: list[Job], options: Options) -> list[FileResult]:
-    """One result per job, in order."""
+def run_jobs(
+    jobs: list[Job], options: Options, on_done: Callable[[int], None] = lambda n: None
+) -> list[FileResult]:
+    """One result per job, in order; ``on_done(1)`` as each job's result is complete."""
     results: list[FileResult | None] = [None] * len(jobs)
     splits: dict[int, _Split] = {}
     tasks: list[tuple[int, int, tuple]] = []  # (weight, unit index, task)
@@ -80,6 +83,7 @@ def run_jobs(jobs: list[Job], options: Options) -> list[FileResult]:
         hit, key = _cached(job, options)
         if hit is not None:
             results[i] = hit
+            on_done(1)
             continue
         with deps.recording() as seen:
             expansion = _expand(job)
@@ -90,7 +94,17 @@ def run_jobs(jobs: list[Job], options: Options) -> list[FileResult]:
             seen.add(os.path.abspath(job.path))
         splits[i] = _Split(expansion, key, sorted(seen))
         tasks += [(part.weight, i, ("part", job, part, options)) for part in expansion.parts]
-    for (_, i, _), done in zip(tasks, _run(tasks, options), strict=True):
+    parts_left = {i: len(split.expansion.parts) for i, split in splits.items()}
+
+    def finished(n: int) -> None:  # progress: a unit is done when its last part is
+        i = tasks[n][1]
+        if i in parts_left:
+            parts_left[i] -= 1
+            if parts_left[i]:
+                return
+        on_done(1)
+
+    for (_, i, _), done in zip(tasks, _run(tasks, options, finished), strict=True):
         if isinstance(done, PartResult):
             splits[i].parts.append(done)
         else:
@@ -101,11 +115,20 @@ def run_jobs(jobs: list[Job], options: Options) -> list[FileResult]:
     return results  # type: ignore[return-value]
 
 
-def _run(tasks: list[tuple[int, int, tuple]], options: Options) -> list[Any]:
-    """Every task's result, in task order: in worker processes when there are enough."""
+def _run(
+    tasks: list[tuple[int, int, tuple]],
+    options: Options,
+    finished: Callable[[int], None] = lambda n: None,
+) -> list[Any]:
+    """Every task's result, in task order: in worker processes when there are enough;
+    ``finished(n)`` as task ``n`` completes."""
     workers = min(options.jobs or (os.cpu_count() or 1), len(tasks))
     if workers <= 1 or len(tasks) < PARALLEL_MIN_TASKS:
-        return [_task(args) for _, _, args in tasks]
+        serial = []
+        for n, (_, _, args) in enumerate(tasks):
+            serial.append(_task(args))
+            finished(n)
+        return serial
     import concurrent.futures as cf
     import multiprocessing as mp
 
@@ -113,8 +136,9 @@ def _run(tasks: list[tuple[int, int, tuple]], options: Options) -> list[Any]:
     order = sorted(range(len(tasks)), key=lambda n: -tasks[n][0])
     chunk = 1 if any(w > 1 for w, _, _ in tasks) else 4
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork")) as pool:
-        done = list(pool.map(_task, [tasks[n][2] for n in order], chunksize=chunk))
-    out: list[Any] = [None] * len(tasks)
-    for n, result in zip(order, done, strict=True):
-        out[n] = result
+        out: list[Any] = [None] * len(tasks)
+        results = pool.map(_task, [tasks[n][2] for n in order], chunksize=chunk)
+        for n, result in zip(order, results, strict=True):
+            out[n] = result
+            finished(n)
     return out

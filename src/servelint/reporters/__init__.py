@@ -56,13 +56,15 @@ def render(
     rules: Sequence[Rule] | None = None,
     read_source: Callable[[str], str | None] = read_file,
     color: bool | None = None,
+    view: Any = None,
 ) -> None:
     """Write ``findings`` to ``stream`` in format ``fmt`` (one of ``FORMATS``).
 
     ``ignored`` (findings suppressed by inline comments, or their count) is
     counted in the text and JSON summaries; ``extra`` adds top-level keys to JSON output (e.g. ``launches``); ``rules`` is
     the SARIF rule catalog (default: every registered rule); ``color=None`` decides
-    from the stream and NO_COLOR/FORCE_COLOR.
+    from the stream and NO_COLOR/FORCE_COLOR; ``view`` (``text.TextView``) says what the text
+    report hides, and how it shows the rest.
     """
     if not isinstance(files_checked, int):  # the list of files checked
         files_checked = len(files_checked)
@@ -75,7 +77,7 @@ def render(
         from servelint.reporters.text import render_text, use_color
 
         render_text(ordered, stream, files_checked=files_checked, profiles_used=labels,
-                    read_source=read_source, ignored=ignored,
+                    read_source=read_source, ignored=ignored, view=view,
                     color=use_color(stream) if color is None else color)
     elif fmt == "json":
         from servelint.reporters.json_out import render_json

@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from servelint import __version__
+from servelint.docs_links import rule_doc_url
 from servelint.model import Finding, Severity, Span
-from servelint.rules.base import DOCS_URL
 
 JSON_VERSION = 1
 RESERVED_KEYS = {"version", "tool", "findings", "summary"}
@@ -32,7 +32,7 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "fix": finding.fix,
         "evidence": finding.evidence,
         "related": [span_dict(span) for span in finding.related],
-        "url": DOCS_URL.format(name=finding.rule),
+        "url": rule_doc_url(finding.code),
         "patch": None,
     }
     fix = finding.autofix

@@ -14,14 +14,14 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from servelint import __version__
+from servelint.docs_links import docs_base, is_absolute
 from servelint.model import Finding, FixSafety, Severity, Span
-from servelint.rules.base import DOCS_URL, Scope
+from servelint.rules.base import Scope
 from servelint.rules.registry import Rule
 
 SARIF_SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
-INFORMATION_URI = DOCS_URL.format(name="").rsplit("/rules/", 1)[0]
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
@@ -53,17 +53,22 @@ def location(span: Span) -> dict[str, Any]:
 
 def rule_descriptor(meta: Rule) -> dict[str, Any]:
     first_paragraph = meta.doc.split("\n\n", 1)[0].replace("\n", " ").strip() or meta.summary
+    url = meta.url
     doc = meta.doc or meta.summary
-    return {
+    if not is_absolute(url):  # SARIF's helpUri is absolute: the repository path goes in help
+        doc += f"\n\ndocs: {url}"
+    out = {
         "id": meta.code,
         "name": meta.name,
         "shortDescription": {"text": meta.summary},
         "fullDescription": {"text": first_paragraph},
         "help": {"text": doc, "markdown": doc},
-        "helpUri": meta.url,
         "defaultConfiguration": {"level": LEVELS[meta.severity]},
-        "properties": {"fix_safe": meta.fix_safe},
+        "properties": {"fix_safe": meta.fix_safe, "docs": url},
     }
+    if is_absolute(url):
+        out["helpUri"] = url
+    return out
 
 
 def _fallback_meta(finding: Finding) -> Rule:
@@ -120,17 +125,16 @@ def sarif_document(findings: Sequence[Finding], metas: Sequence[Rule], *,
         if finding.code not in index:
             index[finding.code] = len(descriptors)
             descriptors.append(_fallback_meta(finding))
+    driver: dict[str, Any] = {"name": "servelint", "version": __version__,
+                              "semanticVersion": __version__}
+    if docs_base():  # an absolute URI only: no host is invented
+        driver["informationUri"] = docs_base()
+    driver["rules"] = [rule_descriptor(meta) for meta in descriptors]
     return {
         "$schema": SARIF_SCHEMA_URI,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {
-                "name": "servelint",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "informationUri": INFORMATION_URI,
-                "rules": [rule_descriptor(meta) for meta in descriptors],
-            }},
+            "tool": {"driver": driver},
             "invocations": [{"executionSuccessful": True}],
             "columnKind": "unicodeCodePoints",
             "results": [result(f, index[f.code]) for f in findings] +

@@ -1,4 +1,11 @@
-"""Human output: one header line per finding, source excerpt, caret, fix and renderings.
+"""Human output: findings grouped by file, each with excerpt, caret, fix and renderings.
+
+A file's findings follow one header line naming the releases they were judged against
+(a finding names its own release only when the file's findings differ in it); the same
+finding repeated in one file prints once, followed by an ``also at`` line; messages and
+fixes wrap at the terminal width (100 columns when not a terminal). The summary counts
+what is shown and what is hidden (info by default, or below ``--min-severity``) and
+names the release range judged against, not every release.
 
 Colour (on a terminal only) is rich's; without it the text is plain and rich is not imported.
 """
@@ -7,18 +14,34 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TextIO
 
 from servelint.model import Finding, Severity
 from servelint.reporters.excerpt import underline
 
 MAX_RENDERINGS_LISTED = 3  # more than this: name the first one and count the rest
+DEFAULT_WIDTH = 100
+EXCERPT_LEAD = 24  # columns kept left of the caret when a long source line is cropped
 
 _STYLES = {"bold": "bold", "dim": "dim", "red": "bold red", "yellow": "bold yellow",
            "cyan": "bold cyan"}
 _SEVERITY_STYLE = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 # one line of output: plain text and (text, style name) pieces
 Line = list[str | tuple[str, str]]
+
+
+@dataclass(slots=True)
+class TextView:
+    """How the text report is shown (set by the command line)."""
+
+    shown: list[Finding] = field(default_factory=list)
+    hidden: dict[Severity, int] = field(default_factory=dict)  # counted, not shown
+    hidden_by: str = ""  # the option that shows them ("--show-info") or hides them
+    quiet: bool = False  # findings only, no summary
+    statistics: bool = False  # counts per rule instead of the findings
+    color: bool | None = None  # None: decide from the stream and the environment
+    width: int | None = None  # None: the terminal's width, else DEFAULT_WIDTH
 
 
 def use_color(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
@@ -32,6 +55,15 @@ def use_color(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
         return False
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
+
+
+def output_width(stream: TextIO) -> int:
+    isatty = getattr(stream, "isatty", None)
+    if isatty and isatty():
+        import shutil
+
+        return max(shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns, 60)
+    return DEFAULT_WIDTH
 
 
 def judged_against(finding: Finding) -> str:
@@ -53,12 +85,74 @@ def renderings_line(renderings: Sequence[str]) -> str:
     return f"{len(names)} renderings: {names[0]}, …"
 
 
+def release_ranges(labels: Sequence[str]) -> str:
+    """``vllm 0.10.0 … 0.33.0 (26 releases), sglang 0.5.9`` from ``engine version`` labels."""
+    from packaging.version import InvalidVersion, Version
+
+    by_engine: dict[str, list[str]] = {}
+    for label in labels:
+        engine, _, version = label.partition(" ")
+        by_engine.setdefault(engine, []).append(version)
+    parts = []
+    for engine, versions in by_engine.items():
+        try:
+            versions = sorted(set(versions), key=Version)
+        except InvalidVersion:
+            versions = sorted(set(versions))
+        if len(versions) == 1:
+            parts.append(f"{engine} {versions[0]}")
+        else:
+            parts.append(f"{engine} {versions[0]} … {versions[-1]} ({len(versions)} releases)")
+    return ", ".join(parts)
+
+
+def wrap(prefix: str, text: str, width: int, indent: str) -> list[str]:
+    """``prefix + text`` wrapped at ``width`` (words are never split); continuation lines
+    start with ``indent``."""
+    lines: list[str] = []
+    current, fresh = prefix, True  # fresh: nothing of ``text`` on the current line yet
+    for word in text.split(" "):
+        if not fresh and len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = indent + word
+            continue
+        current += ("" if fresh else " ") + word
+        fresh = False
+    lines.append(current)
+    return lines
+
+
+def crop(shown: str, marks: str, width: int) -> tuple[str, str]:
+    """A long single-width source line cut to a window around its caret."""
+    if len(shown) <= width or len(shown.encode("utf-8", "replace")) != len(shown):
+        return shown, marks
+    caret = len(marks) - len(marks.lstrip(" "))
+    start = max(caret - EXCERPT_LEAD, 0)
+    end = start + width
+    head = "…" if start > 0 else ""
+    tail = "…" if end < len(shown) else ""
+    return head + shown[start:end] + tail, " " * len(head) + marks[start:end]
+
+
+def group_repeats(findings: Sequence[Finding]) -> list[tuple[Finding, list[Finding]]]:
+    """Findings of one file, each with the later ones identical but for the place."""
+    groups: dict[tuple, tuple[Finding, list[Finding]]] = {}
+    for f in findings:
+        key = (f.code, f.severity, f.message, f.release, f.fix)
+        if key in groups:
+            groups[key][1].append(f)
+        else:
+            groups[key] = (f, [])
+    return list(groups.values())
+
+
 class TextReporter:
     def __init__(self, stream: TextIO, read_source: Callable[[str], str | None],
-                 color: bool) -> None:
+                 color: bool, width: int = DEFAULT_WIDTH) -> None:
         self.stream = stream
         self.read_source = read_source
         self.color = color
+        self.width = width
         self._console = _console(stream) if color else None
         self._lines: dict[str, list[str] | None] = {}
 
@@ -82,47 +176,89 @@ class TextReporter:
             return None
         return lines[line - 1]
 
-    def finding(self, finding: Finding) -> None:
+    def file(self, path: str, findings: Sequence[Finding]) -> None:
+        """One file's findings under a header naming what they were judged against."""
+        releases = list(dict.fromkeys(judged_against(f) for f in findings if f.release))
+        if releases:
+            self.write([[(f"── {path} · judged against {', '.join(releases)}", "dim")]])
+        for first, repeats in group_repeats(findings):
+            self.finding(first, name_release=len(releases) > 1, repeats=repeats)
+
+    def finding(self, finding: Finding, *, name_release: bool = False,
+                repeats: Sequence[Finding] = ()) -> None:
         span = finding.span
         sev = _SEVERITY_STYLE[finding.severity]
-        header: Line = [(f"{span.path}:{span.line}:{span.column}:", "bold"), " ",
-                        (finding.severity.label, sev),
-                        f"[{finding.code} {finding.rule}] {finding.message}"]
-        against = judged_against(finding)
-        if against:
-            header.append((f" (judged against {against})", "dim"))
-        out = [header]
+        where = f"{span.path}:{span.line}:{span.column}:"
+        label = finding.severity.label
+        rule = f"[{finding.code} {finding.rule}] "
+        message = finding.message
+        if name_release:
+            message += f" [{judged_against(finding)}]"
+        prefix = f"{where} {label}{rule}"
+        header = wrap(prefix, message, self.width, "    ")
+        out: list[Line] = [[(where, "bold"), " ", (label, sev), rule + header[0][len(prefix):]]]
+        out += [[line] for line in header[1:]]
         source = self.source_line(span.path, span.line)
         if source is not None:
             shown, marks = underline(source, span)
             gutter = str(span.line)
+            shown, marks = crop(shown, marks, self.width - len(gutter) - 5)
             pad = " " * len(gutter)
             out.append(["  ", (gutter, "dim"), f" | {shown}"])
             out.append([f"  {pad} | ", (marks, sev)])
-        out += [[f"  fix: {fix_line}"] for fix_line in finding.fix.splitlines()]
+        for fix_line in finding.fix.splitlines():
+            out += [[line] for line in wrap("  fix: ", fix_line, self.width, "       ")]
         if finding.renderings:
             out.append([f"  {renderings_line(finding.renderings)}"])
+        if repeats:
+            places = ", ".join(f"{r.span.line}:{r.span.column}" for r in repeats)
+            more = f"  also at {len(repeats)} more place{'s' if len(repeats) > 1 else ''}: "
+            out += [[line] for line in wrap(more, places, self.width, "    ")]
         for related in finding.related:
             out.append([f"  related: {related.path}:{related.line}:{related.column}"])
         if finding.evidence:
-            out.append([f"  evidence: {finding.evidence}"])
+            out += [[line] for line in wrap("  evidence: ", finding.evidence, self.width,
+                                            "    ")]
         self.write(out)
 
+    def statistics(self, findings: Sequence[Finding]) -> None:
+        counts: dict[tuple[str, str, Severity], int] = {}
+        for f in findings:
+            key = (f.code, f.rule, f.severity)
+            counts[key] = counts.get(key, 0) + 1
+        rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0]))
+        width = max((len(str(n)) for _, n in rows), default=1)
+        for (code, rule, sev), n in rows:
+            self.write([[f"{n:>{width}}  {code}  {rule} ({sev.label})"]])
+
     def summary(self, findings: Sequence[Finding], files_checked: int,
-                profiles_used: Sequence[str], ignored: int = 0) -> None:
+                profiles_used: Sequence[str], ignored: int = 0,
+                hidden: Mapping[Severity, int] | None = None, hidden_by: str = "") -> None:
         counts = {sev: sum(f.severity == sev for f in findings) for sev in Severity}
         files = f"{files_checked} file{'s' if files_checked != 1 else ''} checked"
+        hidden = {sev: n for sev, n in (hidden or {}).items() if n}
         if findings:
             parts = [_plural(counts[Severity.ERROR], "error"),
-                     _plural(counts[Severity.WARNING], "warning"),
-                     f"{counts[Severity.INFO]} info"]
+                     _plural(counts[Severity.WARNING], "warning")]
+            if counts[Severity.INFO] or not hidden.get(Severity.INFO):
+                parts.append(f"{counts[Severity.INFO]} info")
             line = ", ".join(parts) + f" in {files}"
+        elif hidden:
+            shown = [s.label + ("s" if s != Severity.INFO else "") for s in
+                     sorted(Severity, reverse=True) if s > max(hidden)]
+            line = f"no {' or '.join(shown)} in {files}"
         else:
             line = f"no problems in {files}"
+        if hidden:
+            what = ", ".join(_plural(n, sev.label) if sev != Severity.INFO else f"{n} info"
+                             for sev, n in sorted(hidden.items(), reverse=True))
+            why = "--show-info shows them" if hidden_by == "--show-info" else \
+                f"below {hidden_by}"
+            line += f"; {what} hidden ({why})"
         if ignored:
             line += f", {ignored} ignored"
         if profiles_used:
-            line += f" (judged against {', '.join(profiles_used)})"
+            line += f"; judged against {release_ranges(profiles_used)}"
         self.write([[line]])
 
 
@@ -141,10 +277,31 @@ def _plural(count: int, word: str) -> str:
 
 def render_text(findings: Sequence[Finding], stream: TextIO, *, files_checked: int,
                 profiles_used: Sequence[str], read_source: Callable[[str], str | None],
-                color: bool, ignored: int = 0) -> None:
-    reporter = TextReporter(stream, read_source, color)
-    for finding in findings:
-        reporter.finding(finding)
+                color: bool, ignored: int = 0, view: TextView | None = None) -> None:
+    view = view or TextView()
+    reporter = TextReporter(stream, read_source, color, view.width or output_width(stream))
+    if view.statistics:
+        reporter.statistics(findings)
+    else:
+        by_path: dict[str, list[Finding]] = {}
+        for finding in findings:
+            by_path.setdefault(finding.span.path, []).append(finding)
+        for path, found in by_path.items():
+            reporter.file(path, found)
+    if view.quiet:
+        return
     if findings:
         reporter.write([[]])
-    reporter.summary(findings, files_checked, profiles_used, ignored)
+    reporter.summary(findings, files_checked, profiles_used, ignored, view.hidden,
+                     view.hidden_by)
+    if findings:
+        reporter.write([[docs_line(findings)]])
+
+
+def docs_line(findings: Sequence[Finding]) -> str:
+    """Where the page of every rule shown is: ``docs: docs/rules/<CODE>.md for SL101, …``."""
+    from servelint.docs_links import rule_doc_url
+
+    codes = sorted({f.code for f in findings})
+    pattern = rule_doc_url("<CODE>")
+    return f"rule docs: {pattern} for {', '.join(codes)} (servelint explain CODE)"

@@ -15,8 +15,6 @@ from enum import StrEnum
 from servelint.model import Finding, LaunchSpec, Severity, Span
 from servelint.profiles import Profile
 
-DOCS_URL = "https://servelint.invalid/rules/{name}"  # placeholder until docs are published
-
 
 @dataclass(slots=True)
 class CheckContext:

@@ -22,7 +22,7 @@ from importlib import import_module
 from types import ModuleType
 
 from servelint.model import Finding, FixSafety, Severity
-from servelint.rules.base import DOCS_URL, CheckContext, Scope
+from servelint.rules.base import CheckContext, Scope
 
 # The order rules run in (findings of one span are reported in this order).
 _MODULES = (
@@ -67,7 +67,10 @@ class Rule:
 
     @property
     def url(self) -> str:
-        return DOCS_URL.format(name=self.name)
+        """The rule's page, docs/rules/<CODE>.md (``servelint.docs_links``)."""
+        from servelint.docs_links import rule_doc_url
+
+        return rule_doc_url(self.code)
 
     @property
     def fix_safe(self) -> bool:
