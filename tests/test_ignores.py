@@ -42,22 +42,26 @@ def test_several_ids_and_stacked_comments():
     assert kept == [] and len(ignored) == 2 and extra == []
 
 
-def test_comment_above_a_continued_bash_command_covers_its_lines():
+def test_comment_above_a_continued_bash_command_covers_its_first_line_only():
+    """Issue 17: a comment above a multi-line command hid a real error two lines below."""
     text = ("# servelint: ignore[flag-unknown] needed by our fork\n"
-            "vllm serve m \\\n"
+            "vllm serve m --fork-flag \\\n"
             "  --tp 2 \\\n"
             "  --bogus 1\n"
             "vllm serve m --bogus 2\n")
-    covered = make_finding("r.sh", 4, 3)
+    first = make_finding("r.sh", 2, 14)
+    two_below = make_finding("r.sh", 4, 3)
     after = make_finding("r.sh", 5, 14)
-    kept, ignored, _ = apply({"r.sh": text}, [covered, after])
-    assert ignored == [covered] and kept == [after]
+    kept, ignored, _ = apply({"r.sh": text}, [first, two_below, after])
+    assert ignored == [first] and kept == [two_below, after]
 
 
-def test_multiline_span_is_covered_by_a_comment_inside_it():
+def test_trailing_comment_on_the_last_line_of_a_multiline_span_covers_it():
     text = "command: |\n  vllm serve m\n  --bogus  # servelint: ignore[flag-unknown]\n"
     finding = make_finding("r.yaml", 1, 1, end_line=3, end_column=10)
     assert apply({"r.yaml": text}, [finding])[1] == [finding]
+    inside = "command: |\n  vllm serve m  # servelint: ignore[flag-unknown]\n  --bogus\n"
+    assert apply({"r.yaml": inside}, [finding])[1] == []  # a middle line covers nothing
 
 
 def test_markdown_comment():

@@ -34,11 +34,32 @@ def test_pre_commit_hook_definition():
     (hook,) = hooks()
     assert hook["id"] == "servelint" and hook["language"] == "python"
     assert hook["entry"] == "servelint check"
-    files = re.compile(hook["files"])
-    for path in ["recipes/models/org/m.yaml", "ci/launch.sh", "a.yml", "x.bash"]:
-        assert files.search(path), path
-    for path in ["README.txt", "setup.py", "yaml.cfg", "run.shx"]:
-        assert not files.search(path), path
+    # every YAML, shell and Markdown file; servelint's kind detection decides the rest
+    assert hook["types_or"] == ["yaml", "shell", "markdown"] and "files" not in hook
+
+
+def test_files_pre_commit_names_are_judged_by_kind_and_exclude(tmp_path, capsys):
+    """Issue 17: .pre-commit-config.yaml became an SL001 note, and exclude was ignored for
+    files passed by name."""
+    from servelint.cli import main
+
+    (tmp_path / ".servelint.toml").write_text('exclude = ["vendor"]\n')
+    (tmp_path / ".pre-commit-config.yaml").write_text("repos:\n  - repo: local\n")
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "run.sh").write_text("#!/bin/bash\nvllm serve m --bogus 1\n")
+    (tmp_path / "README.md").write_text("# notes\n")
+    (tmp_path / "run.sh").write_text("#!/bin/bash\nvllm serve m --max-model-len 8\n")
+    names = [".pre-commit-config.yaml", "vendor/run.sh", "README.md", "run.sh"]
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        code = main(["check", "--no-cache", "--format", "json", "--engine", "vllm==0.21.0",
+                     *names])
+    finally:
+        os.chdir(cwd)
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["findings"] == []
+    assert report["summary"]["files_checked"] == 2  # README.md and run.sh
 
 
 @pytest.mark.slow
@@ -65,17 +86,25 @@ def test_pre_commit_try_repo(tmp_path):
 def test_action_definition():
     spec = action()
     assert spec["runs"]["using"] == "composite"
-    assert {"paths", "args", "python-version"} <= set(spec["inputs"])
+    assert {"paths", "args", "upload"} <= set(spec["inputs"])
     steps = spec["runs"]["steps"]
     uses = [step["uses"] for step in steps if "uses" in step]
-    assert any(u.startswith("actions/setup-python@") for u in uses)
+    # the job's Python is the job's: no setup-python, servelint gets its own venv
+    assert not any(u.startswith("actions/setup-python@") for u in uses)
+    assert "python-version" not in spec["inputs"]
     upload = next(s for s in steps if s.get("uses", "").startswith(
         "github/codeql-action/upload-sarif@"))
-    assert "sarif_file" in upload["with"]
+    assert "sarif_file" in upload["with"] and upload["continue-on-error"] is True
+    # no upload on fork pull requests, whose token lacks security-events: write
+    assert "github.event.pull_request.head.repo.full_name == github.repository" in upload["if"]
     for ref in uses:  # third-party actions are pinned to a full commit
         assert re.fullmatch(r"[\w./-]+@[0-9a-f]{40}", ref), ref
     install = next(s for s in steps if "pip install" in s.get("run", ""))
-    assert "GITHUB_ACTION_PATH" in install["run"]
+    assert "GITHUB_ACTION_PATH" in install["run"] and "RUNNER_TEMP" in install["run"]
+    assert "--constraint" in install["run"]
+    constraints = (ROOT / ".github" / "action-constraints.txt").read_text().splitlines()
+    pins = [line for line in constraints if line and not line.startswith("#")]
+    assert pins and all(re.fullmatch(r"[\w.-]+==[\w.]+", line) for line in pins), pins
 
 
 def test_action_scripts_do_not_expand_inputs_inline():
@@ -113,21 +142,33 @@ def run_check_step(tmp_path: Path, servelint_exe: str, inputs: dict[str, str]):
 
 
 STUB = """#!/usr/bin/env bash
-printf '%s\\n' "$@" > argv.txt
-echo '{"sarif": true}'
+printf '%s\\n' "$@" >> argv.txt
+echo "@@end" >> argv.txt
+for ((i = 1; i <= $#; i++)); do
+  if [ "${!i}" = "-o" ]; then j=$((i + 1)); echo '{"sarif": true}' > "${!j}"; fi
+done
+echo "report for $*"
 exit {rc}
 """
 
 
 @pytest.mark.parametrize(("rc", "step_ok"), [(0, True), (1, True), (2, False)])
 def test_action_check_step_with_stub(tmp_path, rc, step_ok):
+    """Paths and args are lists, one item per line: spaces stay, nothing is globbed; the
+    report reaches the log (text, then annotations) besides the SARIF file."""
     proc, outputs = run_check_step(tmp_path, STUB.replace("{rc}", str(rc)),
-                                   {"paths": "recipes scripts/*.sh", "args": "--gpu h100"})
+                                   {"paths": "recipes\nmy scripts/*.sh\n", "args": "--gpu\nh100"})
     assert (proc.returncode == 0) is step_ok, proc.stderr
-    argv = (tmp_path / "argv.txt").read_text().splitlines()
-    assert argv == ["check", "--format", "sarif", "--gpu", "h100", "recipes", "scripts/*.sh"]
+    runs = (tmp_path / "argv.txt").read_text().split("@@end\n")[:-1]
+    sarif_run = runs[0].splitlines()
+    assert sarif_run == ["check", "--format", "sarif", "-o", "servelint.sarif", "--gpu", "h100",
+                         "--", "recipes", "my scripts/*.sh"]
     assert (tmp_path / "servelint.sarif").read_text() == '{"sarif": true}\n'
     assert outputs == {"sarif-file": "servelint.sarif", "exit-code": str(rc)}
+    if step_ok:
+        formats = [r.splitlines()[2] for r in runs]
+        assert formats == ["sarif", "text", "github"]
+        assert "::group::servelint report" in proc.stdout and "report for check" in proc.stdout
 
 
 def test_action_check_step_with_real_servelint(tmp_path):
@@ -138,10 +179,13 @@ def test_action_check_step_with_real_servelint(tmp_path):
         pytest.skip("servelint check is not available yet")
     (tmp_path / "run.sh").write_text("#!/bin/bash\nvllm serve Qwen/Qwen3-8B --bogus-flag 1\n")
     real = f'#!/usr/bin/env bash\nexec {sys.executable} -m servelint.cli "$@"\n'
-    proc, outputs = run_check_step(tmp_path, real, {"paths": "run.sh", "args": "--engine vllm==0.27.1"})
+    proc, outputs = run_check_step(tmp_path, real, {"paths": "run.sh",
+                                                    "args": "--engine\nvllm==0.27.1"})
     missing = re.search(r"No module named '(servelint\.[\w.]+)'", proc.stderr)
     if missing:  # a module another engineer has not landed yet
         pytest.skip(f"{missing.group(1)} not available yet")
-    assert outputs["exit-code"] in {"0", "1"}, proc.stderr
+    assert outputs["exit-code"] == "1", proc.stderr
+    assert "SL101 flag-unknown" in proc.stdout  # the text report, in the log
+    assert "::error file=run.sh,line=2" in proc.stdout  # and the annotation
     document = json.loads((tmp_path / "servelint.sarif").read_text())
     jsonschema.validate(document, json.loads(SCHEMA.read_text()))

@@ -2,8 +2,10 @@
 
 A comment names rules by kebab name or code. A comment that ends a line of code
 applies to that line; a comment alone on its line applies to the next line that is
-not itself an ignore comment, plus the lines a trailing backslash continues. A
-finding is ignored when any line of its span is one of those lines. Markdown uses
+not itself an ignore comment. It never covers a whole multi-line command: above a
+backslash-continued command it covers the command's first line only, so an error two
+lines below stays reported. A finding is ignored when the first or the last line of its
+span is the line a comment applies to. Markdown uses
 ``<!-- servelint: ignore[rule-id] reason -->``.
 
 Ignores are applied before the config (``Config.apply``), so an ignore for a rule
@@ -76,11 +78,8 @@ def _comment(path: str, lines: list[str], index: int, match: re.Match[str], alon
         nxt = index + 1
         while nxt in standalone_lines:
             nxt += 1
-        while nxt < len(lines):
+        if nxt < len(lines):
             targets.add(nxt + 1)
-            if not lines[nxt].rstrip().endswith("\\"):
-                break
-            nxt += 1
     span = Span(path, lineno, match.start() + 1, lineno, match.end() + 1)
     rest_start = match.start("rest")
     ids_match = _IDS.match(match.group("rest").lstrip())
@@ -107,11 +106,11 @@ def _matches(ref: RuleRef, finding: Finding) -> bool:
 
 def _covering(by_line: dict[tuple[str, int], list[IgnoreComment]],
               finding: Finding) -> list[IgnoreComment]:
-    """The comments that apply to any line of the finding's span."""
+    """The comments that apply to the first or the last line of the finding's span."""
     span = finding.span
     last = span.end_line if span.end_line and span.end_line >= span.line else span.line
     found: list[IgnoreComment] = []
-    for line in range(span.line, last + 1):
+    for line in dict.fromkeys((span.line, last)):
         for comment in by_line.get((span.path, line), ()):
             if comment not in found:
                 found.append(comment)

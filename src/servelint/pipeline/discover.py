@@ -12,6 +12,7 @@ from servelint.sources.base import Reader
 from servelint.sources.registry import reader_for, reader_for_dir
 
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
+NON_LAUNCH_SKIPPED = {".yaml", ".yml"}  # named but no reader claims it: skipped, no note
 
 
 @dataclass(slots=True)
@@ -50,7 +51,12 @@ def discover(paths: Iterable[str], options: Options) -> Iterator[Job]:
                     if reader is not None:
                         yield Job(str(fp), reader)
         elif p.exists() or p.is_symlink():
+            if _excluded(p, options):  # a file named explicitly (pre-commit) too
+                continue
             reader = reader_for(p)
+            if reader is None and p.suffix.lower() in NON_LAUNCH_SKIPPED:
+                continue  # YAML that is no launch config (.pre-commit-config.yaml): the
+                # readers decide, as in a folder
             yield (
                 Job(str(p), reader)
                 if reader is not None

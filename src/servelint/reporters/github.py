@@ -52,7 +52,9 @@ def render_github(findings: Sequence[Finding], stream: TextIO, *, files_checked:
                   profiles_used: Sequence[str]) -> None:
     for finding in findings:
         stream.write(annotation(finding) + "\n")
-    against = f" (judged against {', '.join(profiles_used)})" if profiles_used else ""
+    from servelint.reporters.text import release_ranges
+
+    against = f" (judged against {release_ranges(profiles_used)})" if profiles_used else ""
     stream.write(f"servelint: {_plural(len(findings), 'finding')} in "
                  f"{_plural(files_checked, 'file')} checked{against}\n")
 

@@ -2,7 +2,7 @@
 
 An inline `servelint: ignore[rule-id]` comment applies to findings of the named
 rules on its own line or, when the comment stands alone on its line, on the next
-line (and the lines a trailing backslash continues). A rule id there that matches
+line (never the rest of a backslash-continued command). A rule id there that matches
 no finding is reported, so stale suppressions cannot hide a future problem.
 
 Bad (`flag-unknown` does not fire because the flag is valid):
