@@ -78,11 +78,20 @@ def test_good_values_are_canonicalised(capsys, script):
 
 def test_select_and_ignore_by_code_prefix_and_name(capsys, script):
     path = script()
-    _, out, _ = run(capsys, path, "--engine", "vllm==0.21.0", "--format", "json",
-                    "--select", "SL1")
+    _, out, _ = run(capsys, path, "--engine", "vllm==0.21.0", "--format", "json", "--select", "SL1")
     assert {f["code"] for f in json.loads(out)["findings"]} == {"SL101", "SL103"}
-    code, out, _ = run(capsys, path, "--engine", "vllm==0.21.0", "--format", "json",
-                       "--select", "flag-unknown,flag-abbreviated", "--ignore", "SL101")
+    code, out, _ = run(
+        capsys,
+        path,
+        "--engine",
+        "vllm==0.21.0",
+        "--format",
+        "json",
+        "--select",
+        "flag-unknown,flag-abbreviated",
+        "--ignore",
+        "SL101",
+    )
     assert [f["code"] for f in json.loads(out)["findings"]] == ["SL103"] and code == 0
 
 
@@ -93,11 +102,14 @@ def test_fail_on_warning(capsys, script):
 
 
 def test_min_severity_never_says_no_problems_while_hiding_warnings(capsys, script):
-    code, out, _ = run(capsys, script(WARNINGS_ONLY), "--engine", "vllm==0.21.0",
-                       "--min-severity", "error")
+    code, out, _ = run(
+        capsys, script(WARNINGS_ONLY), "--engine", "vllm==0.21.0", "--min-severity", "error"
+    )
     assert code == 0 and "no problems" not in out
-    assert out == ("no errors in 1 file checked; 1 warning hidden (below --min-severity); "
-                   "judged against vllm 0.21.0\n")
+    assert out == (
+        "no errors in 1 file checked; 1 warning hidden (below --min-severity); "
+        "judged against vllm 0.21.0\n"
+    )
 
 
 def test_info_is_behind_show_info_in_text(capsys, script):
@@ -113,14 +125,18 @@ def test_info_is_behind_show_info_in_text(capsys, script):
 def test_quiet_prints_findings_only(capsys, script):
     code, out, _ = run(capsys, script(), "--engine", "vllm==0.21.0", "-q")
     assert code == 1 and "checked" not in out and "SL101" in out
-    assert run(capsys, script(WARNINGS_ONLY), "-q", "--engine", "vllm==0.21.0",
-               "--select", "SL101")[1] == ""
+    assert (
+        run(capsys, script(WARNINGS_ONLY), "-q", "--engine", "vllm==0.21.0", "--select", "SL101")[1]
+        == ""
+    )
 
 
 def test_statistics(capsys, script):
     _, out, _ = run(capsys, script(), "--engine", "vllm==0.21.0", "--statistics")
-    assert out.splitlines()[:2] == ["1  SL101  flag-unknown (error)",
-                                    "1  SL103  flag-abbreviated (warning)"]
+    assert out.splitlines()[:2] == [
+        "1  SL101  flag-unknown (error)",
+        "1  SL103  flag-abbreviated (warning)",
+    ]
 
 
 @pytest.mark.parametrize(("choice", "colored"), [("always", True), ("never", False)])
@@ -135,8 +151,9 @@ def test_color_option(capsys, script, choice, colored, monkeypatch):
 
 def test_dash_reads_standard_input(capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO(ERROR_AND_WARNING))
-    code, out, _ = run(capsys, "-", "--stdin-filename", "deploy/launch.sh",
-                       "--engine", "vllm==0.21.0")
+    code, out, _ = run(
+        capsys, "-", "--stdin-filename", "deploy/launch.sh", "--engine", "vllm==0.21.0"
+    )
     assert code == 1
     assert "deploy/launch.sh:2:14: error[SL101 flag-unknown]" in out
     assert "  2 | vllm serve m --bogus 1 --max-model 4096" in out  # the excerpt from stdin

@@ -32,12 +32,12 @@ GOOD = [
 ]
 BAD = [
     'gpu = "b3000"\n',  # no snap to b300
-    'unknown-key = 1\n',
+    "unknown-key = 1\n",
     'severity = {flag-unknown = "high"}\n',
     'disable = "SL101"\n',
     'images = {"x:*" = "vllm 0.33.0"}\n',
     'min-severity = "warn"\n',
-    'target-version = 0.27\n',
+    "target-version = 0.27\n",
 ]
 
 

@@ -74,8 +74,12 @@ def test_quick_runs_and_pipes_get_no_progress(tmp_path):
 
 def test_check_on_a_pipe_writes_nothing_to_stderr(tmp_path):
     (tmp_path / "run.sh").write_text("#!/bin/bash\nvllm serve m --max-model-len 8\n")
-    proc = subprocess.run([sys.executable, "-m", "servelint.cli", "check", "--no-cache",
-                           str(tmp_path)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "servelint.cli", "check", "--no-cache", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0 and proc.stderr == ""
 
 
