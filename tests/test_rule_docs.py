@@ -150,3 +150,4 @@ def test_explain_lists_rules(capsys, monkeypatch):
     assert codes == ["SL101", "SL301"]
     assert registry.get("ENV-DEPRECATED") is None
     assert registry.get("sl301").name == "env-deprecated"
+
