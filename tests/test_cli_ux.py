@@ -112,6 +112,16 @@ def test_min_severity_never_says_no_problems_while_hiding_warnings(capsys, scrip
     )
 
 
+def test_config_min_severity_is_counted_too(tmp_path, capsys, script):
+    (tmp_path / ".servelint.toml").write_text('min-severity = "error"\n', encoding="utf-8")
+    code, out, _ = run(capsys, script(WARNINGS_ONLY), "--engine", "vllm==0.21.0")
+    assert code == 0 and out.startswith(
+        "no errors in 1 file checked; 1 warning hidden (below min-severity in the config)")
+    _, out, _ = run(capsys, script(WARNINGS_ONLY), "--engine", "vllm==0.21.0",
+                    "--format", "json")
+    assert json.loads(out)["findings"] == []  # hidden in every format, as before
+
+
 def test_info_is_behind_show_info_in_text(capsys, script):
     path = script(WARNINGS_ONLY)  # nothing pinned: a release-unresolved note (info)
     _, out, _ = run(capsys, path)
