@@ -141,6 +141,9 @@ class LaunchSpec:
     origin: str = ""  # recipe | script | inferencex | markdown | config
     # Extra facts the reader knows (recipe variant, feature set, strategy, ...).
     context: dict[str, str] = field(default_factory=dict)
+    # The option file the launch passes (TensorRT-LLM ``--config FILE``) when the source wrote
+    # it: (text, span, symbolic) per line; None when there is none or its text is unknown.
+    option_file: tuple[tuple[str, Span | None, bool], ...] | None = None
 
 
 @dataclass(slots=True)

@@ -38,6 +38,7 @@ class Target:
     role: str  # primary | floor
     how: str  # human text: "image tag v0.27.1", "latest → newest profile 0.33.0", ...
     floating: bool = False  # the release is a guess: findings are capped at warning
+    neighbour: bool = False  # a profiled neighbour of an unprofiled release (release_range)
 
 
 @dataclass(slots=True)
@@ -103,6 +104,10 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
     notes: list[str] = []
     if not profiles.available(engine):
         return Resolution([], [f"servelint has no profiles for engine {engine!r}: cannot check"])
+    found = registry.find(engine)
+    if found is not None and spec.entrypoint in found.unjudged_entrypoints:
+        return Resolution([], [f"{spec.entrypoint}: servelint does not model this command's "
+                               "arguments yet: not checked"])
     res = Resolution([], notes)
     floor_v = release_version(spec.floor)
     if target_version:
@@ -181,6 +186,24 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
     return res
 
 
+def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution) -> bool:
+    """The release-range rule (servelint.release_range): an unprofiled release of a sparsely
+    profiled engine is judged by its nearest profiled neighbours, capped at warning."""
+    from servelint import release_range
+
+    sides = release_range.neighbours(spec.engine, ref.release)
+    for version, side in sides:
+        prof = profiles.load(spec.engine, version)
+        assert prof is not None
+        res.targets.append(Target(prof, "primary", release_range.how(ref.tag, ref.release, side,
+                                                                      sides), floating=True,
+                                  neighbour=True))
+    if sides:
+        res.capped = True
+        res.notes.append(release_range.how(ref.tag, ref.release, "", sides))
+    return bool(sides)
+
+
 @lru_cache(maxsize=1024)
 def image_ref(ref: str):
     from servelint.engines.images import resolve_image
@@ -199,7 +222,7 @@ def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
         prof, why = profile_for(spec.engine, ref.release)
         if prof:
             res.targets.append(Target(prof, "primary", f"image tag {ref.tag}"))
-        else:
+        elif not _judge_by_neighbours(spec, ref, res):
             res.notes.append(f"cannot check image {spec.image}: {why}")
         return
     newest = profiles.newest(spec.engine)

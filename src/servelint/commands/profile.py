@@ -28,6 +28,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="every release on the package index with LOW <= version <= HIGH")
     b.add_argument("--wheel-dir", type=Path, help="where wheels are cached/downloaded")
     b.add_argument("--out", type=Path, help="profile data root (default: the package's data)")
+    b.add_argument("--source-dir", type=Path,
+                   help="trtllm: build from a source tree holding tensorrt_llm/ (not a wheel)")
+    b.add_argument("--wheel", type=Path, help="trtllm: build from this wheel file")
+    b.add_argument("--origin", action="append", default=[], metavar="KEY=VALUE",
+                   help="trtllm: provenance to record (repo=OWNER/NAME, commit=SHA, how=...)")
     b.set_defaults(func=run_build)
 
     ls = psub.add_parser("list", help="list the releases servelint has profiles for")
@@ -60,8 +65,30 @@ def index_versions(engine: str) -> list[str]:
     return [v.strip() for v in m.group(1).split(",")] if m else []
 
 
+def run_build_trtllm(args: argparse.Namespace) -> int:
+    from servelint.engines.trtllm.builder import build
+
+    if len(args.versions) != 1:
+        print("servelint: name one trtllm release per build", file=sys.stderr)
+        return 2
+    origin = dict(item.partition("=")[::2] for item in args.origin)
+    try:
+        path = build(args.versions[0], source_dir=args.source_dir, wheel=args.wheel,
+                     origin=origin, out_root=args.out)
+    except (OSError, ValueError, SyntaxError) as exc:
+        print(f"trtllm {args.versions[0]}: FAILED: {exc}", file=sys.stderr)
+        return 1
+    print(f"trtllm {args.versions[0]}: {path}")
+    if args.out is None:
+        history.write_index("trtllm")
+    return 0
+
+
 def run_build(args: argparse.Namespace) -> int:
     from servelint.engines._build.build import build
+
+    if args.engine == "trtllm":
+        return run_build_trtllm(args)
 
     versions = list(args.versions)
     if args.range:
@@ -101,7 +128,19 @@ def run_list(args: argparse.Namespace) -> int:
     for engine in [args.engine] if args.engine else profiles.engines():
         vs = profiles.available(engine)
         print(f"{engine}: {len(vs)} releases: {', '.join(vs)}")
+        for v in vs:  # releases built from a source tree say where it came from
+            prof = profiles.load(engine, v)
+            if prof is not None and "provenance" in prof.data:
+                print(f"  {v}: {_provenance_text(prof.data['provenance'])}")
     return 0
+
+
+def _provenance_text(prov: dict) -> str:
+    where = prov.get("repo", "?") + (f"@{prov['commit'][:12]}" if prov.get("commit") else "")
+    sub = f":{prov['subdir']}" if prov.get("subdir") else ""
+    return (f"{prov.get('kind')} {where}{sub}, {prov.get('package_files')} files, tree sha256 "
+            f"{prov.get('tree_sha256', '')[:12]}, {len(prov.get('files_read', {}))} files read"
+            + (f"; {prov['how']}" if prov.get("how") else ""))
 
 
 def _load_or_fail(engine: str, version: str) -> profiles.Profile | None:
@@ -121,11 +160,19 @@ def run_show(args: argparse.Namespace) -> int:
         print()
         return 0
     d = prof.data
+    if "provenance" in d:
+        print(f"{prof.label}  provenance: {_provenance_text(d['provenance'])}")
     print(f"{prof.label}  (wheel {d['wheel']['filename']}, sha256 {d['wheel']['sha256'][:16]}…, "
           f"builder {d['builder_version']})")
     print(f"options: {len(prof.actions)} actions, {len(prof.option_index)} option strings")
     print(f"argv rules: {json.dumps(prof.rules, sort_keys=True)}")
     print(f"config classes: {len(prof.configs)}")
+    if "llm_api" in d:  # TensorRT-LLM: the option-file model and the env reads
+        llm = d["llm_api"]
+        print(f"LLM API classes: {len(llm['classes'])} (roots {', '.join(llm['roots'])}); "
+              f"types read as accepting anything: {', '.join(llm['opaque_types']) or 'none'}")
+        print(f"env vars read or named by the code: {len(prof.env_read_unregistered)} "
+              f"(prefixes {', '.join(d['env'].get('prefixes', []))})")
     for name, entry in sorted(prof.late_values.items()):
         vals = entry.get("values", [])
         print(f"values {name} ({entry.get('stage', '?')}): {', '.join(vals[:40])}"

@@ -6,24 +6,7 @@ from __future__ import annotations
 
 import re
 
-from servelint.engines.base import Command, Engine, Images, Module
-
-TRTLLM = Engine(
-    name="trtllm",
-    package="tensorrt-llm",
-    images=Images(
-        repositories=("nvidia/tensorrt-llm/release", "nvidia/ai-dynamo/tensorrtllm-runtime"),
-        wrappers=("nvidia/ai-dynamo/tensorrtllm-runtime",),
-        name_words=("tensorrt-llm", "tensorrtllm", "trtllm"),
-    ),
-    launchers=(
-        Command(("trtllm-serve", "serve"), "trtllm-serve"),
-        Command(("trtllm-serve", "disaggregated")),
-        Command(("trtllm-serve",)),
-    ),
-    config_flags=("--extra_llm_api_options", "--extra-llm-api-options", "--config"),
-    shell_words=("trtllm-serve",),
-)
+from servelint.engines.base import Engine, Images, Module
 
 _ATOM_RELEASE = re.compile(r"_atom(?P<version>\d+\.\d+\.\d+(?:\.post\d*)?)$")
 

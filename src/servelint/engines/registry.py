@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from functools import cache
 
-from servelint.engines import dynamo, recognised, sglang, vllm
+from servelint.engines import dynamo, recognised, sglang, trtllm, vllm
 from servelint.engines.base import Command, Engine, Module
 
 _ENGINES: list[Engine] = [
     vllm.ENGINE,
     sglang.ENGINE,
-    recognised.TRTLLM,
+    trtllm.ENGINE,
     recognised.ATOM,
     recognised.TILERT,
     dynamo.ENGINE,

@@ -73,7 +73,7 @@ def findings(rule: Any, ctx: CheckContext) -> list[Finding]:
     """``rule``'s findings on the launch, from the entry of its argv."""
     parsed = ctx.parsed
     memo = parsed.memo if isinstance(parsed, LintParse) else None
-    if memo is None:
+    if memo is None or ctx.spec.option_file is not None:  # findings also read the file
         return list(rule.check(ctx))
     key = ("rule", rule.code)
     templates = memo.get(key)

@@ -106,8 +106,9 @@ def _findings(spec: LaunchSpec, options: Options, res: Resolution) -> Iterator[F
         for rule in primary_rules:
             found = argv_memo.findings(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
             for f in found:
-                if tgt.floating and cap and f.severity > Severity.WARNING:
-                    f.severity = Severity.WARNING
+                # judged by a neighbouring release (release_range): every finding says so
+                if tgt.floating and cap and (f.severity > Severity.WARNING or tgt.neighbour):
+                    f.severity = min(f.severity, Severity.WARNING)
                     f.message += f" (release not pinned: {tgt.how})"
                 yield f
 

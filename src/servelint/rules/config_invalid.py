@@ -51,6 +51,18 @@ def _dotted_payload(config_path: str, value: str) -> str:
     return json.dumps(obj)
 
 
+def _option_file(mod, ctx: CheckContext, argv_mod) -> Iterator[Finding]:
+    """Keys and values of the option file the launch passes (TensorRT-LLM ``--config``)."""
+    problems_of = getattr(argv_mod, "option_file_problems", None)
+    if problems_of is None or ctx.spec.option_file is None:
+        return
+    for problem in problems_of(ctx.profile, ctx.spec, ctx.parsed):
+        yield finding(mod, ctx, problem.span or ctx.spec.anchor, problem.message,
+                      fix="use a key and value the release's LLM API arguments accept",
+                      severity=Severity.WARNING if problem.severity == "warning" else None,
+                      evidence=problem.evidence)
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     mod = sys.modules[__name__]
     prof = ctx.profile
@@ -62,6 +74,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                           fix="use a key and value the config class accepts")
     engine = registry.find(prof.engine)
     argv_mod = engine.argv_model() if engine else None
+    yield from _option_file(mod, ctx, argv_mod)
     problems_of = getattr(argv_mod, "json_config_problems", None)
     if problems_of is None:
         return

@@ -45,8 +45,11 @@ PREFIXES = {"vllm": ("VLLM_",), "sglang": ("SGLANG_", "SGL_")}
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     prof, spec = ctx.profile, ctx.spec
-    prefixes = PREFIXES.get(prof.engine, ())
+    # an engine without a registry names the prefixes of its variables in its profile
+    prefixes = PREFIXES.get(prof.engine) or tuple(prof.data.get("env", {}).get("prefixes", ()))
     strict = any(t.text == "--fail-on-environ-validation" for t in spec.argv)
+    if ctx.extra.get("custom_image") and prof.data.get("env", {}).get("reads") is not None:
+        return  # read-based facts say nothing of the code a custom build adds
     for env in spec.env:
         name = env.name
         if not name.startswith(prefixes) or name in prof.env_registry \
@@ -64,6 +67,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _effect(prof) -> str:
+    if prof.data.get("env", {}).get("reads") is not None:
+        return "no code of the release reads it"
     if prof.engine == "vllm":
         return ("it logs an unknown-variable warning and ignores it" if prof.env_unknown_warning
                 else "it ignores it without a warning")
@@ -82,7 +87,8 @@ def _explain(ctx: CheckContext, name: str, effect: str) -> tuple[str, str]:
         if Version(last) < Version(prof.version):
             return (f"{name} was removed after {prof.engine} {last}: {prof.label} no longer reads "
                     f"it; {effect}", hint or "drop it (or use what replaced it)")
-    guess = suggest(name, list(prof.env_registry), cutoff=0.85)
+    guess = suggest(name, list(prof.env_registry) or sorted(prof.env_read_unregistered),
+                    cutoff=0.85)
     msg = f"{name} is not a {prof.engine} environment variable in {prof.label}: {effect}"
     if guess:
         msg += f'; did you mean "{guess}"?'

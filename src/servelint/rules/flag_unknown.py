@@ -35,6 +35,7 @@ from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import drop_tokens, rename_token
 from servelint.rules._util import (
     flag_judgeable,
+    flag_name,
     normalise_flag,
     suggest,
     token,
@@ -74,7 +75,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                           "split it into a flag and a value",
                           fix=f'write it as two arguments: {" ".join(text.split(None, 1))}')
             continue
-        name = normalise_flag(text)
+        # click matches option strings exactly (TensorRT-LLM's --max_batch_size)
+        name = flag_name(text) if prof.rules.get("exact_names") else normalise_flag(text)
         base = name.split(".", 1)[0] if prof.rules.get("dotted_keys") else name
         message, fix = _explain(ctx, base, release)  # once per argv verdict
         f = finding(sys.modules[__name__], ctx, span, message, fix=fix)

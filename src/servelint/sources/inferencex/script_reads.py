@@ -167,4 +167,5 @@ def _clone(spec: LaunchSpec) -> LaunchSpec:
         spec.rendering,
         spec.origin,
         dict(spec.context),
+        option_file=spec.option_file,
     )

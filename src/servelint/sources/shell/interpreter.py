@@ -778,6 +778,7 @@ class Interpreter(Expander):
         env = [e for e in env if e.name not in names] + prefix + match.env
         argv = list(match.argv)
         context: dict[str, str] = {}
+        option_file = None
         hit = config_value(argv, config_flags(match.engine))
         if hit is not None:
             idx, value = hit
@@ -787,6 +788,7 @@ class Interpreter(Expander):
                 vf = st.files.get(os.path.basename(value.text))
             if vf is not None and not vf.unknown:
                 context["config_text"] = "\n".join(line for line, _, _ in vf.lines)
+                option_file = vf.lines
                 if match.engine == "vllm":
                     extra = vllm_config_tokens(vf.lines)
                     if extra is None:
@@ -799,6 +801,8 @@ class Interpreter(Expander):
             anchor=match.anchor.span or src.span(node), env=env, installs=list(st.installs),
             rendering="; ".join(st.labels), origin="script", context=context)
         engine = registry.find(match.engine)
+        if engine is not None and engine.option_file_checks:
+            spec.option_file = option_file  # the engine judges the file's lines itself
         package = engine.package if engine else None
         for inst in st.installs:
             if inst.name == package and not inst.symbolic and inst.specifier.startswith("==") \

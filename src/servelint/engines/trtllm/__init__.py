@@ -1,0 +1,43 @@
+"""TensorRT-LLM: ``trtllm-serve`` (a click command group) and its LLM API option files.
+
+Self-contained until the Engine registry lands: ``builder`` (profiles from a source tree or a
+wheel, read with ``ast``), ``argv`` (click's parsing of ``trtllm-serve`` argv),
+``option_file`` (the ``--config``/``--extra_llm_api_options`` YAML against the LLM API
+model), ``source`` (source trees and their provenance).
+"""
+
+from servelint.engines.base import Command, Engine, Images
+
+NAME = "trtllm"
+PACKAGE = "tensorrt-llm"
+IMAGE_REPOSITORIES = ("nvidia/tensorrt-llm/release",)
+
+ENGINE = Engine(
+    name=NAME,
+    package=PACKAGE,
+    images=Images(
+        repositories=(*IMAGE_REPOSITORIES, "nvidia/ai-dynamo/tensorrtllm-runtime"),
+        official=IMAGE_REPOSITORIES,
+        wrappers=("nvidia/ai-dynamo/tensorrtllm-runtime",),
+        name_words=("tensorrt-llm", "tensorrtllm", "trtllm"),
+    ),
+    launchers=(
+        Command(("trtllm-serve", "serve"), "trtllm-serve"),
+        Command(("trtllm-serve", "disaggregated")),
+        Command(("trtllm-serve",)),
+    ),
+    config_flags=("--extra_llm_api_options", "--extra-llm-api-options", "--config"),
+    shell_words=("trtllm-serve",),
+    argv_module="servelint.engines.trtllm.argv",
+    # built from a source tree or a wheel by servelint.engines.trtllm.builder
+    extractors=("servelint.engines.trtllm.builder",),
+    option_file_checks=True,
+    unjudged_entrypoints=("trtllm-serve disaggregated",),
+    sparse_profiles=True,
+)
+# the LLM API model each ``--backend`` builds (tensorrt_llm/llmapi/llm.py picks the class)
+BACKEND_ROOTS = {
+    "pytorch": "TorchLlmArgs",
+    "tensorrt": "TrtLlmArgs",
+    "_autodeploy": "AutoDeployLlmArgs",
+}

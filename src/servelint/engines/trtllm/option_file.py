@@ -1,0 +1,466 @@
+"""Check a ``trtllm-serve --config``/``--extra_llm_api_options`` YAML file against the release.
+
+``serve`` reads the file with ``yaml.safe_load`` (YAML 1.1: ``yes``/``on`` are booleans),
+merges it into the LLM API arguments and builds the backend's pydantic class from them:
+``TorchLlmArgs`` for ``--backend pytorch`` (the default), ``TrtLlmArgs`` for ``tensorrt``.
+Unknown keys are refused (the LLM class checks the keys, the config classes forbid extras), a
+key of the TensorRT backend on the PyTorch backend is refused by name, and values are
+validated by pydantic in lax mode; ``speculative_config`` picks its class by
+``decoding_type``. Symbolic values (``$MAX_BATCH_SIZE``) are never judged; a field whose type
+the builder could not read accepts anything.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from servelint.engines.trtllm import BACKEND_ROOTS
+from servelint.model import Span
+from servelint.profiles import Profile
+from servelint.rules._util import suggest
+
+_PLACEHOLDER = "__servelint_symbolic_{}__"
+_KEY_LINE = re.compile(r"^(\s*(?:-\s+)?[A-Za-z_][\w.-]*\s*:\s)(.*)$")
+_ITEM_LINE = re.compile(r"^(\s*-\s+)(.*)$")
+_BOOL_STR = {"0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"}
+
+
+@dataclass(frozen=True, slots=True)
+class FileProblem:
+    span: Span | None
+    message: str
+    severity: str = "error"  # error | warning
+    evidence: str = ""
+
+
+@dataclass(slots=True)
+class _Node:
+    value: Any
+    span: Span | None
+    symbolic: bool
+    items: Any = None  # dict[str, tuple[_Node, _Node]] for mappings, list[_Node] for sequences
+
+
+class OptionFile:
+    """The text of the file with the span of each line and which values are symbolic."""
+
+    def __init__(self, lines: tuple[tuple[str, Span | None, bool], ...]):
+        self.lines = lines
+        self.text, self.placeholders, self.opaque = _with_placeholders(lines)
+
+    def parse(self) -> tuple[_Node | None, str | None]:
+        try:
+            loader = yaml.SafeLoader(self.text)
+            try:
+                node = loader.get_single_node()
+                return (self._tree(loader, node) if node is not None else None), None
+            finally:
+                loader.dispose()
+        except yaml.YAMLError as exc:
+            return None, f"not valid YAML: {str(exc).splitlines()[0]}"
+        except (RecursionError, ValueError, TypeError) as exc:
+            return None, f"cannot be read: {exc}"
+
+    def span_at(self, mark: Any) -> Span | None:
+        if mark is None or mark.line >= len(self.lines):
+            return None
+        base = self.lines[mark.line][1]
+        if base is None:
+            return None
+        return Span(
+            base.path,
+            base.line,
+            base.column + (mark.column if base.end_line in (None, base.line) else 0),
+        )
+
+    def _tree(self, loader: Any, node: Any) -> _Node:
+        span = self.span_at(node.start_mark)
+        if isinstance(node, yaml.MappingNode):
+            items: dict[str, tuple[_Node, _Node]] = {}
+            for k, v in node.value:
+                key = self._tree(loader, k)
+                items[str(key.value)] = (key, self._tree(loader, v))
+            return _Node({}, span, False, items)
+        if isinstance(node, yaml.SequenceNode):
+            return _Node([], span, False, [self._tree(loader, v) for v in node.value])
+        value = loader.construct_object(node, deep=True)
+        symbolic = isinstance(value, str) and value in self.placeholders
+        return _Node(value, span, symbolic)
+
+
+def _with_placeholders(
+    lines: tuple[tuple[str, Span | None, bool], ...],
+) -> tuple[str, set[str], bool]:
+    """YAML text where each symbolic value is a placeholder string (so the structure parses);
+    ``opaque`` when a symbolic line is not a ``key: value`` or ``- value`` line."""
+    out: list[str] = []
+    marks: set[str] = set()
+    opaque = False
+    for i, (text, _span, symbolic) in enumerate(lines):
+        if not symbolic:
+            out.append(text)
+            continue
+        m = _KEY_LINE.match(text) or _ITEM_LINE.match(text)
+        mark = _PLACEHOLDER.format(i)
+        if m and "$" not in m.group(1):
+            out.append(f'{m.group(1)}"{mark}"')
+            marks.add(mark)
+        else:
+            opaque = True
+            out.append("")
+    return "\n".join(out), marks, opaque
+
+
+# ---------------------------------------------------------------- model
+
+
+class _Model:
+    def __init__(self, profile: Profile):
+        llm = profile.data.get("llm_api", {})
+        self.classes: dict[str, Any] = llm.get("classes", {})
+        self.roots: dict[str, str] = llm.get("roots", {})
+        self.evidence: dict[str, str] = llm.get("evidence", {})
+        self.label = profile.label
+        self._fields: dict[str, dict[str, Any]] = {}
+
+    def fields(self, cls: str) -> dict[str, Any]:
+        """Fields of ``cls`` with its bases' (a subclass overrides)."""
+        if cls not in self._fields:
+            entry = self.classes.get(cls, {})
+            merged: dict[str, Any] = {}
+            for base in entry.get("bases", []):
+                merged.update(self.fields(base))
+            for name, f in entry.get("fields", {}).items():
+                merged[name] = dict(f, owner=cls)
+            self._fields[cls] = merged
+        return self._fields[cls]
+
+    def forbids(self, cls: str) -> bool:
+        entry = self.classes.get(cls, {})
+        if "forbid" in entry:
+            return bool(entry["forbid"])
+        return any(self.forbids(b) for b in entry.get("bases", []))
+
+    def dispatch(self, cls: str) -> dict[str, Any] | None:
+        entry = self.classes.get(cls, {})
+        if "dispatch" in entry:
+            return entry["dispatch"]
+        for b in entry.get("bases", []):
+            found = self.dispatch(b)
+            if found:
+                return found
+        return None
+
+    def source(self, cls: str, field: str | None = None) -> str:
+        entry = self.classes.get(cls, {})
+        f = self.fields(cls).get(field or "", {}) if field else {}
+        owner = self.classes.get(f.get("owner", cls), entry)
+        line = f.get("line") if field else entry.get("line")
+        return f"{owner.get('file', '?')}:{line}" if line else owner.get("file", "")
+
+
+# ---------------------------------------------------------------- values
+
+
+def _type_error(ty: Any, node: _Node, model: _Model, path: str) -> str | None:
+    """Why pydantic (lax mode) refuses ``node`` for ``ty``, or None when it accepts it."""
+    if node.symbolic:
+        return None
+    value = node.value
+    if isinstance(ty, str):
+        return _scalar_error(ty, value)
+    if "any" in ty:
+        return None
+    if "union" in ty:
+        errors = [_type_error(t, node, model, path) for t in ty["union"]]
+        return None if any(e is None for e in errors) else next(e for e in errors if e)
+    if "literal" in ty:
+        if (
+            node.items is not None
+            or value not in ty["literal"]
+            or any(
+                isinstance(v, bool) != isinstance(value, bool) for v in ty["literal"] if v == value
+            )
+        ):
+            return f"input should be one of {', '.join(repr(v) for v in ty['literal'])}"
+        return None
+    if "enum" in ty:
+        if node.items is not None or value not in ty["enum"]:
+            return (
+                f"input should be one of {', '.join(repr(v) for v in ty['enum'])} "
+                f"({ty.get('name', 'enum')})"
+            )
+        return None
+    if "list" in ty:
+        if not isinstance(node.items, list):
+            return "input should be a valid list"
+        return None
+    if "dict" in ty:
+        if not isinstance(node.items, dict):
+            return "input should be a valid dictionary"
+        return None
+    if "model" in ty:
+        if not isinstance(node.items, dict):
+            return f"input should be a mapping ({ty['model']})"
+        return None
+    return None
+
+
+def _scalar_error(ty: str, value: Any) -> str | None:
+    if ty == "none":
+        return None if value is None else "input should be None"
+    if value is None:
+        return f"input should be a valid {_NAMES.get(ty, ty)}, not null"
+    if isinstance(value, dict | list):
+        return f"input should be a valid {_NAMES.get(ty, ty)}"
+    if ty == "str":
+        return (
+            None
+            if isinstance(value, str)
+            else f"input should be a valid string, got {type(value).__name__} {value!r}"
+        )
+    if ty == "bool":
+        if isinstance(value, bool) or (isinstance(value, int | float) and value in (0, 1)):
+            return None
+        if isinstance(value, str) and value.strip().lower() in _BOOL_STR:
+            return None
+        return f"input should be a valid boolean, got {value!r}"
+    if ty == "int":
+        if isinstance(value, bool | int):
+            return None
+        if isinstance(value, float):
+            return (
+                None
+                if math.isfinite(value) and value.is_integer()
+                else f"input should be a valid integer, got {value!r}"
+            )
+        if isinstance(value, str) and _int_text(value):
+            return None
+        return f"input should be a valid integer, got {value!r}"
+    if ty == "float":
+        if isinstance(value, bool | int | float):
+            return None
+        if isinstance(value, str):
+            try:
+                float(value.strip())
+                return None
+            except ValueError:
+                pass
+        return f"input should be a valid number, got {value!r}"
+    return None
+
+
+_NAMES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}
+
+
+def _int_text(text: str) -> bool:
+    try:
+        int(text.strip().replace("_", ""))
+        return True
+    except ValueError:
+        try:
+            f = float(text.strip())
+            return math.isfinite(f) and f.is_integer()
+        except ValueError:
+            return False
+
+
+def _models_in(ty: Any) -> list[str]:
+    """The model classes a type admits (for nested validation)."""
+    if isinstance(ty, str):
+        return []
+    if "model" in ty:
+        return [ty["model"]]
+    if "union" in ty:
+        return [m for t in ty["union"] for m in _models_in(t)]
+    return []
+
+
+def _items_type(ty: Any, kind: str) -> Any:
+    if isinstance(ty, str):
+        return None
+    if kind in ty:
+        return ty[kind]
+    if "union" in ty:
+        return next((t[kind] for t in ty["union"] if isinstance(t, dict) and kind in t), None)
+    return None
+
+
+# ---------------------------------------------------------------- checking
+
+
+class _Checker:
+    def __init__(self, profile: Profile, backend: str):
+        self.model = _Model(profile)
+        self.profile = profile
+        self.backend = backend
+        root_key = BACKEND_ROOTS.get(backend, "TorchLlmArgs")
+        self.root = self.model.roots.get(root_key, "")
+        self.other = self.model.roots.get(
+            "TrtLlmArgs" if backend != "tensorrt" else "TorchLlmArgs", ""
+        )
+
+    def top(self, tree: _Node) -> Iterator[FileProblem]:
+        if not isinstance(tree.items, dict):
+            if tree.value is None and tree.items is None:
+                return  # an empty file is an empty dict to serve
+            yield FileProblem(
+                tree.span,
+                f"the option file must be a mapping of LLM API "
+                f"arguments ({self.model.label} reads it with yaml.safe_load and "
+                f"merges it as keyword arguments)",
+                evidence=self.model.evidence.get("loader", ""),
+            )
+            return
+        fields = self.model.fields(self.root)
+        other = self.model.fields(self.other) if self.other else {}
+        for key, (knode, vnode) in tree.items.items():
+            if knode.symbolic or self.popped(key):
+                continue
+            field = _field(fields, key)
+            if field is None:
+                yield self.unknown_top(key, knode, other, fields)
+                continue
+            yield from self.value(key, field, vnode, self.root)
+
+    def popped(self, key: str) -> bool:
+        """serve pops the key before the LLM class sees it (consumed or dropped)."""
+        entry = self.profile.data.get("cli", {}).get("popped_llm_args", {}).get(key)
+        return entry is not None and (
+            entry["backends"] is None or self.backend in entry["backends"]
+        )
+
+    def unknown_top(self, key: str, knode: _Node, other: dict, fields: dict) -> FileProblem:
+        label = self.model.label
+        if key in other and self.backend != "tensorrt":
+            return FileProblem(
+                knode.span,
+                f'"{key}" is a field of the TensorRT backend '
+                f"({self.other}, {self.model.source(self.other, key)}); "
+                f"{label} refuses it on the PyTorch backend",
+                evidence=self.model.evidence.get("backend_specific", ""),
+            )
+        guess = suggest(key, list(fields), cutoff=0.75)
+        msg = f'unknown LLM API argument "{key}" for {label} ({self.root})'
+        if key in other:
+            msg += f"; it is a field of {self.other}, not of the {self.backend} backend"
+        if guess:
+            msg += f'; did you mean "{guess}"?'
+        return FileProblem(knode.span, msg, evidence=self.model.evidence.get("invalid_key", ""))
+
+    def value(self, path: str, field: dict, node: _Node, owner: str) -> Iterator[FileProblem]:
+        ty = field.get("type")
+        src = self.model.source(field.get("owner", owner), path.rsplit(".", 1)[-1])
+        if field.get("status") == "deprecated":
+            yield FileProblem(
+                node.span,
+                f'"{path}" is deprecated in {self.model.label}',
+                severity="warning",
+                evidence=src,
+            )
+        error = _type_error(ty, node, self.model, path)
+        if error is not None:
+            yield FileProblem(
+                node.span, f"{path}: {error} ({self.model.label}: {src})", evidence=src
+            )
+            return
+        if node.symbolic:
+            return
+        if isinstance(node.items, dict):
+            models = _models_in(ty)
+            if models:
+                yield from self.mapping(path, models, node)
+        elif isinstance(node.items, list):
+            item_ty = _items_type(ty, "list")
+            for i, item in enumerate(node.items):
+                if item_ty is not None:
+                    err = _type_error(item_ty, item, self.model, path)
+                    if err is not None:
+                        yield FileProblem(
+                            item.span or node.span,
+                            f"{path}[{i}]: {err} ({self.model.label}: {src})",
+                            evidence=src,
+                        )
+
+    def mapping(self, path: str, models: list[str], node: _Node) -> Iterator[FileProblem]:
+        cls = models[0]
+        dispatch = self.model.dispatch(cls) if len(models) > 1 or self.model.dispatch(cls) else None
+        items = dict(node.items)
+        if dispatch is not None:
+            key = dispatch["key"]
+            tag_pair = items.pop(key, None)
+            if tag_pair is None or tag_pair[1].symbolic:
+                return  # the class cannot be known: nothing to judge
+            tag = tag_pair[1].value
+            lookup = tag.lower() if dispatch.get("lower") and isinstance(tag, str) else tag
+            if (
+                self.backend in ("pytorch", "_autodeploy")
+                and lookup == "Eagle"
+                and "Eagle3" in dispatch["classes"]
+            ):
+                lookup = "Eagle3"  # from_dict builds Eagle3 for "Eagle" on the PyTorch backend
+            if lookup not in dispatch["classes"]:
+                where = f"{self.model.classes.get(cls, {}).get('file', '?')}:{dispatch['line']}"
+                yield FileProblem(
+                    tag_pair[1].span,
+                    f"{path}.{key}: {tag!r} is not one of "
+                    f"{', '.join(sorted(dispatch['classes']))} "
+                    f"({self.model.label}: {where})",
+                    evidence=where,
+                )
+                return
+            cls = dispatch["classes"][lookup]
+        elif len(models) > 1:
+            return  # a union of models without a dispatch key: pydantic tries each
+        fields = self.model.fields(cls)
+        for key, (knode, vnode) in items.items():
+            if knode.symbolic:
+                continue
+            field = _field(fields, key)
+            if field is None:
+                if self.model.forbids(cls):
+                    guess = suggest(key, list(fields), cutoff=0.75)
+                    src = self.model.source(cls)
+                    msg = (
+                        f'{path}: unknown key "{key}" for {cls} in {self.model.label} '
+                        f"(extra keys are forbidden; {src})"
+                    )
+                    if guess:
+                        msg += f'; did you mean "{guess}"?'
+                    yield FileProblem(knode.span, msg, evidence=src)
+                continue
+            yield from self.value(f"{path}.{key}", field, vnode, cls)
+
+
+def _field(fields: dict[str, Any], key: str) -> dict[str, Any] | None:
+    if key in fields:
+        return fields[key]
+    return next((f for f in fields.values() if key in f.get("aliases", ())), None)
+
+
+def check(
+    profile: Profile, lines: tuple[tuple[str, Span | None, bool], ...], backend: str, anchor: Span
+) -> tuple[list[FileProblem], dict[str, Any]]:
+    """Problems of one option file, and facts for the summary (resolved / symbolic)."""
+    doc = OptionFile(lines)
+    facts = {"symbolic_values": len(doc.placeholders), "opaque": doc.opaque}
+    if doc.opaque:
+        return [], facts  # a symbolic line that is not a value: the structure is unknown
+    tree, error = doc.parse()
+    if error is not None:
+        return [
+            FileProblem(
+                anchor,
+                f"the option file is {error}; {profile.label} fails reading it",
+                evidence=_Model(profile).evidence.get("loader", ""),
+            )
+        ], facts
+    if tree is None:
+        return [], facts
+    return list(_Checker(profile, backend).top(tree)), facts

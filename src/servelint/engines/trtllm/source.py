@@ -1,0 +1,108 @@
+"""Where a TensorRT-LLM build reads from: a source tree or a wheel, with provenance.
+
+NVIDIA's wheels live on NVIDIA's own index; public source trees (a checkout, a vendored copy)
+are the other way in. Both give the same interface as ``builder.wheel.WheelSource`` (``exists``,
+``read``, ``parse``, ``glob``, ``names``), so the shared static evaluator reads either; every
+file read is hashed into the provenance the profile records.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import hashlib
+import re
+from pathlib import Path
+
+_VERSION = re.compile(r"""^__version__\s*=\s*["']([^"']+)["']""", re.M)
+VERSION_FILE = "tensorrt_llm/version.py"
+
+
+class TreeSource:
+    """The ``tensorrt_llm`` package of a source tree (DIR holds ``tensorrt_llm/``)."""
+
+    def __init__(self, root: Path):
+        root = Path(root)
+        if not (root / "tensorrt_llm").is_dir() and (root / "version.py").is_file():
+            root = root.parent  # DIR is the package itself
+        if not (root / "tensorrt_llm").is_dir():
+            raise ValueError(f"{root} holds no tensorrt_llm/ package")
+        self.root = root
+        self.names = sorted(
+            str(p.relative_to(root)) for p in (root / "tensorrt_llm").rglob("*") if p.is_file()
+        )
+        self._names = set(self.names)
+        self._text: dict[str, str] = {}
+        self._ast: dict[str, ast.Module] = {}
+        self.read_hashes: dict[str, str] = {}
+
+    def exists(self, name: str) -> bool:
+        return name in self._names
+
+    def glob(self, pattern: str) -> list[str]:
+        return [n for n in self.names if fnmatch.fnmatch(n, pattern)]
+
+    def read(self, name: str) -> str:
+        if name not in self._text:
+            data = (self.root / name).read_bytes()
+            self.read_hashes[name] = hashlib.sha256(data).hexdigest()
+            self._text[name] = data.decode("utf-8", errors="replace")
+        return self._text[name]
+
+    def parse(self, name: str) -> ast.Module:
+        if name not in self._ast:
+            self._ast[name] = ast.parse(self.read(name), filename=name)
+        return self._ast[name]
+
+    @property
+    def version(self) -> str:
+        m = _VERSION.search(self.read(VERSION_FILE)) if self.exists(VERSION_FILE) else None
+        if m is None:
+            raise ValueError(f"no __version__ in {VERSION_FILE}")
+        return m.group(1)
+
+    def tree_digest(self) -> str:
+        """sha256 over the sorted (path, sha256) list of every file of the package."""
+        digest = hashlib.sha256()
+        for name in self.names:
+            data = (self.root / name).read_bytes()
+            digest.update(f"{name}\0{hashlib.sha256(data).hexdigest()}\n".encode())
+        return digest.hexdigest()
+
+
+class WheelTree(TreeSource):
+    """A TensorRT-LLM wheel, read in place (no install, no import)."""
+
+    def __init__(self, wheel: Path):  # noqa: D107 - same interface, different storage
+        from servelint.engines._build.wheel import WheelSource
+
+        self._wheel = WheelSource(Path(wheel))
+        self.root = Path(wheel)
+        self.names = [n for n in self._wheel.names if n.startswith("tensorrt_llm/")]
+        self._names = set(self.names)
+        self._text = {}
+        self._ast = {}
+        self.read_hashes = {}
+
+    def read(self, name: str) -> str:
+        if name not in self._text:
+            data = self._wheel.zip.read(name)
+            self.read_hashes[name] = hashlib.sha256(data).hexdigest()
+            self._text[name] = data.decode("utf-8", errors="replace")
+        return self._text[name]
+
+    def tree_digest(self) -> str:
+        return self._wheel.sha256
+
+
+def provenance(src: TreeSource, origin: dict[str, str], read: dict[str, str]) -> dict:
+    """What the profile records of where its facts came from: the tree's file count and digest,
+    and the sha256 of each file the option and model extractors read."""
+    kind = "wheel" if isinstance(src, WheelTree) else "source-tree"
+    return {
+        "kind": kind,
+        **origin,
+        "package_files": len(src.names),
+        "tree_sha256": src.tree_digest(),
+        "files_read": dict(sorted(read.items())),
+    }

@@ -1,0 +1,42 @@
+"""The release-range rule for engines whose profiles do not cover every release.
+
+TensorRT-LLM profiles exist only for releases whose sources could be obtained and verified, so
+an image tag often names a release between (or beyond) the profiled ones. Such a launch is
+judged against the nearest profiled release on each side — capped at warning, naming the
+releases judged — and never gets an error from the guess.
+"""
+
+from __future__ import annotations
+
+from packaging.version import InvalidVersion, Version
+
+from servelint import profiles
+from servelint.engines import registry
+
+
+def neighbours(engine: str, release: str) -> list[tuple[str, str]]:
+    """(profiled release, "below"|"above") nearest to ``release`` on each side."""
+    found = registry.find(engine)
+    if found is None or not found.sparse_profiles:
+        return []
+    try:
+        target = Version(release)
+    except InvalidVersion:
+        return []
+    have = [(Version(v), v) for v in profiles.available(engine)]
+    below = [v for pv, v in have if pv < target]
+    above = [v for pv, v in have if pv > target]
+    out = []
+    if below:
+        out.append((below[-1], "below"))
+    if above:
+        out.append((above[0], "above"))
+    return out
+
+
+def how(image_tag: str, release: str, side: str, others: list[tuple[str, str]]) -> str:
+    judged = " and ".join(f"{v} ({s})" for v, s in others)
+    return (
+        f"image tag {image_tag} has no profile; judged by the nearest profiled "
+        f"release{'s' if len(others) > 1 else ''} {judged}, findings capped at warning"
+    )

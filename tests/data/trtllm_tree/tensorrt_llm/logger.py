@@ -1,0 +1,1 @@
+levels = {"error": 1, "info": 2}

@@ -1,0 +1,81 @@
+"""Option files of trtllm-serve against the committed 1.3.0rc3 LLM API model."""
+
+from __future__ import annotations
+
+import pytest
+
+from servelint import profiles
+from servelint.engines.trtllm import option_file
+from servelint.model import Span
+
+
+@pytest.fixture(scope="module")
+def prof():
+    p = profiles.load("trtllm", "1.3.0rc3")
+    if p is None:
+        pytest.skip("no trtllm 1.3.0rc3 profile")
+    return p
+
+
+def _lines(text: str, symbolic: tuple[int, ...] = ()) -> tuple:
+    return tuple(
+        (t, Span("f.yml", i + 1, 1, i + 1, 1 + len(t)), i in symbolic)
+        for i, t in enumerate(text.splitlines())
+    )
+
+
+def _messages(prof, text: str, backend: str = "pytorch", symbolic: tuple[int, ...] = ()):
+    problems, _ = option_file.check(prof, _lines(text, symbolic), backend, Span("f", 1, 1))
+    return [(p.span.line if p.span else None, p.message) for p in problems]
+
+
+def test_yaml_1_1_booleans_are_booleans(prof) -> None:
+    assert _messages(prof, "enable_attention_dp: yes\nprint_iter_log: off") == []
+
+
+def test_wrong_type_names_the_field_and_source(prof) -> None:
+    ((line, msg),) = _messages(prof, "stream_interval: fast")
+    assert line == 1 and "stream_interval: input should be a valid integer" in msg
+    assert "tensorrt_llm/llmapi/llm_args.py:" in msg
+
+
+def test_backend_specific_fields(prof) -> None:
+    ((_, msg),) = _messages(prof, "enable_build_cache: true")
+    assert "field of the TensorRT backend" in msg
+    assert _messages(prof, "enable_build_cache: true", backend="tensorrt") == []
+    ((_, msg),) = _messages(prof, "print_iter_log: true", backend="tensorrt")
+    assert "unknown LLM API argument" in msg and "TorchLlmArgs" in msg
+
+
+def test_keys_serve_pops_are_not_refused(prof) -> None:
+    assert _messages(prof, "build_config:\n  max_batch_size: 8") == []  # dropped on pytorch
+    assert _messages(prof, "disagg_cluster:\n  cluster_uri: x") == []
+
+
+def test_speculative_config_dispatches_on_decoding_type(prof) -> None:
+    ok = "speculative_config:\n  decoding_type: MTP\n  num_nextn_predict_layers: 2"
+    assert _messages(prof, ok) == []
+    bad = "speculative_config:\n  decoding_type: Mtp\n  num_nextn_predict_layers: 2"
+    ((line, msg),) = _messages(prof, bad)
+    assert line == 2 and "'Mtp' is not one of" in msg
+    # the class is unknown when decoding_type is symbolic: nothing is judged
+    sym = "speculative_config:\n  decoding_type: $T\n  bogus: 1"
+    assert _messages(prof, sym, symbolic=(1,)) == []
+
+
+def test_symbolic_values_are_not_judged(prof) -> None:
+    assert (
+        _messages(prof, "stream_interval: $N\nkv_cache_config:\n  dtype: $D", symbolic=(0, 2)) == []
+    )
+
+
+def test_symbolic_structure_is_not_judged(prof) -> None:
+    problems, facts = option_file.check(
+        prof, _lines("$BLOCK\nbogus: 1", (0,)), "pytorch", Span("f", 1, 1)
+    )
+    assert problems == [] and facts["opaque"] is True
+
+
+def test_not_yaml_is_one_problem(prof) -> None:
+    ((line, msg),) = _messages(prof, "a: [1, 2\nb: c")
+    assert "not valid YAML" in msg
