@@ -69,3 +69,8 @@ def test_lint_loop_reports_every_problem(prof) -> None:
 def test_symbolic_values_are_not_judged(prof) -> None:
     parsed = lint_parse(prof, ("$MODEL", "--port", "$PORT", "--backend", "$B"), (0, 2, 4))
     assert parsed.problems == []
+
+
+def test_a_leading_double_dash_belongs_to_the_group(prof) -> None:
+    result = parse(prof, ["--", "m", "--port", "1"])
+    assert result.ok and result.options[0].index == 2

@@ -92,3 +92,19 @@ def test_build_writes_a_compact_profile_without_machine_paths(tmp_path: Path) ->
 def test_build_refuses_a_tree_of_another_version(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="9.9.0rc1"):
         build("1.0.0", source_dir=TREE, out_root=tmp_path)
+
+
+def test_diff_names_option_and_field_changes(tmp_path: Path, profile: dict) -> None:
+    from servelint.engines.diff import diff_profiles, format_diff
+    from servelint.profiles import Profile
+
+    newer = json.loads(json.dumps(profile))
+    newer["version"] = "9.9.0rc2"
+    newer["parser"]["actions"] = [a for a in newer["parser"]["actions"] if a["dest"] != "old_knob"]
+    fields = newer["llm_api"]["classes"]["TorchLlmArgs"]["fields"]
+    fields["stream_interval"]["type"] = "float"
+    fields["new_knob"] = {"line": 1, "type": "bool"}
+    text = format_diff(diff_profiles(Profile(profile), Profile(newer)))
+    assert "  - --old_knob" in text
+    assert "  + TorchLlmArgs.new_knob" in text
+    assert '~ TorchLlmArgs.stream_interval: "int" -> "float"' in text

@@ -79,3 +79,16 @@ def test_symbolic_structure_is_not_judged(prof) -> None:
 def test_not_yaml_is_one_problem(prof) -> None:
     ((line, msg),) = _messages(prof, "a: [1, 2\nb: c")
     assert "not valid YAML" in msg
+
+
+def test_the_files_backend_key_picks_the_class(prof) -> None:
+    # serve merges the file over the command line: backend: pytorch wins over --backend tensorrt
+    found = _messages(prof, "backend: pytorch\nprint_iter_log: true", backend="tensorrt")
+    assert [m for _, m in found if "deprecated" not in m] == []  # a deprecated field: a warning
+    ((_, msg),) = _messages(prof, "backend: eagle")
+    assert "not a backend" in msg
+
+
+def test_a_missing_dispatch_key_is_refused(prof) -> None:
+    ((line, msg),) = _messages(prof, "speculative_config:\n  max_draft_len: 3")
+    assert "decoding_type is missing" in msg

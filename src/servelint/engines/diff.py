@@ -54,7 +54,13 @@ def diff_profiles(old: Profile, new: Profile) -> dict[str, Any]:
             if a.get(key) != b.get(key):
                 env_changed.append({"env": name, "field": key, "old": a.get(key), "new": b.get(key)})
     old_pk, new_pk = set(old.image_packages()), set(new.image_packages())
+    extra = {}
+    if "llm_api" in new.data:  # TensorRT-LLM: the option-file model and the env reads
+        from servelint.engines.trtllm.diff import llm_api_diff
+
+        extra["llm_api"] = llm_api_diff(old, new)
     return {
+        **extra,
         "engine": new.engine,
         "old": old.version,
         "new": new.version,
@@ -98,4 +104,8 @@ def format_diff(d: dict[str, Any]) -> str:
             lines.append(f"  ~ {c['env']}: {c['field']} {c['old']!r} -> {c['new']!r}")
     section("image packages", d["image_packages"]["added"], d["image_packages"]["removed"])
     section("package gates", d["gates"]["added"], d["gates"]["removed"])
+    if "llm_api" in d:
+        from servelint.engines.trtllm.diff import format_llm_api
+
+        format_llm_api(d["llm_api"], lines)
     return "\n".join(lines)

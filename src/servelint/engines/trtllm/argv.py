@@ -194,9 +194,17 @@ class _Parser:
 
 def parse(profile: Profile, argv: list[str]) -> ParseResult:
     """Parse ``argv`` (the tokens after ``trtllm-serve``) as the release's click would."""
+    argv = list(argv)
+    offset = 0
+    if argv[:1] == ["--"]:  # the group's own parser takes a leading "--" before serve parses
+        argv, offset = argv[1:], 1
     try:
-        return _Parser(profile).parse(list(argv))
+        result = _Parser(profile).parse(argv)
+        return _shift(result, offset) if offset else result
     except _Usage as exc:
+        if offset:
+            exc.index = exc.index + offset if exc.index is not None else None
+            exc.unknown = [i + offset for i in exc.unknown]
         return ParseResult(
             False,
             str(exc),
@@ -215,3 +223,18 @@ def option_file_problems(profile: Profile, spec, parsed) -> list:
     from servelint.engines.trtllm.facts import option_file_problems as problems
 
     return problems(profile, spec, parsed)
+
+
+def _shift(result: ParseResult, offset: int) -> ParseResult:
+    """Indices of a parse of ``argv[offset:]`` as indices of ``argv``."""
+    import dataclasses
+
+    options = [
+        dataclasses.replace(
+            o,
+            index=o.index + offset,
+            value_index=None if o.value_index is None else o.value_index + offset,
+        )
+        for o in result.options
+    ]
+    return dataclasses.replace(result, options=options)

@@ -283,9 +283,9 @@ def _backend_test(test: ast.expr) -> list[str]:
 
 
 def popped_llm_args(tree: ast.Module) -> dict[str, Any]:
-    """Keys serve.py pops from the merged LLM arguments before the LLM class sees them
-    (consumed by the server, or dropped for a backend): key -> lines and the backends (None:
-    whatever the backend)."""
+    """Keys ``serve`` (and the module functions it calls) pops from the merged LLM arguments
+    before the LLM class sees them (consumed by the server, or dropped for a backend): key ->
+    lines and the backends (None: whatever the backend)."""
     out: dict[str, Any] = {}
 
     def visit(node: ast.AST, backends: list[str] | None) -> None:
@@ -314,8 +314,27 @@ def popped_llm_args(tree: ast.Module) -> dict[str, Any]:
         for child in ast.iter_child_nodes(node):
             visit(child, backends)
 
-    visit(tree, None)
+    for fn in _reachable(tree, "serve"):
+        visit(fn, None)
     return out
+
+
+def _reachable(tree: ast.Module, start: str) -> list[ast.FunctionDef]:
+    """Module functions ``start`` calls by name, transitively (and ``start`` itself)."""
+    funcs = {st.name: st for st in tree.body if isinstance(st, ast.FunctionDef)}
+    seen: list[str] = []
+    todo = [start]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in funcs:
+            continue
+        seen.append(name)
+        todo += [
+            n.func.id
+            for n in ast.walk(funcs[name])
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        ]
+    return [funcs[n] for n in seen]
 
 
 def extract(src: Any) -> dict[str, Any]:

@@ -425,4 +425,35 @@ def extract(src: Any) -> dict[str, Any]:
     if ad and isinstance(ad[1], ast.ClassDef):
         name = ex.add_model(ad[0], ad[1])
         roots["AutoDeployLlmArgs"] = name
-    return {"roots": roots, "classes": ex.out, "opaque_types": sorted(ex.opaque)}
+    return {
+        "roots": roots,
+        "classes": ex.out,
+        "opaque_types": sorted(ex.opaque),
+        **_converted(ex.classes),
+    }
+
+
+def _converted(classes: _Classes) -> dict[str, Any]:
+    """Keys the option-file merge turns into their config class before anything else
+    (``update_llm_args_with_extra_dict``'s ``field_mapping``), with where it does it."""
+    for module in (LLM_ARGS_MODULE, "tensorrt_llm.llmapi.llm_utils"):
+        info = classes.module(module)
+        if info is None:
+            continue
+        for st in info.tree.body:
+            if isinstance(st, ast.FunctionDef) and st.name == "update_llm_args_with_extra_dict":
+                for node in ast.walk(st):
+                    if (
+                        isinstance(node, ast.Assign)
+                        and isinstance(node.value, ast.Dict)
+                        and any(
+                            isinstance(t, ast.Name) and t.id == "field_mapping"
+                            for t in node.targets
+                        )
+                    ):
+                        keys = [_const(k) for k in node.value.keys]
+                        return {
+                            "converted": [k for k in keys if isinstance(k, str)],
+                            "merge": f"{info.path}:{st.lineno}",
+                        }
+    return {}

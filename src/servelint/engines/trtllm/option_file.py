@@ -302,6 +302,8 @@ class _Checker:
         self.backend = backend
         root_key = BACKEND_ROOTS.get(backend, "TorchLlmArgs")
         self.root = self.model.roots.get(root_key, "")
+        # fields the merge converts to their config class (update_llm_args_with_extra_dict)
+        self.converted = set(profile.data.get("llm_api", {}).get("converted", ()))
         self.other = self.model.roots.get(
             "TrtLlmArgs" if backend != "tensorrt" else "TorchLlmArgs", ""
         )
@@ -321,7 +323,13 @@ class _Checker:
         fields = self.model.fields(self.root)
         other = self.model.fields(self.other) if self.other else {}
         for key, (knode, vnode) in tree.items.items():
-            if knode.symbolic or self.popped(key):
+            if knode.symbolic:
+                continue
+            if self.popped(key):
+                # dropped before the LLM class, but the merge already built its config class
+                field = _field(fields, key) or _field(other, key)
+                if field is not None and key in self.converted:
+                    yield from self.value(key, field, vnode, self.root)
                 continue
             field = _field(fields, key)
             if field is None:
@@ -395,7 +403,16 @@ class _Checker:
         if dispatch is not None:
             key = dispatch["key"]
             tag_pair = items.pop(key, None)
-            if tag_pair is None or tag_pair[1].symbolic:
+            where = f"{self.model.classes.get(cls, {}).get('file', '?')}:{dispatch['line']}"
+            if tag_pair is None:
+                yield FileProblem(
+                    node.span,
+                    f"{path}: {key} is missing; {self.model.label} "
+                    f"picks the config class by it ({where})",
+                    evidence=where,
+                )
+                return
+            if tag_pair[1].symbolic:
                 return  # the class cannot be known: nothing to judge
             tag = tag_pair[1].value
             lookup = tag.lower() if dispatch.get("lower") and isinstance(tag, str) else tag
@@ -405,7 +422,10 @@ class _Checker:
                 and "Eagle3" in dispatch["classes"]
             ):
                 lookup = "Eagle3"  # from_dict builds Eagle3 for "Eagle" on the PyTorch backend
-            if lookup not in dispatch["classes"]:
+            if (
+                not isinstance(lookup, str | int | float | bool)
+                or lookup not in dispatch["classes"]
+            ):  # a list or mapping: no class either
                 where = f"{self.model.classes.get(cls, {}).get('file', '?')}:{dispatch['line']}"
                 yield FileProblem(
                     tag_pair[1].span,
@@ -463,4 +483,36 @@ def check(
         ], facts
     if tree is None:
         return [], facts
+    override = _backend_override(profile, tree)
+    if override is not None:
+        problem, backend = override
+        if problem is not None:
+            return [problem], facts
+        if backend is None:
+            return [], facts  # a symbolic backend: the class is unknown
     return list(_Checker(profile, backend).top(tree)), facts
+
+
+def _backend_override(
+    profile: Profile, tree: _Node
+) -> tuple[FileProblem | None, str | None] | None:
+    """The file's own ``backend:`` key: merged over the command line's, it picks the class
+    (``launch_server`` reads ``llm_args["backend"]``); a value it does not know fails there."""
+    if not isinstance(tree.items, dict) or "backend" not in tree.items:
+        return None
+    node = tree.items["backend"][1]
+    if node.symbolic:
+        return None, None
+    act = profile.by_dest.get("backend")
+    known = set(act.choices or []) | set(act.raw.get("aliases", {})) if act else set()
+    value = node.value
+    if isinstance(value, str) and value in known:
+        return None, (act.raw.get("aliases") or {}).get(value, value)  # type: ignore[union-attr]
+    where = act.raw.get("source", "") if act else ""
+    return FileProblem(
+        node.span,
+        f"backend: {value!r} is not a backend {profile.label} knows "
+        f"({', '.join(sorted(known))}); the server refuses it "
+        f"({where})",
+        evidence=where,
+    ), None
