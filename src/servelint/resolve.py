@@ -87,6 +87,10 @@ _RESOLVED: dict[tuple, Resolution] = {}
 def resolve(spec: LaunchSpec, *, target_version: str | None = None,
             image_map: Callable[[str], tuple[str, str] | None] | None = None) -> Resolution:
     """The release(s) to judge ``spec`` against (memoised: it depends only on these facts)."""
+    found = registry.find(spec.engine)
+    if found is not None and spec.entrypoint in found.unjudged_entrypoints:
+        return Resolution([], [f"{spec.entrypoint}: servelint does not model this command's "
+                               "arguments yet: not checked"])
     if image_map is not None:  # config mappings: not memoised (configs differ between runs)
         return _resolve(spec, target_version=target_version, image_map=image_map)
     key = (spec.engine, spec.image, spec.release, spec.floor,
@@ -104,10 +108,7 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
     notes: list[str] = []
     if not profiles.available(engine):
         return Resolution([], [f"servelint has no profiles for engine {engine!r}: cannot check"])
-    found = registry.find(engine)
-    if found is not None and spec.entrypoint in found.unjudged_entrypoints:
-        return Resolution([], [f"{spec.entrypoint}: servelint does not model this command's "
-                               "arguments yet: not checked"])
+
     res = Resolution([], notes)
     floor_v = release_version(spec.floor)
     if target_version:

@@ -1,9 +1,11 @@
 """TensorRT-LLM: ``trtllm-serve`` (a click command group) and its LLM API option files.
 
-Self-contained until the Engine registry lands: ``builder`` (profiles from a source tree or a
-wheel, read with ``ast``), ``argv`` (click's parsing of ``trtllm-serve`` argv),
-``option_file`` (the ``--config``/``--extra_llm_api_options`` YAML against the LLM API
-model), ``source`` (source trees and their provenance).
+``builder`` (profiles from a source tree or a wheel, read with ``ast``: ``build_cli``,
+``build_llm_args``, ``build_env``; ``source`` keeps the provenance), ``argv`` (click's parsing
+of ``trtllm-serve`` argv; the registry's argv model), ``option_file`` and ``facts`` (the
+``--config``/``--extra_llm_api_options`` YAML against the LLM API model, for config-invalid),
+``diff`` (LLM API field changes for ``servelint profile diff``). Releases without a profile
+are judged by their profiled neighbours (``servelint.release_range``).
 """
 
 from servelint.engines.base import Command, Engine, Images

@@ -1,0 +1,44 @@
+"""The release-range rule for TensorRT-LLM: an unprofiled image release is judged by its
+nearest profiled neighbours, every finding capped at warning and naming the releases."""
+
+from __future__ import annotations
+
+import pytest
+
+from servelint import profiles, release_range
+from servelint.check import Options, check_text
+from servelint.model import Severity
+
+
+@pytest.fixture(autouse=True)
+def _need_profile():
+    if profiles.load("trtllm", "1.3.0rc3") is None:
+        pytest.skip("no trtllm 1.3.0rc3 profile")
+
+
+def _check(tag: str, script: str):
+    image = f"nvcr.io/nvidia/tensorrt-llm/release:{tag}"
+    return check_text(script, "bash", options=Options(image=image))
+
+
+def test_neighbours_on_each_side() -> None:
+    assert release_range.neighbours("trtllm", "1.3.0rc18") == [("1.3.0rc3", "below")]
+    assert release_range.neighbours("trtllm", "1.2.0rc2") == [("1.3.0rc3", "above")]
+    assert release_range.neighbours("vllm", "0.99.0") == []  # vLLM profiles every release
+
+
+def test_a_guess_is_never_an_error() -> None:
+    report = _check("1.3.0rc18", "trtllm-serve Qwen/Qwen3-8B --max-batch-size 8\n")
+    flagged = [f for f in report.findings if f.code == "SL101"]
+    assert flagged and all(f.severity == Severity.WARNING for f in flagged)
+    assert "1.3.0rc3 (below)" in flagged[0].message
+
+
+def test_the_profiled_release_itself_gives_errors() -> None:
+    report = _check("1.3.0rc3", "trtllm-serve Qwen/Qwen3-8B --max-batch-size 8\n")
+    assert [f.severity for f in report.findings if f.code == "SL101"] == [Severity.ERROR]
+
+
+def test_disaggregated_is_recognised_not_judged() -> None:
+    report = _check("1.3.0rc3", "trtllm-serve disaggregated -c disagg.yaml\n")
+    assert not [f for f in report.findings if f.code in {"SL101", "SL111"}]
