@@ -12,7 +12,6 @@ the builder could not read accepts anything.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Any
 import yaml
 
 from servelint.engines.trtllm import BACKEND_ROOTS
+from servelint.engines.trtllm.lax_types import items_type, models_in, type_error
 from servelint.model import Span
 from servelint.profiles import Profile
 from servelint.rules._util import suggest
@@ -28,7 +28,6 @@ from servelint.rules._util import suggest
 _PLACEHOLDER = "__servelint_symbolic_{}__"
 _KEY_LINE = re.compile(r"^(\s*(?:-\s+)?[A-Za-z_][\w.-]*\s*:\s)(.*)$")
 _ITEM_LINE = re.compile(r"^(\s*-\s+)(.*)$")
-_BOOL_STR = {"0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,133 +164,6 @@ class _Model:
         return f"{owner.get('file', '?')}:{line}" if line else owner.get("file", "")
 
 
-# ---------------------------------------------------------------- values
-
-
-def _type_error(ty: Any, node: _Node, model: _Model, path: str) -> str | None:
-    """Why pydantic (lax mode) refuses ``node`` for ``ty``, or None when it accepts it."""
-    if node.symbolic:
-        return None
-    value = node.value
-    if isinstance(ty, str):
-        return _scalar_error(ty, value)
-    if "any" in ty:
-        return None
-    if "union" in ty:
-        errors = [_type_error(t, node, model, path) for t in ty["union"]]
-        return None if any(e is None for e in errors) else next(e for e in errors if e)
-    if "literal" in ty:
-        if (
-            node.items is not None
-            or value not in ty["literal"]
-            or any(
-                isinstance(v, bool) != isinstance(value, bool) for v in ty["literal"] if v == value
-            )
-        ):
-            return f"input should be one of {', '.join(repr(v) for v in ty['literal'])}"
-        return None
-    if "enum" in ty:
-        if node.items is not None or value not in ty["enum"]:
-            return (
-                f"input should be one of {', '.join(repr(v) for v in ty['enum'])} "
-                f"({ty.get('name', 'enum')})"
-            )
-        return None
-    if "list" in ty:
-        if not isinstance(node.items, list):
-            return "input should be a valid list"
-        return None
-    if "dict" in ty:
-        if not isinstance(node.items, dict):
-            return "input should be a valid dictionary"
-        return None
-    if "model" in ty:
-        if not isinstance(node.items, dict):
-            return f"input should be a mapping ({ty['model']})"
-        return None
-    return None
-
-
-def _scalar_error(ty: str, value: Any) -> str | None:
-    if ty == "none":
-        return None if value is None else "input should be None"
-    if value is None:
-        return f"input should be a valid {_NAMES.get(ty, ty)}, not null"
-    if isinstance(value, dict | list):
-        return f"input should be a valid {_NAMES.get(ty, ty)}"
-    if ty == "str":
-        return (
-            None
-            if isinstance(value, str)
-            else f"input should be a valid string, got {type(value).__name__} {value!r}"
-        )
-    if ty == "bool":
-        if isinstance(value, bool) or (isinstance(value, int | float) and value in (0, 1)):
-            return None
-        if isinstance(value, str) and value.strip().lower() in _BOOL_STR:
-            return None
-        return f"input should be a valid boolean, got {value!r}"
-    if ty == "int":
-        if isinstance(value, bool | int):
-            return None
-        if isinstance(value, float):
-            return (
-                None
-                if math.isfinite(value) and value.is_integer()
-                else f"input should be a valid integer, got {value!r}"
-            )
-        if isinstance(value, str) and _int_text(value):
-            return None
-        return f"input should be a valid integer, got {value!r}"
-    if ty == "float":
-        if isinstance(value, bool | int | float):
-            return None
-        if isinstance(value, str):
-            try:
-                float(value.strip())
-                return None
-            except ValueError:
-                pass
-        return f"input should be a valid number, got {value!r}"
-    return None
-
-
-_NAMES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}
-
-
-def _int_text(text: str) -> bool:
-    try:
-        int(text.strip().replace("_", ""))
-        return True
-    except ValueError:
-        try:
-            f = float(text.strip())
-            return math.isfinite(f) and f.is_integer()
-        except ValueError:
-            return False
-
-
-def _models_in(ty: Any) -> list[str]:
-    """The model classes a type admits (for nested validation)."""
-    if isinstance(ty, str):
-        return []
-    if "model" in ty:
-        return [ty["model"]]
-    if "union" in ty:
-        return [m for t in ty["union"] for m in _models_in(t)]
-    return []
-
-
-def _items_type(ty: Any, kind: str) -> Any:
-    if isinstance(ty, str):
-        return None
-    if kind in ty:
-        return ty[kind]
-    if "union" in ty:
-        return next((t[kind] for t in ty["union"] if isinstance(t, dict) and kind in t), None)
-    return None
-
-
 # ---------------------------------------------------------------- checking
 
 
@@ -372,7 +244,7 @@ class _Checker:
                 severity="warning",
                 evidence=src,
             )
-        error = _type_error(ty, node, self.model, path)
+        error = type_error(ty, node)
         if error is not None:
             yield FileProblem(
                 node.span, f"{path}: {error} ({self.model.label}: {src})", evidence=src
@@ -381,14 +253,14 @@ class _Checker:
         if node.symbolic:
             return
         if isinstance(node.items, dict):
-            models = _models_in(ty)
+            models = models_in(ty)
             if models:
                 yield from self.mapping(path, models, node)
         elif isinstance(node.items, list):
-            item_ty = _items_type(ty, "list")
+            item_ty = items_type(ty, "list")
             for i, item in enumerate(node.items):
                 if item_ty is not None:
-                    err = _type_error(item_ty, item, self.model, path)
+                    err = type_error(item_ty, item)
                     if err is not None:
                         yield FileProblem(
                             item.span or node.span,
