@@ -32,8 +32,9 @@ from tensorrt_llm.llmapi import llm_args as args_mod  # noqa: E402
 
 RECORDED: dict = {}
 serve_mod.serve.callback = lambda **kw: RECORDED.update(kw)
-_FORWARDED = set(serve_mod.get_llm_args.__code__.co_varnames[
-    : serve_mod.get_llm_args.__code__.co_argcount])
+_FORWARDED = set(
+    serve_mod.get_llm_args.__code__.co_varnames[: serve_mod.get_llm_args.__code__.co_argcount]
+)
 
 
 def parse_argv(argv: list[str]) -> tuple[bool, str, dict]:
@@ -98,10 +99,16 @@ def main() -> None:
     cases = json.load(open(sys.argv[2]))
     results = [verdict(c) for c in cases]
     with open(sys.argv[3], "w") as fh:
-        json.dump({"release": sys.modules["tensorrt_llm"].__version__,
-                   "stub_types": sorted(oracle_env.STUB_TYPES),
-                   "stubbed_modules": sorted({m.split(".")[0] for m in oracle_env.STUBBED}),
-                   "results": results}, fh, indent=0)
+        json.dump(
+            {
+                "release": sys.modules["tensorrt_llm"].__version__,
+                "stub_types": sorted(oracle_env.STUB_TYPES),
+                "stubbed_modules": sorted({m.split(".")[0] for m in oracle_env.STUBBED}),
+                "results": results,
+            },
+            fh,
+            indent=0,
+        )
 
 
 if __name__ == "__main__":

@@ -48,8 +48,12 @@ def compare(cases: list[dict], oracle: dict) -> tuple[Counter, list[dict]]:
         else:
             kind, real = "file", r["file_ok"]
             static = static_file(prof, case["argv"], case["option_file"])
-        cell = {(True, True): "both accept", (False, False): "both reject",
-                (True, False): "FALSE ERROR", (False, True): "miss"}[(real, static)]
+        cell = {
+            (True, True): "both accept",
+            (False, False): "both reject",
+            (True, False): "FALSE ERROR",
+            (False, True): "miss",
+        }[(real, static)]
         table[(kind, cell)] += 1
         if real != static:
             odd.append({"id": r["id"], "kind": kind, "cell": cell, "case": case, "oracle": r})
@@ -68,10 +72,12 @@ def main() -> None:
         print(json.dumps(d)[:600])
     if "--write" in sys.argv:
         out = sys.argv[sys.argv.index("--write") + 1]
-        compact = {"release": oracle["release"], "stub_types": oracle["stub_types"],
-                   "cases": [[c["id"], c["argv"], c["option_file"]] for c in cases],
-                   "verdicts": {r["id"]: [r["argv_ok"], r.get("file_ok")]
-                                for r in oracle["results"]}}
+        compact = {
+            "release": oracle["release"],
+            "stub_types": oracle["stub_types"],
+            "cases": [[c["id"], c["argv"], c["option_file"]] for c in cases],
+            "verdicts": {r["id"]: [r["argv_ok"], r.get("file_ok")] for r in oracle["results"]},
+        }
         with open(out, "w") as fh:
             json.dump(compact, fh, separators=(",", ":"))
 

@@ -16,20 +16,98 @@ import random
 import re
 import sys
 
-VALUES = ["0", "1", "8", "-1", "1.5", "1e3", "abc", "", "TRUE", "true", "None", "pytorch",
-          "PyTorch", "tensorrt", "trt", "_autodeploy", "info", "INFO", "debug", "nan",
-          "0x10", "1_000", " 4"]
-YAML_VALUES = ["true", "false", "yes", "no", "on", "off", "y", "n", "1", "0", "8", "-3",
-               "0.5", "1e-3", "'8'", "abc", "null", "~", "[1, 2]", "{a: 1}", "''", "fp8",
-               "FP8", "auto", "TRTLLM", "trtllm", "CUTLASS", "MTP", "Eagle", "eagle",
-               "Eagle3", "NGram", "AUTO", "2.0", ".inf"]
-EXTRA_KEYS = ["enable_build_cache", "build_config", "quant_config", "workspace",
-              "fast_build", "calib_config", "batching_type", "enable_tqdm", "max_prompt_adapter_token",
-              "print_iter_log", "torch_compile_config", "cuda_graph_config", "moe_config",
-              "attn_backend", "sampler_type", "disagg_cluster", "router", "backend",
-              "tokenizer_mode", "max_batch_size", "max_num_tokens", "kv_cache_config",
-              "speculative_config", "enable_chunked_prefill", "stream_interval",
-              "scheduler_config", "cache_transceiver_config", "nonexistent_key"]
+VALUES = [
+    "0",
+    "1",
+    "8",
+    "-1",
+    "1.5",
+    "1e3",
+    "abc",
+    "",
+    "TRUE",
+    "true",
+    "None",
+    "pytorch",
+    "PyTorch",
+    "tensorrt",
+    "trt",
+    "_autodeploy",
+    "info",
+    "INFO",
+    "debug",
+    "nan",
+    "0x10",
+    "1_000",
+    " 4",
+]
+YAML_VALUES = [
+    "true",
+    "false",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "y",
+    "n",
+    "1",
+    "0",
+    "8",
+    "-3",
+    "0.5",
+    "1e-3",
+    "'8'",
+    "abc",
+    "null",
+    "~",
+    "[1, 2]",
+    "{a: 1}",
+    "''",
+    "fp8",
+    "FP8",
+    "auto",
+    "TRTLLM",
+    "trtllm",
+    "CUTLASS",
+    "MTP",
+    "Eagle",
+    "eagle",
+    "Eagle3",
+    "NGram",
+    "AUTO",
+    "2.0",
+    ".inf",
+]
+EXTRA_KEYS = [
+    "enable_build_cache",
+    "build_config",
+    "quant_config",
+    "workspace",
+    "fast_build",
+    "calib_config",
+    "batching_type",
+    "enable_tqdm",
+    "max_prompt_adapter_token",
+    "print_iter_log",
+    "torch_compile_config",
+    "cuda_graph_config",
+    "moe_config",
+    "attn_backend",
+    "sampler_type",
+    "disagg_cluster",
+    "router",
+    "backend",
+    "tokenizer_mode",
+    "max_batch_size",
+    "max_num_tokens",
+    "kv_cache_config",
+    "speculative_config",
+    "enable_chunked_prefill",
+    "stream_interval",
+    "scheduler_config",
+    "cache_transceiver_config",
+    "nonexistent_key",
+]
 
 
 def corpus(root: str) -> tuple[list[list[str]], list[str]]:
@@ -42,8 +120,11 @@ def corpus(root: str) -> tuple[list[list[str]], list[str]]:
             continue
         argv = []
         for t in s.argv:
-            argv.append(("8" if not t.text.startswith("-") else t.text.split("=")[0] + "=8")
-                        if t.symbolic else t.text)
+            argv.append(
+                ("8" if not t.text.startswith("-") else t.text.split("=")[0] + "=8")
+                if t.symbolic
+                else t.text
+            )
         argvs.append(argv)
         if s.option_file:
             files.append("\n".join(text for text, _, sym in s.option_file if not sym))
@@ -67,7 +148,7 @@ def mutate_name(rng: random.Random, opt: str) -> str:
         return "--" + body.replace("_", "-")
     if choice == 1 and len(body) > 3:
         i = rng.randrange(len(body))
-        return "--" + body[:i] + body[i + 1:]
+        return "--" + body[:i] + body[i + 1 :]
     if choice == 2:
         return "--" + body + "s"
     if choice == 3:
@@ -97,10 +178,24 @@ def argv_cases(rng: random.Random, argvs: list[list[str]], n: int) -> list[list[
             else:
                 a.insert(i + 1, rng.choice(VALUES))
         elif kind == 2:
-            a.append(rng.choice(["--backend", "--log_level", "--port", "--max_batch_size",
-                                 "--kv_cache_free_gpu_memory_fraction", "--tp_size",
-                                 "--trust_remote_code", "--reasoning_parser", "--tool_parser",
-                                 "--max_beam_width", "--num_postprocess_workers", "--host"]))
+            a.append(
+                rng.choice(
+                    [
+                        "--backend",
+                        "--log_level",
+                        "--port",
+                        "--max_batch_size",
+                        "--kv_cache_free_gpu_memory_fraction",
+                        "--tp_size",
+                        "--trust_remote_code",
+                        "--reasoning_parser",
+                        "--tool_parser",
+                        "--max_beam_width",
+                        "--num_postprocess_workers",
+                        "--host",
+                    ]
+                )
+            )
             if rng.random() < 0.8:
                 a.append(rng.choice(VALUES))
         elif kind == 3:
@@ -110,8 +205,17 @@ def argv_cases(rng: random.Random, argvs: list[list[str]], n: int) -> list[list[
         elif kind == 5:
             a = a[1:] if a and not a[0].startswith("-") else a
         else:
-            a.append(rng.choice(["--trust_remote_code=true", "--enable_chunked_prefill",
-                                 "--grpc", "--backend=trt", "--backend=TRT"]))
+            a.append(
+                rng.choice(
+                    [
+                        "--trust_remote_code=true",
+                        "--enable_chunked_prefill",
+                        "--grpc",
+                        "--backend=trt",
+                        "--backend=TRT",
+                    ]
+                )
+            )
         out.append(a)
     return out
 
@@ -131,8 +235,15 @@ def file_cases(rng: random.Random, files: list[str], n: int) -> list[str]:
         kind = rng.randrange(6)
         if kind == 0:
             j = rng.randrange(len(key))
-            key = rng.choice([key[:j] + key[j + 1:], key + "s", key.replace("_", "-"),
-                              key.upper(), key[:j] + key[j] * 2 + key[j + 1:]])
+            key = rng.choice(
+                [
+                    key[:j] + key[j + 1 :],
+                    key + "s",
+                    key.replace("_", "-"),
+                    key.upper(),
+                    key[:j] + key[j] * 2 + key[j + 1 :],
+                ]
+            )
             lines[i] = indent + key + sep + value
         elif kind in (1, 2) and value.strip():
             lines[i] = indent + key + sep + rng.choice(YAML_VALUES)
@@ -140,10 +251,22 @@ def file_cases(rng: random.Random, files: list[str], n: int) -> list[str]:
             lines.insert(i, indent + rng.choice(EXTRA_KEYS) + ": " + rng.choice(YAML_VALUES))
         elif kind == 4:
             lines.append(rng.choice(EXTRA_KEYS) + ":")
-            lines.append("  " + rng.choice(["dtype", "backend", "enable_padding",
-                                             "max_batch_size", "decoding_type", "bogus",
-                                             "free_gpu_memory_fraction"]) + ": "
-                         + rng.choice(YAML_VALUES))
+            lines.append(
+                "  "
+                + rng.choice(
+                    [
+                        "dtype",
+                        "backend",
+                        "enable_padding",
+                        "max_batch_size",
+                        "decoding_type",
+                        "bogus",
+                        "free_gpu_memory_fraction",
+                    ]
+                )
+                + ": "
+                + rng.choice(YAML_VALUES)
+            )
         else:
             lines.append("speculative_config:")
             lines.append("  decoding_type: " + rng.choice(YAML_VALUES))

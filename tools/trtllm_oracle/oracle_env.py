@@ -57,8 +57,22 @@ def _arith(self, *_):
     return Stub(f"{self._name}(op)")
 
 
-for _op in ("__or__", "__ror__", "__and__", "__add__", "__radd__", "__sub__", "__mul__",
-            "__rmul__", "__truediv__", "__lt__", "__gt__", "__le__", "__ge__", "__int__"):
+for _op in (
+    "__or__",
+    "__ror__",
+    "__and__",
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__lt__",
+    "__gt__",
+    "__le__",
+    "__ge__",
+    "__int__",
+):
     setattr(Stub, _op, _arith)
 Stub.__int__ = lambda self: 0  # type: ignore[method-assign]
 Stub.__index__ = lambda self: 0  # type: ignore[attr-defined]

@@ -1,6 +1,6 @@
 """Probe: can the tree's LLM API model and trtllm-serve command be imported here?
 
-    VENV/bin/python tools/trtllm_oracle/probe.py TREE
+VENV/bin/python tools/trtllm_oracle/probe.py TREE
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ the builder could not read accepts anything.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ from servelint.model import Span
 from servelint.profiles import Profile
 from servelint.rules._util import suggest
 
+# serve reads the file with yaml.safe_load: the same YAML 1.1 resolver, through libyaml here
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _PLACEHOLDER = "__servelint_symbolic_{}__"
 _KEY_LINE = re.compile(r"^(\s*(?:-\s+)?[A-Za-z_][\w.-]*\s*:\s)(.*)$")
 _ITEM_LINE = re.compile(r"^(\s*-\s+)(.*)$")
@@ -55,7 +58,7 @@ class OptionFile:
 
     def parse(self) -> tuple[_Node | None, str | None]:
         try:
-            loader = yaml.SafeLoader(self.text)
+            loader = _LOADER(self.text)
             try:
                 node = loader.get_single_node()
                 return (self._tree(loader, node) if node is not None else None), None
@@ -164,12 +167,19 @@ class _Model:
         return f"{owner.get('file', '?')}:{line}" if line else owner.get("file", "")
 
 
+@functools.lru_cache(maxsize=16)
+def model_of(profile: Profile) -> _Model:
+    """The LLM API model of a release, its merged field tables built once (profiles are
+    loaded once per release)."""
+    return _Model(profile)
+
+
 # ---------------------------------------------------------------- checking
 
 
 class _Checker:
     def __init__(self, profile: Profile, backend: str):
-        self.model = _Model(profile)
+        self.model = model_of(profile)
         self.profile = profile
         self.backend = backend
         root_key = BACKEND_ROOTS.get(backend, "TorchLlmArgs")
@@ -350,7 +360,7 @@ def check(
             FileProblem(
                 anchor,
                 f"the option file is {error}; {profile.label} fails reading it",
-                evidence=_Model(profile).evidence.get("loader", ""),
+                evidence=model_of(profile).evidence.get("loader", ""),
             )
         ], facts
     if tree is None:
