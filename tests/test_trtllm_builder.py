@@ -108,3 +108,19 @@ def test_diff_names_option_and_field_changes(tmp_path: Path, profile: dict) -> N
     assert "  - --old_knob" in text
     assert "  + TorchLlmArgs.new_knob" in text
     assert '~ TorchLlmArgs.stream_interval: "int" -> "float"' in text
+
+
+def test_a_wheel_gives_the_same_facts_as_its_tree(tmp_path: Path, profile: dict) -> None:
+    import zipfile
+
+    wheel = tmp_path / "tensorrt_llm-9.9.0rc1-cp311-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        for path in sorted(TREE.rglob("*")):
+            if path.is_file():
+                zf.write(path, str(path.relative_to(TREE)))
+    path = build("9.9.0rc1", wheel=wheel, out_root=tmp_path)
+    with gzip.open(path, "rt") as fh:
+        data = json.load(fh)
+    assert data["provenance"]["kind"] == "wheel"
+    assert data["parser"] == profile["parser"] and data["llm_api"] == profile["llm_api"]
+    assert data["env"]["reads"] == profile["env"]["reads"]
