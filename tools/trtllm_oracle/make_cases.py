@@ -111,9 +111,12 @@ EXTRA_KEYS = [
 
 
 def corpus(root: str) -> tuple[list[list[str]], list[str]]:
-    from servelint.check import Options, read
+    from servelint.pipeline.discover import discover
+    from servelint.pipeline.options import Options
+    from servelint.pipeline.read import read_job
+    from servelint.sources.base import ReadContext
 
-    specs, _ = read(root, "inferencex-root", Options())
+    specs = [s for job in discover([root], Options()) for s in read_job(job, ReadContext()).specs]
     argvs, files = [], []
     for s in specs:
         if s.engine != "trtllm":
