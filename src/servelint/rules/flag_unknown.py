@@ -95,7 +95,7 @@ def _autofix(ctx: CheckContext, index: int, text: str) -> Fix | None:
             return rename_token(spec, index, written, other, FixSafety.SAFE,
                                 f'write "{other}" (the release spells the flag that way)')
     hist = ctx.history
-    name = normalise_flag(text)
+    name = flag_name(text) if prof.rules.get("exact_names") else normalise_flag(text)
     if not hist or not hist.of("option", name).releases:
         return None  # never known: a typo, not a removal; a guess is no fix
     nxt = token(spec, index + 1)
