@@ -88,7 +88,7 @@ def resolve(spec: LaunchSpec, *, target_version: str | None = None,
             image_map: Callable[[str], tuple[str, str] | None] | None = None) -> Resolution:
     """The release(s) to judge ``spec`` against (memoised: it depends only on these facts)."""
     found = registry.find(spec.engine)
-    if found is not None and spec.entrypoint in found.unjudged_entrypoints:
+    if found is not None and not found.judges(spec.entrypoint):
         return Resolution([], [f"{spec.entrypoint}: servelint does not model this command's "
                                "arguments yet: not checked"])
     if image_map is not None:  # config mappings: not memoised (configs differ between runs)

@@ -93,11 +93,15 @@ class Engine:
     # the reader keeps the lines of the config file a launch passes (LaunchSpec.option_file)
     # for the argv model's ``option_file_problems`` (TensorRT-LLM's LLM API YAML)
     option_file_checks: bool = False
-    # entrypoints recognised but whose argv the argv model does not state (not judged)
-    unjudged_entrypoints: tuple[str, ...] = ()
+    # the entrypoints whose argv the argv model states (empty: all); others (TensorRT-LLM's
+    # ``trtllm-serve disaggregated``, Dynamo's trtllm workers) are recognised, not judged
+    judged_entrypoints: tuple[str, ...] = ()
     # profiles exist for some releases only: an unprofiled image release is judged by its
     # profiled neighbours, capped at warning (servelint.release_range)
     sparse_profiles: bool = False
+
+    def judges(self, entrypoint: str) -> bool:
+        return not self.judged_entrypoints or entrypoint in self.judged_entrypoints
 
     def argv_model(self) -> ArgvModel | ModuleType | None:
         return importlib.import_module(self.argv_module) if self.argv_module else None

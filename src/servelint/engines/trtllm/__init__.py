@@ -34,7 +34,7 @@ ENGINE = Engine(
     # built from a source tree or a wheel by servelint.engines.trtllm.builder
     extractors=("servelint.engines.trtllm.builder",),
     option_file_checks=True,
-    unjudged_entrypoints=("trtllm-serve disaggregated",),
+    judged_entrypoints=("trtllm-serve",),
     sparse_profiles=True,
 )
 # the LLM API model each ``--backend`` builds (tensorrt_llm/llmapi/llm.py picks the class)

@@ -244,11 +244,14 @@ def hold_unchecked(launches: list[LaunchSpec]) -> tuple[list[LaunchSpec], list[R
     """Launches of engines servelint has no profile for are kept out of checking, with one
     note per recipe file (TensorRT-LLM until its profiles land), never silently."""
     from servelint import profiles
+    from servelint.engines import registry
 
     kept: list[LaunchSpec] = []
     held: dict[tuple[str, str], list[LaunchSpec]] = {}
     for spec in launches:
-        if profiles.available(spec.engine):
+        engine = registry.find(spec.engine)
+        # an engine with profiles may still not model this entrypoint (Dynamo's trtllm worker)
+        if profiles.available(spec.engine) and (engine is None or engine.judges(spec.entrypoint)):
             kept.append(spec)
         else:
             held.setdefault((spec.path, spec.engine), []).append(spec)
@@ -262,7 +265,11 @@ def hold_unchecked(launches: list[LaunchSpec]) -> tuple[list[LaunchSpec], list[R
                 f"{len(specs)} {engine} worker "
                 f"launch(es) rendered ({', '.join(roles)}: "
                 f"{specs[0].entrypoint}), not checked: servelint has no "
-                f"{engine} profile yet",
+                + (
+                    f"{engine} profile yet"
+                    if not profiles.available(engine)
+                    else f"argv model for {specs[0].entrypoint} yet"
+                ),
                 "unsupported",
             )
         )
