@@ -19,8 +19,9 @@ print(_literal_choices(frozenset({seq, tok, Hint("none")})), _literal_choices(fr
 
 def _run(seed: str) -> str:
     env = {**os.environ, "PYTHONHASHSEED": seed}
-    return subprocess.run([sys.executable, "-c", SNIPPET], env=env, capture_output=True,
-                          text=True, check=True).stdout
+    return subprocess.run(
+        [sys.executable, "-c", SNIPPET], env=env, capture_output=True, text=True, check=True
+    ).stdout
 
 
 def test_literal_choices_same_under_any_hash_seed() -> None:
