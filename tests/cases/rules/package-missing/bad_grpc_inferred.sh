@@ -1,2 +1,0 @@
-# servelint-test: image=vllm/vllm-openai:v0.30.0
-vllm serve meta-llama/Llama-3.1-8B-Instruct --grpc
