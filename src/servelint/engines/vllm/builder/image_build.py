@@ -52,6 +52,9 @@ _VALUE_OPTS = {
     "--target",
     "--prefix",
 }
+# BuildKit's automatic platform ARGs for the x86_64 release image.
+_PLATFORM_ARGS = {"TARGETPLATFORM": "linux/amd64", "TARGETOS": "linux", "TARGETARCH": "amd64",
+                  "BUILDPLATFORM": "linux/amd64", "BUILDOS": "linux", "BUILDARCH": "amd64"}
 _OTHER_WHEELS = re.compile(r"ep_kernels|nixl|lmcache|deep|triton|mori|flashinfer|aiter", re.I)
 
 
@@ -322,7 +325,7 @@ def read_flavour(files: dict[str, str], dockerfile: str) -> dict[str, Any] | Non
         return None
     parsed = df.parse(text)
     overrides_at, target, target_line = release_build(files.get(PIPELINE, ""), dockerfile)
-    overrides = {k: v for k, (v, _) in overrides_at.items()}
+    overrides = {**_PLATFORM_ARGS, **{k: v for k, (v, _) in overrides_at.items()}}
     global_env: dict[str, str | None] = {}
     for k, v in parsed.global_args.items():
         global_env[k] = overrides.get(k, v if v is None else df.expand(v, global_env))
