@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -34,6 +35,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--origin", action="append", default=[], metavar="KEY=VALUE",
                    help="trtllm: provenance to record (repo=OWNER/NAME, commit=SHA, how=...)")
     b.set_defaults(func=run_build)
+
+    bi = psub.add_parser("build-image", help="read an official image's package set, per flavour, "
+                                              "from the release's sdist build files")
+    bi.add_argument("engine", choices=["vllm"])
+    bi.add_argument("version")
+    bi.add_argument("--sdist", type=Path, required=True, help="the release's sdist (.tar.gz)")
+    bi.add_argument("--out", type=Path, help="profile data root (default: the package's data)")
+    bi.set_defaults(func=run_build_image)
 
     ls = psub.add_parser("list", help="list the releases servelint has profiles for")
     ls.add_argument("engine", nargs="?")
@@ -124,6 +133,23 @@ def run_build(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def run_build_image(args: argparse.Namespace) -> int:
+    from servelint.engines.vllm.builder.image_build import build as read_image
+
+    try:
+        data = read_image(args.sdist)
+    except (OSError, tarfile.TarError) as exc:
+        print(f"servelint: cannot read {args.sdist}: {exc}", file=sys.stderr)
+        return 1
+    data["command"] = f"servelint profile build-image {args.engine} {args.version} " \
+                      f"--sdist {args.sdist.name}"
+    path = profiles.image_build_path(args.engine, args.version, args.out)
+    profiles.write(data, args.engine, args.version, path=path)
+    flavours = ", ".join(f"{k}: {len(v['packages'])} packages" for k, v in data["flavours"].items())
+    print(f"{args.engine} {args.version}: {path} ({flavours})")
+    return 0
+
+
 def run_list(args: argparse.Namespace) -> int:
     for engine in [args.engine] if args.engine else profiles.engines():
         vs = profiles.available(engine)
@@ -188,6 +214,10 @@ def run_show(args: argparse.Namespace) -> int:
                   f"  ({g.get('source', '')})")
     pk = prof.image_packages()
     print(f"image {prof.image.get('repository', '?')}: {len(pk)} packages")
+    for name, fl in sorted(prof.image.get("build", {}).get("flavours", {}).items()):
+        state = "complete" if fl.get("complete") else "partial: " + fl.get("incomplete", "")
+        print(f"image {name} ({fl['dockerfile']} target {fl.get('target')}, {state}): "
+              f"{len(fl['packages'])} packages besides the wheel's")
     for name, b in sorted(prof.backends.items()):
         print(f"backend {name}: {json.dumps(b, sort_keys=True)}")
     return 0

@@ -143,6 +143,12 @@ def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...
             break
         if idx not in sym or (idx in literal_flag and kind == "ambiguous"):
             out.problems.append(ArgProblem(idx, kind, result.error or "", opt))
+        if kind == "other" and idx > 0 and work[idx - 1] == "--config" and \
+                not profile.rules.get("config_extensions"):
+            # a config file the release's loader refused: no neutral file exists, so parse
+            # on without --config FILE (not a cascade of --config errors)
+            removed.update({idx - 1, idx})
+            continue
         if kind in {"invalid-choice", "bad-value", "other"} and idx > 0 and \
                 not work[idx].startswith("-"):
             neutral = _neutral_value(profile, work, idx)

@@ -161,7 +161,24 @@ def load(engine: str, version: str) -> Profile | None:
     if not path.is_file():
         return None
     with gzip.open(path, "rt", encoding="utf-8") as fh:
-        return Profile(json.load(fh))
+        data = json.load(fh)
+    built = load_image_build(engine, version)
+    if built is not None:
+        data.setdefault("image", {})["build"] = built
+    return Profile(data)
+
+
+def image_build_path(engine: str, version: str, root: Path | None = None) -> Path:
+    """Where the image package sets read from a release's build files are stored."""
+    return (root / engine if root else folder(engine)) / "images" / f"{version}.json.gz"
+
+
+def load_image_build(engine: str, version: str) -> dict[str, Any] | None:
+    path = image_build_path(engine, version)
+    if not path.is_file():
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return json.load(fh)
 
 
 def newest(engine: str) -> str | None:
@@ -183,10 +200,10 @@ def best_at_or_below(engine: str, version: str) -> str | None:
     return best
 
 
-def write(data: dict[str, Any], engine: str, version: str, root: Path | None = None) -> Path:
-    where = root / engine if root else folder(engine)
-    where.mkdir(parents=True, exist_ok=True)
-    path = where / f"{version}.json.gz"
+def write(data: dict[str, Any], engine: str, version: str, root: Path | None = None,
+          path: Path | None = None) -> Path:
+    path = path or (root / engine if root else folder(engine)) / f"{version}.json.gz"
+    path.parent.mkdir(parents=True, exist_ok=True)
     payload = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
     tmp = path.with_suffix(".tmp")
     with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:

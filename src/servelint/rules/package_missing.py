@@ -36,7 +36,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from servelint import hardware
+from servelint import hardware, image_contents
 from servelint.model import Finding, Fix, FixSafety, Severity, Span
 from servelint.rules._fixes import drop_env, drop_tokens, option_tokens
 from servelint.rules._util import (
@@ -134,16 +134,23 @@ def _satisfies(available: str, needed: str) -> bool:
                for c in candidates)
 
 
-def image_has(ctx: CheckContext, package: str, needed: str) -> tuple[bool, str]:
-    """(present and compatible, how we know) for the launch's image or wheel."""
-    pkgs = {canonical_pkg(k): v for k, v in ctx.profile.image_packages().items()}
-    entry = pkgs.get(canonical_pkg(package))
+def image_has(ctx: CheckContext, package: str, needed: str) -> tuple[bool, bool, str]:
+    """(present and compatible, absence known from the build files, the set's basis and
+    any caveat, for the message)."""
     if ctx.spec.image is None:  # a pip-installed engine: only the wheel's requirements count
+        entry = {canonical_pkg(k): v for k, v in ctx.profile.image_packages().items()}.get(
+            canonical_pkg(package))
         if entry and entry.get("source") != "requires-dist":
             entry = None
+        known, basis = True, "the wheel's Requires-Dist"
+    else:
+        got = image_contents.lookup(ctx.profile.image, image_contents.flavour(
+            ctx.spec.image, ctx.spec.gpu), package)
+        entry, known = got.entry, got.known
+        basis = got.basis + (f"; {got.caveat}" if got.caveat else "")
     if entry is None:
-        return False, "absent"
-    return _satisfies(entry.get("specifier", ""), needed), entry.get("specifier", "")
+        return False, known, basis
+    return _satisfies(entry.get("specifier", ""), needed), known, basis
 
 
 def installed_by_launch(ctx: CheckContext, package: str, needed: str) -> tuple[bool, Any]:
@@ -214,7 +221,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         span, shown = hit
         needed = gate.get("specifier") or ""
         requirement = f"{package}{needed}"
-        ok, _ = image_has(ctx, package, needed)
+        ok, set_known, basis = image_has(ctx, package, needed)
         if ok:
             continue
         inst_ok, inst = installed_by_launch(ctx, package, needed)
@@ -249,6 +256,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         weak = gate.get("via") == "registry-import" or gate.get("package_named_by") == "module"
         if weak:
             msg += " (the link from this setting to the import is inferred, not stated by the code)"
+        if not set_known:
+            weak = True
+            msg += f" (judged against {basis}, so only a warning)"
+        elif ctx.spec.image:
+            msg += f" ({basis})"
         f = finding(sys.modules[__name__], ctx, span, msg, fix=fix,
                     evidence=gate.get("source", ""),
                     severity=Severity.WARNING if weak else None)

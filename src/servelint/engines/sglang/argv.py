@@ -121,6 +121,11 @@ def _load_yaml(path: str) -> Any:
         return yaml.safe_load(fh)
 
 
+def _first_line(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return text[:200] or type(exc).__name__
+
+
 def _config_args(profile: Profile, argv: list[str],
                  loader: Callable[[str], Any]) -> tuple[list[str], int]:
     """The argv after the release's ConfigArgumentMerger; (merged argv, #config tokens)."""
@@ -137,7 +142,16 @@ def _config_args(profile: Profile, argv: list[str],
         raise ArgFail(f"Config file must be YAML format, got: {suffix}", at + 1, "exception")
     if not Path(path).exists():
         raise ArgFail(f"Config file not found: {path}", at + 1, "exception")
-    data = loader(path)
+    import yaml
+
+    try:
+        data = loader(path)
+    except (OSError, UnicodeError) as exc:  # the release's open() fails the same way
+        raise ArgFail(f"Config file {path} cannot be read: {_first_line(exc)}", at + 1,
+                      "exception") from None
+    except yaml.YAMLError as exc:  # the release's yaml.safe_load raises at startup
+        raise ArgFail(f"Config file {path} is not valid YAML: {_first_line(exc)}", at + 1,
+                      "exception") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -12,6 +12,7 @@ from servelint.engines.vllm.builder.parser_types import (
     TypeResolver,
     class_fields,
     default_text,
+    ordered,
     type_text,
 )
 
@@ -49,19 +50,19 @@ def _decorator_extra(index: ModuleIndex, d: Definition) -> str:
 
 
 def _field_config(hints: frozenset[Hint]) -> str | None:
-    for h in hints:
+    for h in ordered(hints):
         if h.kind == "dataclass":
             return h.name
     return None
 
 
 def _literal_choices(hints: frozenset[Hint]) -> list[str] | None:
-    lits = [h for h in hints if h.kind == "literal"]
+    lits = [h for h in ordered(hints) if h.kind == "literal"]
     if not lits:
-        for h in hints:  # list[Literal[...]]
+        for h in ordered(hints):  # list[Literal[...]]
             for sub in h.args:
                 if isinstance(sub, frozenset):
-                    lits.extend(x for x in sub if x.kind == "literal")
+                    lits.extend(x for x in ordered(sub) if x.kind == "literal")
     if not lits:
         return None
     return [str(v) for h in lits for v in h.args]
@@ -91,7 +92,7 @@ def _validators(d: Definition) -> tuple[dict[str, ast.FunctionDef], bool]:
 
 
 def _enum_info(index: ModuleIndex, hints: frozenset[Hint]) -> dict[str, Any] | None:
-    for h in hints:
+    for h in ordered(hints):
         if h.kind != "class" or not h.module:
             continue
         d = index.resolve(h.module, h.name)
@@ -126,7 +127,7 @@ def _value_check(hints: frozenset[Hint], validator: ast.FunctionDef | None,
             return {"check": "enum_name_ci", "values": enum["members"], "specials": specials}
         return None  # the validator may transform anything
     if kinds <= {"literal", "none"} and "literal" in kinds:
-        vals = [v for h in hints if h.kind == "literal" for v in h.args]
+        vals = [v for h in ordered(hints) if h.kind == "literal" for v in h.args]
         return {"check": "literal", "values": [v if isinstance(v, (str, int, float, bool))
                                                 else str(v) for v in vals],
                 "none": "none" in kinds}

@@ -23,6 +23,7 @@ from servelint.engines.vllm.builder.parser_types import (
     TypeResolver,
     class_fields,
     compute_kwargs,
+    ordered,
 )
 
 SYS_ARGV = ["vllm", "serve"]
@@ -285,7 +286,7 @@ class Interpreter(Expressions):
             return UNKNOWN
         if isinstance(func, ast.Name) and func.id == "get_args" and node.args:
             hints = self.types.hints(module, node.args[0])
-            lits = [v for h in hints if h.kind == "literal" for v in h.args]
+            lits = [v for h in ordered(hints) if h.kind == "literal" for v in h.args]
             return tuple(lits) if lits else UNKNOWN
         callee = self.eval(func, module, env, depth)
         args, kwargs = self.call_args(node, module, env, depth)

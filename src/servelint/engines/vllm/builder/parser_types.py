@@ -39,6 +39,22 @@ class Hint:
         return self.kind in {"dataclass", "class", "dictsub"} or self.typing_alias
 
 
+def ordered(hints: Any) -> list[Hint]:
+    """A hint set in an order that does not depend on the hash seed (a frozenset's order
+    does): the builder's output must be the same under any PYTHONHASHSEED."""
+    return sorted(hints, key=_sort_key)
+
+
+def _sort_key(x: Any) -> str:
+    if isinstance(x, Hint):
+        return "\x00".join((x.kind, x.module, x.name, _sort_key(x.args)))
+    if isinstance(x, frozenset):
+        return "{" + ",".join(sorted(_sort_key(e) for e in x)) + "}"
+    if isinstance(x, tuple):
+        return "(" + ",".join(_sort_key(e) for e in x) + ")"
+    return f"{type(x).__name__}:{x!r}"
+
+
 @dataclass
 class KwargsFeatures:
     """Branches present in the release's ``_compute_kwargs`` / ``get_kwargs``."""
@@ -235,7 +251,7 @@ class TypeResolver:
             return [-node.operand.value]
         inner = self.hints(module, node, depth + 1)
         out: list[Any] = []
-        for h in inner:
+        for h in ordered(inner):
             if h.kind == "literal":
                 out.extend(h.args)
         return out

@@ -1,0 +1,63 @@
+"""Does an official image hold a package? Judged against the set read from the release's own
+build files (``profile build-image``) when servelint has it for that release and image
+flavour, else against the inferred union of ``data/image_additions.toml`` (not a fact)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from packaging.utils import canonicalize_name
+
+from servelint import hardware
+
+_VENDOR_FLAVOUR = {"amd": "rocm", "cpu": "cpu"}
+
+
+@dataclass(frozen=True)
+class ImageEntry:
+    """What the image has of one package: ``entry`` is None when absent; ``known`` says
+    whether an absence is a fact (a complete set read from the build files)."""
+
+    entry: dict[str, Any] | None
+    known: bool
+    basis: str  # where the set comes from, for the message
+    caveat: str = ""  # why an absence is not a fact
+
+
+def flavour(image: str | None, gpu: str | None) -> str:
+    """The image flavour a launch meets: ROCm/CPU by the image name or the GPU, else CUDA."""
+    name = (image or "").lower()
+    for word in ("rocm", "cpu"):
+        if word in name:
+            return word
+    found = hardware.lookup(gpu) if gpu else None
+    return _VENDOR_FLAVOUR.get(found.vendor, "cuda") if found else "cuda"
+
+
+def built_set(image: dict[str, Any], name: str) -> dict[str, Any] | None:
+    return image.get("build", {}).get("flavours", {}).get(name)
+
+
+def lookup(image: dict[str, Any], name: str, package: str) -> ImageEntry:
+    key = canonicalize_name(package)
+    packages = {canonicalize_name(k): v for k, v in image.get("packages", {}).items()}
+    read = built_set(image, name)
+    if read is None:
+        return ImageEntry(
+            packages.get(key),
+            False,
+            "the inferred image package set",
+            "not read from this release's build files",
+        )
+    entry = {canonicalize_name(k): v for k, v in read["packages"].items()}.get(key)
+    if entry is None and packages.get(key, {}).get("source") == "requires-dist":
+        entry = packages[key]  # a dependency of the wheel the image installs
+    basis = (
+        f"the {name} image's package set read from {read['dockerfile']} (target "
+        f"{read.get('target')})"
+    )
+    if entry is not None and entry.get("condition"):
+        return ImageEntry(entry, False, basis, f"installed only if {entry['condition']}")
+    complete = bool(read.get("complete"))
+    return ImageEntry(entry, complete, basis, "" if complete else read.get("incomplete", ""))
