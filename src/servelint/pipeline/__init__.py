@@ -9,7 +9,6 @@ and the config apply last (``control``).
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -97,6 +96,8 @@ def check_text(
     options: Options | None = None,
 ) -> CheckReport:
     """Check a snippet (docs examples, tests): written to a temporary file first."""
+    import tempfile  # (tests and docs only: not on the start-up path of a check)
+
     suffix = {"bash": ".sh", "yaml": ".yaml", "markdown": ".md", "srtslurm": ".yaml"}.get(
         kind, ""
     )

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from servelint import cache
 from servelint.pipeline.discover import Job
 from servelint.pipeline.options import Options
 from servelint.pipeline.read import refused
@@ -36,6 +35,8 @@ class _Split:
 def _store(key: str | None, result: FileResult) -> None:
     if key is None:
         return
+    from servelint import cache  # only with the cache on: it fingerprints servelint's code
+
     stamps = cache.fingerprints(result.deps)
     if stamps is not None:
         result.stamps = stamps
@@ -56,6 +57,8 @@ def _task(args: tuple) -> FileResult | PartResult:
 def _cached(job: Job, options: Options) -> tuple[FileResult | None, str | None]:
     if not options.use_cache or job.reader is None:
         return None, None
+    from servelint import cache
+
     key = cache.key_for(job.path, job.reader.name, options)
     if key is None:
         return None, None
