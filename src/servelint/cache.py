@@ -79,11 +79,10 @@ def fingerprints(paths: list[str]) -> list[tuple[str, str]] | None:
     out, total = [], 0
     for path in paths:
         if os.path.isdir(path):
-            try:
-                listing = "\0".join(sorted(os.listdir(path))).encode()
-            except OSError:
+            listing = _listing_digest(path)
+            if listing is None:
                 return None
-            out.append((path, "d" + hashlib.sha256(listing).hexdigest()))
+            out.append((path, listing))
             continue
         found = _file_digest(path) if os.path.isfile(path) else None
         if found is None:
@@ -100,6 +99,16 @@ def unchanged(stored: list[tuple[str, str]]) -> bool:
     """Whether every file a cached result depends on is as it was when it was stored."""
     now = fingerprints([path for path, _ in stored])
     return now is not None and now == [tuple(x) for x in stored]
+
+
+@lru_cache(maxsize=1024)
+def _listing_digest(path: str) -> str | None:
+    """A directory's names, once per run: every recipe of a checkout lists its strategies."""
+    try:
+        listing = "\0".join(sorted(os.listdir(path))).encode()
+    except OSError:
+        return None
+    return "d" + hashlib.sha256(listing).hexdigest()
 
 
 @lru_cache(maxsize=4096)

@@ -4,9 +4,9 @@ it would have no error if its image were bumped to that release.
 Checking a launch against all 39 vLLM releases costs 39 checks. The endpoints need far fewer:
 
 * releases where a literal flag of the launch does not exist (and abbreviates no option)
-  certainly fail — argparse rejects the flag —: they are skipped; every other release is
-  judged by the rules themselves (``passes``), whose argv verdicts come from the one argv
-  memo (``servelint.pipeline.argv_memo``);
+  certainly fail — argparse rejects the flag — and so do releases where a literal value of
+  an option the release spells exactly is outside its parse-time choices or rejected by its
+  late value set (``value_late.rejected``, the rule's own test): they are skipped;
 * the first release is found by checking upwards from the oldest candidate, the last by
   checking downwards from the newest, each stopping at the first release that passes.
 
@@ -26,6 +26,7 @@ from servelint import profiles
 from servelint.engines import history as history_mod
 from servelint.model import Finding, LaunchSpec
 from servelint.resolve import is_engines_own_image, release_version
+from servelint.rules import value_late
 from servelint.rules import version_coherence as coherence_rule
 
 Passes = Callable[[LaunchSpec, str], bool]  # (launch, release) -> no error on that release
@@ -47,9 +48,10 @@ def works_on(spec: LaunchSpec, passes: Passes, *, exhaustive: bool = False
             break  # what follows is positional: do not reason about it
         if not tok.symbolic and tok.text.startswith("--"):
             possible &= _releases_accepting(spec.engine, tok.text)
+    argv = tuple((t.text, t.symbolic) for t in spec.argv)
 
     def candidate(i: int) -> bool:  # evaluated lazily: the scans stop early
-        return i in possible
+        return i in possible and not _values_rejected(spec.engine, releases[i], argv)
 
     order = range(len(releases))
     if exhaustive:
@@ -96,6 +98,62 @@ def _starts_an_option(engine: str, index: int, name: str) -> bool:
     options = _options_of(engine, index)
     at = bisect.bisect_left(options, name)
     return at < len(options) and options[at].startswith(name)
+
+
+@functools.lru_cache(maxsize=8192)
+def _values_rejected(engine: str, release: str, argv: tuple[tuple[str, bool], ...]) -> bool:
+    """A literal ``--option value`` (or ``--option=value``) of ``argv`` that ``release``
+    certainly rejects: a value outside the option's parse-time choices, or one its late value
+    set rejects. Decided only when every flag of the argv is an exact option of the release
+    (no abbreviation, nothing unknown): else False, and a full check decides."""
+    prof = profiles.load(engine, release)
+    if prof is None:
+        return False
+    dashes = bool(prof.rules.get("underscore_to_dash"))
+    dotted = bool(prof.rules.get("dotted_keys"))
+    pairs: list[tuple[Any, str]] = []
+    dests: set[str] = set()
+    for i, (text, symbolic) in enumerate(argv):
+        if text == "--":
+            break
+        if not text.startswith("--") or " " in text:
+            continue
+        if symbolic:
+            return False
+        name, eq, inline = text.partition("=")
+        if "." in name:
+            if not dotted:
+                return False
+            name = name.split(".", 1)[0]
+            inline, eq = "", ""  # a config key: its value is not the option's
+            pair = False
+        else:
+            pair = True
+        if dashes:
+            name = name.replace("_", "-")
+        act = prof.option_index.get(name)
+        if act is None:
+            return False
+        dests.add(act.dest)
+        if not pair or act.kind != "store" or act.nargs is not None:
+            continue
+        if eq:
+            pairs.append((act, inline))
+        elif i + 1 < len(argv) and not argv[i + 1][1] and not argv[i + 1][0].startswith("-"):
+            pairs.append((act, argv[i + 1][0]))
+
+    def plugin_given(plugin_dests: list[str]) -> bool:
+        return any(d in dests for d in plugin_dests)
+
+    for act, value in pairs:
+        kind = act.raw.get("type")
+        if act.choices and kind in (None, "str") and value not in act.choices:
+            return True
+        if act.json_dataclass or kind in ("json", "json_dataclass"):
+            continue
+        if value_late.rejected(prof, act.dest, value, dests, plugin_given) is not None:
+            return True
+    return False
 
 
 FirstError = Callable[[LaunchSpec, str], Finding | None]  # (launch, release) -> an error there

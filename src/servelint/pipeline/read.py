@@ -10,6 +10,7 @@ from servelint.sources.common import deps
 from servelint.sources.common.problems import ReadProblem
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # larger files are a read-error finding, not read
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def read_job(job: Job, ctx: ReadContext) -> ReadResult:
@@ -32,7 +33,8 @@ def read_job(job: Job, ctx: ReadContext) -> ReadResult:
             result = _problem(path, f"cannot read: {exc}")
     if not os.path.isdir(path):
         seen.add(os.path.abspath(path))
-    result.deps = sorted(seen)
+    # servelint's own files (the bundled recipe repository) change only with servelint
+    result.deps = sorted(p for p in seen if not p.startswith(_PACKAGE))
     return result
 
 
