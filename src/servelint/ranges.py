@@ -107,7 +107,10 @@ def pin_from_installs(spec: LaunchSpec) -> None:
     """``pip install vllm==X`` or a versioned wheel index URL before the launch pins it."""
     if spec.release is not None or spec.image is not None:
         return
-    for inst in engine_installs(spec):
+    own = engine_installs(spec)
+    if len({(i.requirement, _index_release(i.command)) for i in own}) > 1:
+        return  # installs for different platforms (CUDA, ROCm): alternatives, not one pin
+    for inst in own:
         if inst.symbolic:
             continue
         if (
