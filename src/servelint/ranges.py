@@ -21,6 +21,7 @@ an unpinned install gets today, each message naming the releases.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from typing import Any
@@ -160,11 +161,20 @@ def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | Non
 _JUDGED: dict[tuple, tuple[Resolution, Resolution]] = {}
 
 
+@functools.lru_cache(maxsize=1024)
+def releases_from(engine: str, floor: str) -> tuple[str, ...]:
+    """The profiled releases at or above ``floor``, oldest first."""
+    at = release_version(floor)
+    return tuple(
+        r for r in profiles.available(engine) if at is not None and release_version(r) >= at
+    )
+
+
 def _floor_range(spec: LaunchSpec, have: tuple[str, ...], source: str) -> ReleaseRange | None:
     floor = release_version(spec.floor)
     if floor is None:
         return None
-    releases = tuple(r for r in have if release_version(r) >= floor)
+    releases = releases_from(spec.engine, str(floor))
     if not releases:
         return ReleaseRange(spec.engine, "after-newest", (have[-1],), source)
     return ReleaseRange(spec.engine, "floor", releases, source)
@@ -194,7 +204,7 @@ def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
             return ReleaseRange(spec.engine, "latest", have, shown)
         floor = _lower_bound(inst.specifier)
         if floor is not None:
-            releases = tuple(r for r in have if release_version(r) >= floor)
+            releases = releases_from(spec.engine, str(floor))
             return ReleaseRange(spec.engine, "latest", releases or (have[-1],), shown)
     if spec.floor:
         rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
@@ -313,7 +323,7 @@ def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
     floor, have = release_version(spec.floor), profiles.available(spec.engine)
     if floor is None or not have or floor < release_version(have[0]):
         return None  # (below the oldest profile: what the floor's release does is unknown)
-    above = [r for r in have if release_version(r) >= floor]
+    above = releases_from(spec.engine, str(floor))
     if not above or any(t.profile.version == above[0] for t in res.targets if t.role == "primary"):
         return None  # judged at the floor: its own findings say it
     why = works_on_mod.certain_failure(spec, above[0])

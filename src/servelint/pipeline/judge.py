@@ -63,7 +63,7 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     )
     # a Dynamo entrypoint with no engine behind it (the frontend): no engine rules
     engineless = worker is not None and worker.worker in dynamo_launch.NO_ENGINE_ARGV
-    run = options if rng is None else replace(options, cap_guesses=False)
+    run = options if rng is None else _uncapped(options)
     out = [] if engineless else list(_findings(spec, run, res))
     if rng is not None and ranges.has_error_on(out, rng.today):
         ranges.judge(out, rng, ranges.range_works(spec, rng, passes_on))
@@ -84,6 +84,17 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
         )
     report.errors = sum(1 for f in out if f.severity == Severity.ERROR)
     return out, report
+
+
+_UNCAPPED: dict[int, tuple[Options, Options]] = {}
+
+
+def _uncapped(options: Options) -> Options:
+    """``options`` without the cap on guessed releases (``ranges.judge`` sets severities)."""
+    hit = _UNCAPPED.get(id(options))
+    if hit is None or hit[0] is not options:
+        hit = _UNCAPPED[id(options)] = (options, replace(options, cap_guesses=False))
+    return hit[1]
 
 
 def _resolution(spec: LaunchSpec, options: Options) -> Resolution:
