@@ -67,6 +67,11 @@ def _run(capsys, *args: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+def _run_text(capsys, *args: str) -> str:
+    main(["check", *args, "--no-cache"])
+    return capsys.readouterr().out
+
+
 def _flag_unknown(report: dict) -> list[tuple[str, int, int]]:
     return [(f["release"], f["line"], f["column"]) for f in report["findings"]
             if f["rule"] == "flag-unknown"]
@@ -182,10 +187,12 @@ def test_floor_below_first_working_release_is_a_finding(tmp_path, capsys):
     (found,) = {(f["line"], f["column"], f["message"], f["severity"]) for f in
                 _below_floor(report)}
     assert found[:2] == (3, 21)  # the min_vllm_version value
-    assert f"min_vllm_version {floor} is below the first release this launch works on " \
-           f"(vllm {first})" in found[2]
+    assert f"min_vllm_version {floor} is below the first release this launch can work on " \
+           f"(vllm {first}): it fails on {floor}" in found[2]
     assert found[3] == "warning"
     assert all(lr["works_on"]["first"] == first for lr in report["launches"])
+    text = _run_text(capsys, str(_recipe(tmp_path / "text", floor, flag)))
+    assert f"min_vllm_version {floor} is below" in " ".join(text.split())  # in every format
 
 
 def test_floor_at_first_working_release_is_no_finding(tmp_path, capsys):

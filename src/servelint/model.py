@@ -115,6 +115,9 @@ class PackageInstall:
     symbolic: bool = False
     installer: str = "pip"  # pip | uv
     command: str = ""  # the whole install command line
+    # an install step elsewhere in the document (an earlier block, a recipe's dependencies:),
+    # not a line of the launch's own script
+    from_context: bool = False
 
 
 @dataclass(slots=True)

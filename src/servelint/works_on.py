@@ -24,10 +24,9 @@ from typing import Any
 
 from servelint import profiles
 from servelint.engines import history as history_mod
-from servelint.model import Finding, LaunchSpec
-from servelint.resolve import is_engines_own_image, release_version
+from servelint.model import LaunchSpec, Span
+from servelint.resolve import is_engines_own_image
 from servelint.rules import value_late
-from servelint.rules import version_coherence as coherence_rule
 
 Passes = Callable[[LaunchSpec, str], bool]  # (launch, release) -> no error on that release
 
@@ -156,33 +155,24 @@ def _values_rejected(engine: str, release: str, argv: tuple[tuple[str, bool], ..
     return False
 
 
-FirstError = Callable[[LaunchSpec, str], Finding | None]  # (launch, release) -> an error there
+def certainly_fails(spec: LaunchSpec, release: str) -> bool:
+    """Whether the history index alone proves the launch fails on ``release``."""
+    return certain_failure(spec, release) is not None
 
 
-def floor_finding(spec: LaunchSpec, works: dict[str, Any] | None,
-                  first_error: FirstError) -> Finding | None:
-    """A finding when the launch's floor (a recipe's ``min_vllm_version``) is below the first
-    release it works on: the oldest profiled release at or above the floor fails (it is
-    below ``first``), with the error it gets there."""
-    floor, first = release_version(spec.floor), (works or {}).get("first")
+def certain_failure(spec: LaunchSpec, release: str) -> tuple[Span | None, str] | None:
+    """Where and why the history index alone proves the launch fails on ``release``: a
+    literal flag the release neither has nor abbreviates (no check run); ``None`` when it
+    does not."""
     releases = profiles.available(spec.engine)
-    if floor is None or not first or floor >= release_version(first) or \
-            floor < release_version(releases[0]):
-        return None  # (below the oldest profile: what the floor's release does is unknown)
-    at_floor = next((r for r in releases if release_version(r) >= floor), None)
-    if at_floor is None or release_version(at_floor) >= release_version(first):
-        return None  # no profiled release between the floor and ``first``: cannot tell
-    error = first_error(spec, at_floor)
-    if error is None:
+    if release not in releases:
         return None
-    what = "min_vllm_version" if spec.origin == "recipe" else "the floor"
-    # the message names the releases only, so renderings with the same range merge; the
-    # error each gets on the floor's release is in the fix, its place in ``related``
-    return Finding(rule=coherence_rule.NAME, code=coherence_rule.CODE,
-                   severity=coherence_rule.SEVERITY,
-                   span=spec.floor_span or spec.anchor, engine=spec.engine, release=at_floor,
-                   message=(f"{what} {spec.floor} is below the first release this launch works "
-                            f"on ({spec.engine} {first}): it has errors on {at_floor}"),
-                   fix=f"raise the floor to {first} (on {at_floor}: {error.message})",
-                   renderings=[spec.rendering] if spec.rendering else [],
-                   related=[error.span], evidence=error.evidence)
+    index = releases.index(release)
+    for tok in spec.argv:
+        if tok.text == "--":
+            break
+        if not tok.symbolic and tok.text.startswith("--") and \
+                index not in _releases_accepting(spec.engine, tok.text):
+            flag = tok.text.split("=", 1)[0]
+            return tok.span, f'flag "{flag}" does not exist in {spec.engine} {release}'
+    return None

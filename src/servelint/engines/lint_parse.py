@@ -98,7 +98,11 @@ def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...
     # flag position is kept (its flag name is judged).
     literal_flag: set[int] = set()  # symbolic tokens whose flag name is literal: --port=$PORT
     for i in sym:
-        if i > 0 and not work[i].startswith("-"):
+        if _dotted_key(work[i - 1] if i > 0 and not work[i].startswith("-") else work[i]):
+            # ``--pooler-config.task "$T"``: no neutral value fits a config field (its type
+            # and choices are inside the config), so the key and its value are not judged
+            removed.update((i - 1, i) if not work[i].startswith("-") else (i,))
+        elif i > 0 and not work[i].startswith("-"):
             work[i] = _neutral_value(profile, work, i) or "0"
         elif i == 0 and not work[i].startswith("-"):
             work[i] = "model"
@@ -164,6 +168,11 @@ def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...
                     and not work[idx + 1].startswith("-"):
                 removed.add(idx + 1)
     return out
+
+
+def _dotted_key(token: str) -> bool:
+    name = token.split("=", 1)[0]
+    return name.startswith("--") and "." in name and "$" not in name
 
 
 def _run_starts_with_flag(work: list[str], removed: set[int], j: int) -> bool:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from servelint import ranges
 from servelint.engines import history as history_mod
 from servelint.model import Finding, LaunchSpec, Severity
 from servelint.pipeline import argv_memo
@@ -33,16 +34,7 @@ def _apply_options(spec: LaunchSpec, options: Options) -> None:
             spec.release = version
     if spec.gpu is None and options.gpu:
         spec.gpu = options.gpu
-    if spec.release is None and spec.image is None:
-        for inst in spec.installs:  # `pip install vllm==X` before the launch pins the release
-            if (
-                inst.name
-                and inst.name.lower() == spec.engine
-                and inst.specifier.startswith("==")
-                and "," not in inst.specifier
-            ):
-                spec.release = inst.specifier[2:].strip()
-                spec.release_span = inst.span
+    ranges.pin_from_installs(spec)  # `pip install vllm==X`, a versioned wheel index
 
 
 def _is_custom_image(spec: LaunchSpec, prof) -> bool:
@@ -56,16 +48,28 @@ def _is_custom_image(spec: LaunchSpec, prof) -> bool:
 
 
 def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
+    """Findings of one launch over the releases it can meet (``servelint.ranges``), the same
+    for every output format, and its report (``works_on`` only for JSON / ``--works-on``)."""
+    from servelint import works_on as works_on_mod
     from servelint.engines.dynamo import launch as dynamo_launch
 
     spec, worker = dynamo_launch.adapt(spec)  # a Dynamo worker: the engine half from here
     res = _resolution(spec, options)
+    rng = None
+    if not options.target_version:
+        rng, res = ranges.release_range(spec, res)
     report = LaunchReport(
         spec, [f"{t.profile.label} ({t.how})" for t in res.targets if t.role == "primary"]
     )
     # a Dynamo entrypoint with no engine behind it (the frontend): no engine rules
     engineless = worker is not None and worker.worker in dynamo_launch.NO_ENGINE_ARGV
-    out = [] if engineless else list(_findings(spec, options, res))
+    run = options if rng is None else _uncapped(options)
+    out = [] if engineless else list(_findings(spec, run, res))
+    if rng is not None and ranges.has_error_on(out, rng.today):
+        ranges.judge(out, rng, ranges.range_works(spec, rng, passes_on))
+    below = ranges.floor_below(spec, res)
+    if below is not None:
+        out.append(below)
     if worker is not None:
         primary = [t.profile for t in res.targets if t.role == "primary"]
         out += dynamo_launch.findings(worker, primary)
@@ -74,8 +78,23 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
         from servelint.sources.srt_slurm.reader import cap_srtctl_added
 
         cap_srtctl_added(spec, out)
+    if options.works_on:  # JSON's launch summary, --works-on
+        report.works_on = works_on_mod.works_on(
+            spec, passes_on, exhaustive=options.works_on == "all"
+        )
     report.errors = sum(1 for f in out if f.severity == Severity.ERROR)
     return out, report
+
+
+_UNCAPPED: dict[int, tuple[Options, Options]] = {}
+
+
+def _uncapped(options: Options) -> Options:
+    """``options`` without the cap on guessed releases (``ranges.judge`` sets severities)."""
+    hit = _UNCAPPED.get(id(options))
+    if hit is None or hit[0] is not options:
+        hit = _UNCAPPED[id(options)] = (options, replace(options, cap_guesses=False))
+    return hit[1]
 
 
 def _resolution(spec: LaunchSpec, options: Options) -> Resolution:

@@ -33,6 +33,17 @@ def problem_finding(problem: Any) -> Finding:
             span=span,
             fix="drop the command words after the image, or set --entrypoint",
         )
+    if kind == "argv-shape":
+        from servelint.rules import argv_shape as rule
+
+        return Finding(
+            rule=rule.NAME,
+            code=rule.CODE,
+            severity=rule.SEVERITY,
+            message=problem.message,
+            span=span,
+            fix=rule.FIX_TEXT,
+        )
     severity = PROBLEM_SEVERITY.get(kind, Severity.WARNING)
     if getattr(problem, "subject", "") == "source":
         severity = Severity.INFO  # a sourced helper not followed: the launch is still read

@@ -13,9 +13,7 @@ from servelint.pipeline.discover import Job
 from servelint.pipeline.judge import (
     LaunchReport,
     check_spec,
-    first_error,
     launch_summary,
-    passes_on,
 )
 from servelint.pipeline.merge import merge
 from servelint.pipeline.options import Options
@@ -107,15 +105,6 @@ def judge_specs(
                 )
             )
             continue
-        if options.works_on:
-            from servelint import works_on as works_on_mod  # JSON / --works-on only
-
-            launch.works_on = works_on_mod.works_on(
-                spec, passes_on, exhaustive=options.works_on == "all"
-            )
-            below = works_on_mod.floor_finding(spec, launch.works_on, first_error)
-            if below is not None:
-                found.append(below)
         launch.summary = launch_summary(launch)
         launch.spec = None  # keep results small (cache, worker processes)
         raw.extend(found)

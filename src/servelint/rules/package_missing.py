@@ -162,6 +162,22 @@ def installed_by_launch(ctx: CheckContext, package: str, needed: str) -> tuple[b
     return False, None
 
 
+def installed_set_unknown(ctx: CheckContext) -> str:
+    """Why the packages where the launch runs are inferred, not known ("" when known: an
+    image, or an install of the engine's wheel without extras, plus what the launch installs)."""
+    spec = ctx.spec
+    if spec.image:
+        return ""
+    own = [i for i in spec.installs if i.name and canonical_pkg(i.name) == spec.engine]
+    if not own and not spec.context.get("release_from", "").startswith("pip pin"):
+        return (f"the document installs no {spec.engine} and names no image: the packages "
+                f"where it runs are inferred from the {spec.engine} wheel")
+    extras = [i.requirement for i in own if "[" in i.requirement]
+    if extras:
+        return f"{extras[0]} adds extras whose packages servelint does not list"
+    return ""
+
+
 def images_shipping(ctx: CheckContext, package: str) -> list[str]:
     hist = ctx.history
     if not hist:
@@ -256,7 +272,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         weak = gate.get("via") == "registry-import" or gate.get("package_named_by") == "module"
         if weak:
             msg += " (the link from this setting to the import is inferred, not stated by the code)"
-        if not set_known:
+        unknown = installed_set_unknown(ctx)
+        if unknown:
+            weak = True
+            msg += f" ({unknown})"
+        elif not set_known:
             weak = True
             msg += f" (judged against {basis}, so only a warning)"
         elif ctx.spec.image:

@@ -44,6 +44,7 @@ _MODULES = (
     "runtime_install",
     "upgrade_notice",
     "entrypoint_shape",
+    "argv_shape",
     "guide_drift",
     "dynamo_worker",
     "unused_ignore",

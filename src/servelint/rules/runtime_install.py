@@ -69,6 +69,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     known = well_known_packages()
     by_command: dict[tuple, list] = {}
     for inst in spec.installs:
+        if inst.from_context:
+            continue  # a guide's install step for the reader, not a line of this launcher
         line = inst.span.line if inst.span else 0
         by_command.setdefault((inst.command, line), []).append(inst)
     for insts in by_command.values():

@@ -3,9 +3,10 @@
 A recipe states ``min_vllm_version``; its image pins a release; its flags, values and
 env vars each exist from some release on. servelint reports a floor above the image's
 release, and every flag, value or env var that first appears after the floor (so
-"needs >= 0.27.0" when the floor says 0.26.0). When the releases each launch works on are
-computed (JSON output, ``--works-on``), a floor below the first release a launch works on is
-reported too, with the error the launch gets on the floor's release.
+"needs >= 0.27.0" when the floor says 0.26.0). For every output format, a floor whose
+release the history index proves failing (a flag it lacks, a value it rejects) is reported
+once per launch too, naming the first release the index does not rule out
+(``ranges.floor_below``).
 
 Bad (``--mamba-backend`` first appears in vLLM 0.20.0):
 

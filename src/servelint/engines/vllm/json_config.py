@@ -142,7 +142,10 @@ def _check_object(
             continue
         nested = f.get("config")
         if nested and isinstance(item, dict):
-            _check_object(profile, nested, item, sub, stage, out)
+            if not str(f.get("type") or "").startswith("SkipValidation["):
+                # (pydantic keeps a SkipValidation field's dict as given: the engine's own
+                # code reads it, e.g. SpeculativeConfig.draft_model_config's "hf_config")
+                _check_object(profile, nested, item, sub, stage, out)
             continue
         msg = _value_problem(f.get("value_check"), item)
         if msg is None and spec.get("extra") == "forbid":  # a pydantic config class

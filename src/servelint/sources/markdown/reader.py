@@ -17,18 +17,22 @@ none, and the pipeline says it cannot check the release.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.markdown.doc_context import DocContext, prose_before
 from servelint.sources.markdown.fences import Fence, find_fences
 from servelint.sources.markdown.shell import Pin, interpret, prepare, worth_reading
+from servelint.sources.shell.continuation import continuation_problems
 from servelint.sources.shell.launch import config_flags, config_value, vllm_config_tokens
 
 MAX_BYTES = 4 * 1024 * 1024
 _ELLIPSES = {"...", "…", "[...]", "<...>"}
+_YOURS = re.compile(r"(?i)(?:^|[/_\-=.])your(?:[_\-/.]|$)|^(?:x{3,}|\.\.\.)$")
 # bash-reader problem kinds that are noise in a Markdown snippet (not a script)
 _SNIPPET_NOISE = {"parse-error", "budget", "unresolved", "unsupported"}
 # `vllm serve … --omni` is served by vLLM-Omni (the stock parser hands `--omni` over to the
@@ -70,8 +74,9 @@ class _Mapper:
                     else self._col(end_line, span.end_column))
 
     def token(self, tok: Token) -> Token:
-        # "..." / "…" stand for words the guide leaves out: never judged as values
-        symbolic = tok.symbolic or tok.text in _ELLIPSES
+        # "..." / "…" stand for words the guide leaves out, "your-model" / "/path/to/your/dir"
+        # for words the reader fills in: never judged as values
+        symbolic = tok.symbolic or tok.text in _ELLIPSES or bool(_YOURS.search(tok.text))
         return Token(self._spelling(tok), self.span(tok.span), symbolic)
 
     def _spelling(self, tok: Token) -> str:
@@ -84,7 +89,8 @@ class _Mapper:
         if not 0 <= i < len(self.fence.lines):
             return tok.text
         written = self.fence.lines[i][span.column - 1:span.end_column - 1]
-        return written if "<" in written and len(written) == len(tok.text) else tok.text
+        return written if any(c in written for c in "<{[") and len(written) == len(tok.text) \
+            else tok.text
 
     def spec(self, spec: LaunchSpec) -> None:
         spec.path = self.path
@@ -96,9 +102,30 @@ class _Mapper:
         spec.installs = [_moved_install(i, self.span(i.span)) for i in spec.installs]
 
 
+_WORD = re.compile(r"^[A-Za-z][A-Za-z.]*$")
+_PROSE = re.compile(r"(?i)^(?:other|more|additional|extra|any|further|your)\b.*"
+                    r"\b(?:args|arguments|flags|options|parameters|params)$")
+
+
+def _prose_placeholders(argv: list[Token]) -> list[Token]:
+    """``… --dtype=bfloat16 other vLLM OpenAI server arguments``: a run of plain words the
+    guide writes for "add your own flags here" is a placeholder, not positionals."""
+    out = list(argv)
+    i = 0
+    while i < len(out):
+        j = i
+        while j < len(out) and not out[j].symbolic and _WORD.match(out[j].text):
+            j += 1
+        if j - i >= 2 and _PROSE.match(" ".join(t.text for t in out[i:j])):
+            out[i:j] = [Token(t.text, t.span, True) for t in out[i:j]]
+        i = j + 1
+    return out
+
+
 def _moved_install(inst: PackageInstall, span: Span | None) -> PackageInstall:
     return PackageInstall(inst.requirement, inst.name, inst.specifier, inst.kind, span,
-                          inst.hashed, inst.symbolic, inst.installer, inst.command)
+                          inst.hashed, inst.symbolic, inst.installer, inst.command,
+                          inst.from_context)
 
 
 def _expand_config_file(spec: LaunchSpec, md_path: str) -> None:
@@ -138,13 +165,15 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
                   base_column: int = 1, floor: str | None = None,
                   floor_span: Span | None = None, fixed_span: Span | None = None,
                   label: str = "guide block",
-                  default_image: tuple[str, Span | None] | None = None) -> MarkdownResult:
+                  default_image: tuple[str, Span | None] | None = None,
+                  context: DocContext | None = None) -> MarkdownResult:
     """Launches in the fenced shell blocks of a Markdown text (never raises for bad input).
 
     ``base_line``/``base_column``: where line 1, column 1 of ``text`` is in ``path`` (a
     guide string inside a recipe); ``fixed_span``: put every span there instead (text
     whose lines cannot be mapped back one to one); ``default_image``: the image the
-    document's commands run in when it pins none (a recipe's ``docker_image``).
+    document's commands run in when it pins none (a recipe's ``docker_image``);
+    ``context``: what the document installs before its text (a recipe's ``dependencies:``).
     """
     result = MarkdownResult()
     if text is None:
@@ -164,13 +193,27 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
     pins: list[Pin] = []
     fences = find_fences(text)
     result.blocks = len(fences)
+    doc = context if context is not None else DocContext()
+    text_lines = text.splitlines()
+    previous_end = 0
     for fence in fences:
+        prose, previous_end = prose_before(text_lines, fence, previous_end), \
+            fence.line + len(fence.lines)
+        if not fence.is_shell:
+            doc.add_code(fence)
+            doc.add_fenced_file(fence, prose, _Mapper(path, fence, base_line, base_column,
+                                                      fixed_span))
         if not worth_reading(fence):
             continue
         result.shell_blocks += 1
         mapper = _Mapper(path, fence, base_line, base_column, fixed_span)
+        doc.add_checkout(fence)
         try:
-            interp = interpret(path, fence, prepare(fence))
+            prepared = prepare(fence)
+            result.problems.extend(continuation_problems(
+                path, prepared, lambda i, col, f=fence, m=mapper: m.span(
+                    Span(path, f.line + i, col, f.line + i, col + 1))))
+            interp = interpret(path, fence, prepared)
         except Exception as exc:  # a reader must never take the run down
             at = mapper.span(Span(path, fence.line, 1))
             result.problems.append(ReadProblem(path, at, f"internal reader error in code block "
@@ -193,11 +236,13 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
             spec.rendering = f"{label} {fence.index}" + (f"; {spec.rendering}"
                                                          if spec.rendering else "")
             spec.context["block"] = str(fence.index)
+            doc.apply(spec)  # what earlier blocks installed, exported and wrote
             _expand_config_file(spec, path)
             # a <placeholder> (read as $_NAME) is never a value, even inside single quotes
-            spec.argv = [Token(t.text, t.span, True) if "$_" in t.text else t
-                         for t in spec.argv]
+            spec.argv = _prose_placeholders([Token(t.text, t.span, True) if "$_" in t.text
+                                             else t for t in spec.argv])
             result.launches.append(spec)
+        doc.add_block(interp, mapper, len(interp.launches))
     result.commands_found = len(result.launches)
     for spec in result.launches:
         _assign_release(spec, pins, floor, floor_span, default_image)
@@ -212,6 +257,9 @@ def _assign_release(spec: LaunchSpec, pins: list[Pin], floor: str | None,
     if spec.image or spec.release:
         return
     pin = _nearest([p for p in pins if spec.engine == "vllm"], spec.anchor)
+    if pin is not None and (pin.line, pin.column) > (spec.anchor.line, spec.anchor.column) \
+            and any(i.name == spec.engine for i in spec.installs):
+        pin = None  # the document installs the engine before: a later pin is another setup
     if pin is not None and pin.image:
         spec.image, spec.image_span = pin.image, pin.span
         spec.context["release_from"] = f"image {pin.image} at line {pin.line}"

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from servelint.engines.images import resolve_image
-from servelint.model import LaunchSpec, Span, Token
+from servelint.model import LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.common.pip import parse_pip_command
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.docker_run.parse import container_command, parse_docker_run, run_start
@@ -25,12 +25,19 @@ from servelint.sources.shell.interpreter import Interpreter, parse_source
 from servelint.sources.shell.launch import strip_wrappers
 from servelint.sources.shell.values import Field, Piece
 
-_PLACEHOLDER = re.compile(r"(?<![<\w$])<([A-Za-z][A-Za-z0-9_.:/\-]*)>(?![>\w])")
+# placeholders a guide writes for words the reader fills in, each read as a symbolic
+# ``$_WORDS`` of the same length: ``<model>``, ``<logits processor 1>``, ``{your model dir}``,
+# ``{tp}``, ``[safetensors|gguf]`` (not ``${VAR}``, brace expansions ``{a,b}`` or JSON)
+_PLACEHOLDER = re.compile(
+    r"(?<![<\w$])<([A-Za-z][A-Za-z0-9_.:/\- ]*?[A-Za-z0-9_.])>(?![>\w])"
+    r"|(?<![$\w{])\{([A-Za-z][A-Za-z0-9_ ./\-]*)\}(?![}\w])"
+    r"|(?<![\w\[])\[([A-Za-z0-9_.\-]+(?:\|[A-Za-z0-9_.\-]+)+)\](?![\w\]])"
+)
 _PROMPT = re.compile(r"^(\s*)\$ ")
 _ROOT_PROMPT = re.compile(r"^(\s*)# ")
 _PS2 = re.compile(r"^(\s*)> ")
-# a block worth interpreting mentions one of these
-_KEYWORDS = ("vllm", "sglang", "docker", "podman", "pip ", "api_server")
+# a block worth interpreting mentions one of these (exports and heredocs: for later blocks)
+_KEYWORDS = ("vllm", "sglang", "docker", "podman", "pip ", "api_server", "export ", "<<")
 
 
 @dataclass
@@ -45,7 +52,8 @@ class Pin:
 
 
 def _placeholder(m: re.Match[str]) -> str:
-    return "$_" + re.sub(r"[^A-Za-z0-9_]", "_", m.group(1))
+    inner = next(g for g in m.groups() if g is not None)
+    return "$_" + re.sub(r"[^A-Za-z0-9_]", "_", inner)
 
 
 def prepare(fence: Fence) -> list[str]:
@@ -57,17 +65,17 @@ def prepare(fence: Fence) -> list[str]:
         if fence.is_console:
             m = _PROMPT.match(text) or _ROOT_PROMPT.match(text)
             if m:
-                text = m.group(1) + "  " + text[m.end():]
+                text = m.group(1) + "  " + text[m.end() :]
             elif continued:
                 p = _PS2.match(text)
                 if p:
-                    text = p.group(1) + "  " + text[p.end():]
+                    text = p.group(1) + "  " + text[p.end() :]
             else:
                 text = ""  # command output
         else:
             m = _PROMPT.match(text)
             if m:
-                text = m.group(1) + "  " + text[m.end():]
+                text = m.group(1) + "  " + text[m.end() :]
         continued = text.rstrip().endswith("\\") and bool(text.strip())
         out.append(_PLACEHOLDER.sub(_placeholder, text))
     return out
@@ -91,6 +99,7 @@ class BlockInterpreter(Interpreter):
         super().__init__(path, root, None, max_states=8, max_steps=100_000, time_limit=3.0)
         self.pins: list[Pin] = []
         self.docker_runs = 0
+        self.installs_seen: list[PackageInstall] = []  # every pip/uv install line, in order
 
     def on_command(self, fields, prefix, src, st, node) -> None:  # noqa: ANN001
         tokens = [f.token() for f in fields]
@@ -98,10 +107,15 @@ class BlockInterpreter(Interpreter):
         offset = len(tokens) - len(rest)
         pip = parse_pip_command(rest)
         if pip is not None:
+            self.installs_seen.extend(pip.installs)
             for inst in pip.installs:
-                if inst.name == "vllm" and not inst.symbolic and \
-                        inst.specifier.startswith("==") and "," not in inst.specifier and \
-                        "*" not in inst.specifier:
+                if (
+                    inst.name == "vllm"
+                    and not inst.symbolic
+                    and inst.specifier.startswith("==")
+                    and "," not in inst.specifier
+                    and "*" not in inst.specifier
+                ):
                     self._pin(inst.span, None, inst.specifier[2:])
         if len(rest) >= 3 and rest[0].text in ("docker", "podman") and rest[1].text == "pull":
             self._image_pin(rest[2])
@@ -128,8 +142,14 @@ class BlockInterpreter(Interpreter):
         if cmd is None or not cmd.words:
             return
         if cmd.shape_error:
-            self.problems.append(ReadProblem(self.main_path, cmd.shape_span or run.anchor.span,
-                                             cmd.shape_error, "entrypoint-shape"))
+            self.problems.append(
+                ReadProblem(
+                    self.main_path,
+                    cmd.shape_span or run.anchor.span,
+                    cmd.shape_error,
+                    "entrypoint-shape",
+                )
+            )
         first = len(self.launches)
         super().on_command([_field(t) for t in cmd.words], [], src, st, node)
         for spec in self.launches[first:]:

@@ -1,8 +1,10 @@
-"""One recipe file: its renderings as launch specs, then its ``guide:`` Markdown launches."""
+"""One recipe file: its renderings as launch specs, then its ``guide:`` Markdown launches,
+each with the installs of the recipe's ``dependencies:`` block."""
 
 from __future__ import annotations
 
 from servelint.sources.base import ReadResult
+from servelint.sources.recipe.dependencies import apply_dependencies, spaced_argv_items
 from servelint.sources.recipe.guide import read_recipe_guide
 from servelint.sources.recipe.render import render
 
@@ -11,4 +13,6 @@ def read_recipe(path: str) -> ReadResult:
     result = render(path)
     specs = [r.to_launch_spec() for r in result.renderings]
     guide = read_recipe_guide(path, result.renderings)  # compared with those renderings
-    return ReadResult(specs + guide.launches, list(result.problems) + guide.problems)
+    launches = specs + guide.launches
+    apply_dependencies(path, launches)
+    return ReadResult(launches, list(result.problems) + guide.problems + spaced_argv_items(path))

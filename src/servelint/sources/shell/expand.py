@@ -151,6 +151,13 @@ class Expander:
             if val is None:
                 return [(Piece(src.text(node), True, src.span(node)), None)]
             return [(Piece(str(val), False, src.span(node)), None)]
+        if t == "command_substitution" and _looks_arithmetic(src.text(node)):
+            # ``${X:-$(( N * 2 ))}``: tree-sitter-bash reads the arithmetic inside a
+            # parameter expansion as a subshell; it is computed (or symbolic), never empty
+            val = self._arith_text(src.text(node), st)
+            if val is None:
+                return [(Piece(src.text(node), True, src.span(node)), None)]
+            return [(Piece(str(val), False, src.span(node)), None)]
         if t == "command_substitution":
             pieces = self.cmdsub(node, src, st)
             if pieces is None:
@@ -317,6 +324,19 @@ class Expander:
         return None
 
     # ------------------------------------------------------------ arithmetic
+    def _arith_text(self, text: str, st: State) -> int | None:
+        """The value of ``$(( expr ))`` written as ``text`` (parsed on its own)."""
+        from servelint.sources.shell.interpreter import parse_source  # (it imports this module)
+
+        sub = parse_source("<arithmetic>", b"_=" + text.encode("utf-8", "replace") + b"\n")
+        found = [sub.tree.root_node]
+        while found and found[-1].type != "arithmetic_expansion":
+            node = found.pop()
+            found.extend(reversed(node.named_children))
+        if not found:
+            return None
+        return self.arith_node(_first_named(found[-1]), sub, st)
+
     def arith_node(self, node, src: Source, st: State, depth: int = 0) -> int | None:
         if node is None or depth > 64:
             return None
@@ -712,3 +732,7 @@ def _unescape_dquote(text: str) -> str:
 def _inner(span: Span) -> tuple[int, int, int | None, int | None]:
     end_col = span.end_column - 1 if span.end_column else None
     return span.line, span.column + 1, span.end_line, end_col
+
+
+def _looks_arithmetic(text: str) -> bool:
+    return text.startswith("$((") and text.endswith("))")

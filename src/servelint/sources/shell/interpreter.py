@@ -118,6 +118,7 @@ class Interpreter(Expander):
         self.in_cond = 0  # > 0 while evaluating a condition (helper statuses matter then)
         self.first_read: dict[str, int] = {}  # variable -> step it was first read at
         self.last_launch_step = -1
+        self.end_states: list[State] = []  # the flows at the end of the script
         self._last_table: tuple[dict, int] | None = None
 
     # ------------------------------------------------------------------ basics
@@ -164,7 +165,8 @@ class Interpreter(Expander):
     def run(self, src: Source) -> None:
         self.script_assigned = frozenset(_assigned_names(src.tree.root_node, src))
         try:
-            self.exec_block(src.tree.root_node.named_children, src, [self.initial_state()])
+            self.end_states = self.exec_block(src.tree.root_node.named_children, src,
+                                              [self.initial_state()])
         except Budget:
             self.problem(None, f"analysis stopped after {self.steps} steps (time/size bound); "
                          "launches found so far are reported", "budget")

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 from servelint.model import LaunchSpec, Span
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.shell.continuation import continuation_problems
 from servelint.sources.shell.interpreter import (
     MAX_FILE_BYTES,
     Interpreter,
@@ -93,6 +94,9 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
             src = parse_source(path, data)
         _syntax_problems(src, result)
         _encoding_problem(src, result)
+        result.problems.extend(continuation_problems(
+            src.path, src.data.decode("utf-8", "replace").split("\n"),
+            lambda i, col: Span(src.path, i + 1, col, i + 1, col + 1)))
         interp = Interpreter(os.path.abspath(path) if text is None else path,
                              root or find_root(path), env, max_states=max_states,
                              max_steps=max_steps, time_limit=time_limit)

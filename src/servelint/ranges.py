@@ -1,0 +1,352 @@
+"""Release ranges: the releases a launch can meet, how that is known, and the verdict over them.
+
+A launch that pins a release (image tag, ``pip install vllm==X``, a versioned wheel index,
+``--engine``) meets that one release. One that pins nothing meets a range:
+
+* ``floor``: a recipe (or its guide) claims ``min_vllm_version``; its pip tab and ``:latest``
+  image install the newest release today: the floor up to the newest profile;
+* ``latest``: ``pip install [-U] vllm``, ``uv pip install vllm``, an official ``:latest``
+  image: today's newest release (every profiled release may have been the one it got);
+* ``any``: the document installs nothing and names no image: any profiled release;
+* ``after-newest``: a nightly image or wheel index, or vLLM built from source: newer than
+  every profile. The profiles record no release dates (the builder does not keep the wheel's
+  file timestamps), so a date in a nightly tag cannot place it between two releases: it is
+  judged as the newest release, and never above warning.
+
+``judge`` turns the errors found on the release a launch is judged against into the range's
+verdict, with ``works_on`` (the first and last release it passes on): an error when the launch
+fails on every release of the range (or it is pinned), a warning when it fails on the release
+an unpinned install gets today, each message naming the releases.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from servelint import profiles
+from servelint.model import Finding, LaunchSpec, PackageInstall, Severity
+from servelint.resolve import (
+    Resolution,
+    Target,
+    image_ref,
+    is_engines_own_image,
+    official_repositories,
+    release_version,
+)
+
+# a release in a wheel index URL: ``…/rocm/0.14.1/rocm700``, ``…/0.20.0/cu129``
+_INDEX_RELEASE = re.compile(r"/v?(\d+\.\d+\.\d+(?:\.post\d+)?)(?:/|$)")
+_INDEX_OPTIONS = (
+    "--extra-index-url",
+    "--index-url",
+    "-i",
+    "--index",
+    "--default-index",
+    "-f",
+    "--find-links",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseRange:
+    engine: str
+    kind: str  # pinned | floor | latest | any | after-newest
+    releases: tuple[str, ...]  # profiled releases of the range, oldest first
+    source: str  # what says so: "`uv pip install -U vllm` (line 12)", "min_vllm_version 0.10.0"
+
+    @property
+    def today(self) -> str | None:
+        """The release an unpinned install gets today (the newest profile of the range)."""
+        return self.releases[-1] if self.releases else None
+
+    def describe(self) -> str:
+        lo, hi = (self.releases[0], self.releases[-1]) if self.releases else ("", "")
+        if self.kind == "after-newest":
+            return (
+                f"{self.source} is newer than every {self.engine} release servelint knows "
+                f"(judged as {hi}; the profiles record no release dates to place it)"
+            )
+        span = f"{self.engine} {lo}–{hi}" if lo != hi else f"{self.engine} {hi}"
+        if self.kind == "floor":
+            return f"no release pinned: judged across {span} ({self.source} up to the newest)"
+        if self.kind == "latest":
+            return (
+                f"no release pinned: {self.source} installs the newest release today "
+                f"({hi}); judged across {span}"
+            )
+        return f"no image or release pinned: judged across {span} ({self.source})"
+
+
+# ------------------------------------------------------------------ installs of the engine
+
+
+def engine_installs(spec: LaunchSpec) -> list[PackageInstall]:
+    """The launch's installs of its own engine (``pip install vllm``, ``-e .`` in a checkout)."""
+    return [i for i in spec.installs if i.name and i.name.lower() == spec.engine]
+
+
+def _index_release(command: str) -> str | None:
+    words = command.split()
+    for i, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if name in _INDEX_OPTIONS:
+            url = value if eq else (words[i + 1] if i + 1 < len(words) else "")
+            m = _INDEX_RELEASE.search(url)
+            if m:
+                return m.group(1)
+    return None
+
+
+def _is_nightly(command: str) -> bool:
+    return "/nightly" in command or " --pre" in f" {command}"
+
+
+def pin_from_installs(spec: LaunchSpec) -> None:
+    """``pip install vllm==X`` or a versioned wheel index URL before the launch pins it."""
+    if spec.release is not None or spec.image is not None:
+        return
+    own = engine_installs(spec)
+    if len({(i.requirement, _index_release(i.command)) for i in own}) > 1:
+        return  # installs for different platforms (CUDA, ROCm): alternatives, not one pin
+    for inst in own:
+        if inst.symbolic:
+            continue
+        if (
+            inst.specifier.startswith("==")
+            and "," not in inst.specifier
+            and "*" not in inst.specifier
+        ):
+            spec.release = inst.specifier[2:].strip().split("+", 1)[0]
+        elif not inst.specifier:
+            spec.release = _index_release(inst.command)
+        if spec.release:
+            spec.release_span = inst.span
+            spec.context.setdefault("release_from", f"`{inst.command}`")
+            return
+
+
+# ------------------------------------------------------------------ the range
+
+
+def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | None, Resolution]:
+    """The range ``spec`` can meet, and the resolution to judge it with (a copy with the
+    range's newest release as the judged target when the resolution had none).
+
+    ``None`` for a pinned launch, an image that is not the engine's own (what it contains is
+    unknown) or an engine without profiles: the resolution is then used as it is."""
+    have = profiles.available(spec.engine)
+    primary = [t for t in res.targets if t.role == "primary"]
+    if not have or any(not t.floating for t in primary):
+        return None, res
+    if spec.context.get("release_from", "").startswith("min_vllm_version"):
+        rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
+    elif spec.image:
+        if not is_engines_own_image(spec.engine, spec.image):
+            return None, res
+        rng = _image_range(spec, have)
+    else:
+        rng = _install_range(spec, have)
+    if rng is None:
+        return None, res
+    key = (id(res), rng)
+    hit = _JUDGED.get(key)
+    if hit is None or hit[0] is not res:  # (ids of dropped resolutions are reused)
+        hit = _JUDGED[key] = (res, _judged_on(spec, res, rng))
+    return rng, hit[1]
+
+
+_JUDGED: dict[tuple, tuple[Resolution, Resolution]] = {}
+
+
+@functools.lru_cache(maxsize=1024)
+def releases_from(engine: str, floor: str) -> tuple[str, ...]:
+    """The profiled releases at or above ``floor``, oldest first."""
+    at = release_version(floor)
+    return tuple(
+        r for r in profiles.available(engine) if at is not None and release_version(r) >= at
+    )
+
+
+def _floor_range(spec: LaunchSpec, have: tuple[str, ...], source: str) -> ReleaseRange | None:
+    floor = release_version(spec.floor)
+    if floor is None:
+        return None
+    releases = releases_from(spec.engine, str(floor))
+    if not releases:
+        return ReleaseRange(spec.engine, "after-newest", (have[-1],), source)
+    return ReleaseRange(spec.engine, "floor", releases, source)
+
+
+def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None:
+    ref = image_ref(spec.image or "")
+    if ref.repository not in official_repositories(spec.engine):
+        return None
+    if ref.release:
+        return None  # a release the profiles lack: the resolution says so
+    if ref.tag.lower() in {"latest", ""} and not ref.custom:
+        if spec.floor and spec.origin == "recipe":
+            return _floor_range(spec, have, f"min_vllm_version {spec.floor}")
+        return ReleaseRange(spec.engine, "latest", have, f"image {spec.image}")
+    return ReleaseRange(spec.engine, "after-newest", (have[-1],), f"image {spec.image}")
+
+
+def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
+    installs = engine_installs(spec)
+    for inst in installs:
+        where = f" at line {inst.span.line}" if inst.span else ""
+        shown = f"`{inst.command or inst.requirement}`{where}"
+        if inst.kind in ("path", "editable", "vcs") or _is_nightly(inst.command):
+            return ReleaseRange(spec.engine, "after-newest", (have[-1],), shown)
+        if not inst.specifier and not inst.symbolic:
+            return ReleaseRange(spec.engine, "latest", have, shown)
+        floor = _lower_bound(inst.specifier)
+        if floor is not None:
+            releases = releases_from(spec.engine, str(floor))
+            return ReleaseRange(spec.engine, "latest", releases or (have[-1],), shown)
+    if spec.floor:
+        rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
+        if rng is not None:
+            return rng
+    return ReleaseRange(spec.engine, "any", have, "the document installs no release of it")
+
+
+def _lower_bound(specifier: str):  # noqa: ANN202
+    m = re.match(r"\s*>=?\s*([0-9][0-9.]*)\s*$", specifier or "")
+    return release_version(m.group(1)) if m else None
+
+
+def _judged_on(spec: LaunchSpec, res: Resolution, rng: ReleaseRange) -> Resolution:
+    """A copy of ``res`` judged on the range's newest release, with the range as its note."""
+    today = rng.today
+    prof = profiles.load(spec.engine, today) if today else None
+    if prof is None:
+        return res
+    primary = Target(prof, "primary", rng.describe(), floating=True)
+    others = [t for t in res.targets if t.role != "primary"]
+    notes = [
+        n
+        for n in res.notes
+        if not n.startswith(("no image or release pinned", "the command pins no image", "image "))
+    ]
+    return replace(res, targets=[primary, *others], notes=[rng.describe(), *notes], capped=True)
+
+
+# ------------------------------------------------------------------ the verdict
+
+
+def fails_everywhere(rng: ReleaseRange, works: dict[str, Any] | None) -> bool:
+    """Whether the launch passes on no release of the range (``works``: its first and last
+    passing release over every profile: releases outside them certainly fail)."""
+    if works is None or not rng.releases:
+        return False
+    first, last = works.get("first"), works.get("last")
+    if first is None or last is None:
+        return True
+    lo, hi = release_version(rng.releases[0]), release_version(rng.releases[-1])
+    return release_version(first) > hi or release_version(last) < lo
+
+
+def _after(engine: str, release: str) -> str | None:
+    have = profiles.available(engine)
+    at = have.index(release) if release in have else -1
+    return have[at + 1] if 0 <= at < len(have) - 1 else None
+
+
+def verdict(rng: ReleaseRange, works: dict[str, Any] | None) -> tuple[Severity, str]:
+    """Severity and the words naming the releases, for an error found on ``rng.today``."""
+    lo, hi, engine = rng.releases[0], rng.releases[-1], rng.engine
+    if rng.kind == "after-newest":
+        return Severity.WARNING, (
+            f"fails on {engine} {hi}, the newest release servelint knows; "
+            f"{rng.source} is newer and cannot be checked exactly"
+        )
+    if fails_everywhere(rng, works):
+        where = f"every {engine} release {lo}–{hi}" if lo != hi else f"{engine} {hi}"
+        how = {
+            "latest": f", whichever {rng.source} installs",
+            "floor": f", from {rng.source} to the newest",
+        }.get(rng.kind, " (none is pinned)")
+        return Severity.ERROR, f"fails on {where}{how}"
+    last = (works or {}).get("last")
+    start = _after(engine, last) if last else None
+    if start and release_version(start) <= release_version(hi):
+        since = f"{start} and later" if start != hi else start
+    else:
+        since = hi
+    who = rng.source if rng.kind == "latest" else "an unpinned install"
+    return Severity.WARNING, f"fails on {engine} {since}, which {who} installs today ({hi})"
+
+
+def judge(findings: list[Finding], rng: ReleaseRange, works: dict[str, Any] | None) -> None:
+    """Give the errors found on the range's newest release the range's severity and words."""
+    today = rng.today
+    if today is None:
+        return
+    severity, words = verdict(rng, works)
+    for f in findings:
+        if f.severity == Severity.ERROR and f.release == today:
+            f.severity = min(f.severity, severity)
+            f.message += f" ({words})"
+
+
+# ------------------------------------------------------------------ when to compute more
+
+
+def has_error_on(findings: list[Finding], release: str | None) -> bool:
+    return any(f.severity == Severity.ERROR and f.release == release for f in findings)
+
+
+def range_works(spec: LaunchSpec, rng: ReleaseRange, passes) -> dict[str, Any]:  # noqa: ANN001
+    """``{"first", "last"}`` as ``works_on`` gives them, as far as ``verdict`` needs them, for
+    a launch that fails on the range's newest release: the scan goes down from there and
+    stops at the first release it passes on (``None`` both: it passes on none of the range).
+    Releases the history index proves failing are not checked."""
+    from servelint import works_on as works_on_mod
+
+    for release in reversed(rng.releases[:-1]):
+        if not works_on_mod.certainly_fails(spec, release) and passes(spec, release):
+            return {"first": release, "last": release}
+    return {"first": None, "last": None}
+
+
+def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
+    """A ``version-coherence`` warning when the history index proves the launch fails on the
+    release at its floor (a literal flag that release lacks, a value it rejects), naming the
+    first release the index does not rule out. No full check runs: failures only a full check
+    finds there (a package, a backend) are not looked for."""
+    from servelint import works_on as works_on_mod
+    from servelint.rules import version_coherence as rule
+
+    floor, have = release_version(spec.floor), profiles.available(spec.engine)
+    if floor is None or not have or floor < release_version(have[0]):
+        return None  # (below the oldest profile: what the floor's release does is unknown)
+    above = releases_from(spec.engine, str(floor))
+    if not above or any(t.profile.version == above[0] for t in res.targets if t.role == "primary"):
+        return None  # judged at the floor: its own findings say it
+    why = works_on_mod.certain_failure(spec, above[0])
+    if why is None:
+        return None
+    first = next((r for r in above[1:] if works_on_mod.certain_failure(spec, r) is None), None)
+    what = "min_vllm_version" if spec.origin == "recipe" else "the floor"
+    later = (
+        f"the first release this launch can work on ({spec.engine} {first})"
+        if first
+        else f"every {spec.engine} release up to {have[-1]}"
+    )
+    # the message names the releases only, so renderings with the same range merge
+    return Finding(
+        rule=rule.NAME,
+        code=rule.CODE,
+        severity=rule.SEVERITY,
+        span=spec.floor_span or spec.anchor,
+        engine=spec.engine,
+        release=above[0],
+        message=f"{what} {spec.floor} is below {later}: it fails on {above[0]}",
+        fix=(f"raise the floor to {first} " if first else "fix the launch ")
+        + f"(on {above[0]}: {why[1]})",
+        renderings=[spec.rendering] if spec.rendering else [],
+        related=[why[0]] if why[0] is not None else [],
+    )

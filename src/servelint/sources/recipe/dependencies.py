@@ -1,0 +1,111 @@
+"""A recipe's ``dependencies:`` block: install steps the site shows above every command.
+
+Each step's ``command`` is a shell line (``uv pip install "fastokens>=0.2.0"``); its pip/uv
+installs are part of every launch of the recipe (its renderings and its ``guide:``), so they
+satisfy package gates — incident 1's fix 2. A step with ``brand`` applies only to launches on
+that brand's hardware (and to launches whose hardware is unknown: a miss is better than a
+false error). Spans point at the step's ``command`` scalar.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from servelint import hardware
+from servelint.model import LaunchSpec, PackageInstall, Token
+from servelint.sources.common.pip import installs_from_tokens
+from servelint.sources.common.problems import ReadProblem
+from servelint.sources.common.yamlpos import Map, Scalar, Seq, load_yaml
+
+_SEPARATORS = re.compile(r"\s*(?:&&|\|\||;)\s*")
+_BRAND_VENDOR = {"nvidia": "nvidia", "amd": "amd", "intel": "intel", "huawei": "huawei"}
+
+
+def dependency_installs(path: str) -> list[tuple[PackageInstall, frozenset[str]]]:
+    """(install, vendors it is for; empty = every vendor) of each ``dependencies:`` step."""
+    root = load_yaml(path).root
+    steps = root.get("dependencies") if isinstance(root, Map) else None
+    if not isinstance(steps, Seq):
+        return []
+    out: list[tuple[PackageInstall, frozenset[str]]] = []
+    for step in steps:
+        if not isinstance(step, Map):
+            continue
+        command = step.get("command")
+        if not isinstance(command, Scalar) or not isinstance(command.value, str):
+            continue
+        vendors = _vendors(step.get("brand"))
+        for part in _SEPARATORS.split(command.value):
+            try:
+                words = shlex.split(part, comments=True)
+            except ValueError:
+                continue
+            tokens = [Token(w, command.span, "$" in w) for w in words]
+            for inst in installs_from_tokens(tokens):
+                inst.from_context = True
+                out.append((inst, vendors))
+    return out
+
+
+def _vendors(node: object) -> frozenset[str]:
+    items = node.items if isinstance(node, Seq) else [node] if node is not None else []
+    return frozenset(
+        _BRAND_VENDOR.get(str(i.value).lower(), str(i.value).lower())
+        for i in items
+        if isinstance(i, Scalar) and i.value
+    )
+
+
+def apply_dependencies(path: str, specs: list[LaunchSpec]) -> None:
+    """Add the recipe's dependency installs to each of its launches (before its own)."""
+    deps = dependency_installs(path)
+    if not deps:
+        return
+    for spec in specs:
+        if spec.context.get("docker"):
+            continue  # a `docker run` in the guide: the host's installs do not reach it
+        gpu = hardware.lookup(spec.gpu) if spec.gpu else None
+        mine = [
+            inst for inst, vendors in deps if not vendors or gpu is None or gpu.vendor in vendors
+        ]
+        spec.installs = mine + spec.installs
+
+
+_ARGV_KEYS = frozenset({"args", "base_args", "extra_args", "head_args", "worker_args"})
+
+
+def spaced_argv_items(path: str) -> list[ReadProblem]:
+    """``argv-shape`` problems for argv-list items that hold a space (``"--max-model-len
+    auto"``): the site prints them unquoted, so a shell splits them, but as container args or
+    a JSON argv they are one word argparse rejects."""
+    out: list[ReadProblem] = []
+    stack: list[object] = [load_yaml(path).root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Map):
+            for key, value in node.entries:
+                if isinstance(value, Seq) and str(key.value) in _ARGV_KEYS:
+                    out.extend(_spaced(path, value))
+                stack.append(value)
+        elif isinstance(node, Seq):
+            stack.extend(node.items)
+    return sorted(out, key=lambda p: (p.span.line, p.span.column) if p.span else (0, 0))
+
+
+def _spaced(path: str, seq: Seq) -> list[ReadProblem]:
+    out = []
+    for item in seq:
+        text = item.value if isinstance(item, Scalar) else None
+        if isinstance(text, str) and text.startswith("-") and " " in text.strip():
+            out.append(
+                ReadProblem(
+                    path,
+                    item.span,
+                    f"argv item {text!r} holds a space: a shell "
+                    f"splits it into {len(text.split())} words, but as container "
+                    "args or a JSON argv it is one word the engine rejects",
+                    "argv-shape",
+                )
+            )
+    return out
