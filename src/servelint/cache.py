@@ -1,26 +1,40 @@
-"""A results cache keyed by file content: unchanged files are not checked twice.
+"""The results cache: an unchanged unit is not checked twice; a changed input is never served.
 
-Key = servelint version + the committed profiles + the reader + the options + the bytes of
-the file; the result carries the digests of every other file its reader read (a recipe's
-taxonomy and strategies, a launcher's sourced helpers at any depth, the configs and
-launchers of an InferenceX checkout), checked on load (``unchanged``).
-Stored with pickle under ``$SERVELINT_CACHE_DIR`` (default ``~/.cache/servelint``);
-only servelint's own files are ever unpickled from there.
+An entry lives at ``$SERVELINT_CACHE_DIR/<k[:2]>/<k>.json`` (default ``~/.cache/servelint``);
+``k`` (``key_for``) hashes the cache format, servelint's version, the bytes of every file of the
+installed package (code, bundled profiles and data) and of every engine's profile folder, the
+reader, the unit's absolute path and bytes, the options that change a result (``--image``,
+``--engine``, ``--gpu``, ``--target-version``, works-on mode) and the config's effective
+settings (image mappings included). The result carries ``stamps``: the digest of every file
+its reader read (``sources.common.deps``: sourced helpers at any depth, bound launchers, the
+master config, a recipe's taxonomy and strategies), ``-`` for a path it looked for and did not
+find, a listing digest for a folder; ``unchanged`` checks them before a hit is used.
+
+Entries are JSON through ``servelint.codec`` (nothing is executed or imported on load),
+opened without following symlinks or blocking on FIFOs and devices, checked to be regular
+files of bounded size, and written atomically. Anything else (a planted pickle, garbage, a
+FIFO, another unit's entry, a forged field) is a miss.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import os
-import pickle
+import secrets
+import stat
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 from servelint import __version__, profiles
+from servelint.walk import Skipped, walk
 
-CACHE_FORMAT = "2"
+CACHE_FORMAT = "3"
 MAX_DEP_BYTES = 64 * 1024 * 1024
+MAX_ENTRY_BYTES = 256 * 1024 * 1024
+_PACKAGE = Path(__file__).resolve().parent
 
 
 def cache_dir() -> Path:
@@ -31,41 +45,71 @@ def cache_dir() -> Path:
     return Path(xdg) / "servelint" if xdg else Path.home() / ".cache" / "servelint"
 
 
+def _tree_digest(root: Path) -> str:
+    """sha256 over the relative path and bytes of every file under ``root``."""
+    digest = hashlib.sha256()
+    files = sorted(p for p in walk(str(root), {"__pycache__"}) if not isinstance(p, Skipped))
+    for path in files:
+        found = _file_digest(path)
+        digest.update(os.path.relpath(path, root).encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(found[1] if found else b"?")
+    return digest.hexdigest()
+
+
 @cache
 def profiles_fingerprint() -> str:
+    """Every engine's profiles, wherever its ``profile_dir`` is."""
     digest = hashlib.sha256()
     for engine in profiles.engines():
-        for path in sorted(profiles.folder(engine).glob("*.json.gz")):
-            st = path.stat()
-            digest.update(f"{path.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+        digest.update(f"{engine}\0{_tree_digest(profiles.folder(engine))}\0".encode())
     return digest.hexdigest()
 
 
-def _code_fingerprint() -> str:
-    """servelint's own sources: an edited rule invalidates the cache (development)."""
-    digest = hashlib.sha256()
-    root = Path(__file__).parent
-    for path in sorted(root.rglob("*.py")):
-        st = path.stat()
-        digest.update(f"{path.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}".encode())
-    return digest.hexdigest()
+@cache
+def code_fingerprint() -> str:
+    """Every file of the installed package: an edited rule or a rebuilt profile invalidates."""
+    return _tree_digest(_PACKAGE)
 
 
-_CODE = _code_fingerprint()
+def config_fingerprint(config: Any) -> str:
+    """The config's effective settings (not its file's bytes: a comment changes nothing)."""
+    if config is None:
+        return ""
+    if dataclasses.is_dataclass(config):
+        items = [(f.name, getattr(config, f.name)) for f in dataclasses.fields(config)]
+        return repr([(k, str(v) if isinstance(v, Path) else v) for k, v in items])
+    return repr(config)
 
 
 def key_for(path: str, kind: str, options: Any) -> str | None:
-    """The key of one unit's result: servelint's code and profiles, the reader (``kind``),
-    the options, and the unit's own bytes (a directory: its path). The other files the
-    result depends on are checked on load (``unchanged``): a reader knows them only once it
-    has read."""
-    p = Path(path)
+    """The key of one unit's result (see the module doc), or None when it is not cached.
+    The other files the result depends on are checked on load (``unchanged``)."""
+    opts = (
+        options.image,
+        options.engine,
+        options.gpu,
+        options.target_version,
+        options.works_on,
+        getattr(options, "cap_guesses", True),
+        getattr(options, "errors_only", False),
+    )
     digest = hashlib.sha256()
-    opts = (options.image, options.engine, options.gpu, options.target_version, options.works_on)
-    digest.update(repr((CACHE_FORMAT, __version__, _CODE, profiles_fingerprint(), kind,
-                        opts, os.path.abspath(path))).encode())
-    if p.is_file():  # no FIFOs
-        found = _file_digest(str(p))
+    digest.update(
+        repr(
+            (
+                CACHE_FORMAT,
+                __version__,
+                code_fingerprint(),
+                profiles_fingerprint(),
+                kind,
+                os.path.abspath(path),
+                opts,
+                config_fingerprint(options.config),
+            )
+        ).encode("utf-8", "surrogateescape")
+    )
+    if os.path.isfile(path):
+        found = _file_digest(path)
         if found is None or found[0] > MAX_DEP_BYTES:
             return None
         digest.update(found[1])
@@ -101,42 +145,126 @@ def unchanged(stored: list[tuple[str, str]]) -> bool:
     return now is not None and now == [tuple(x) for x in stored]
 
 
-@lru_cache(maxsize=1024)
 def _listing_digest(path: str) -> str | None:
-    """A directory's names, once per run: every recipe of a checkout lists its strategies."""
+    """A directory's names, hashed once while the directory is unchanged (every recipe of a
+    checkout lists its strategies)."""
     try:
-        listing = "\0".join(sorted(os.listdir(path))).encode()
+        st = os.stat(path)
     except OSError:
         return None
-    return "d" + hashlib.sha256(listing).hexdigest()
+    return _listing_of(path, st.st_mtime_ns, st.st_ino)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
+def _listing_of(path: str, *_stat: int) -> str | None:
+    try:
+        listing = "\0".join(sorted(os.listdir(path)))
+    except OSError:
+        return None
+    return "d" + hashlib.sha256(listing.encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def _file_digest(path: str) -> tuple[int, bytes] | None:
-    """(size, sha256) of a file, once per run: recipes share their strategy files."""
+    """(size, sha256) of a regular file, hashed once while its size and times stay the same
+    (recipes share their strategy files)."""
     try:
-        data = Path(path).read_bytes()
+        st = os.stat(path)
     except OSError:
         return None
-    return len(data), hashlib.sha256(data).digest()
+    return _digest_of(path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+@lru_cache(maxsize=8192)
+def _digest_of(path: str, *_stat: int) -> tuple[int, bytes] | None:
+    data = _read_regular(path, MAX_DEP_BYTES)
+    return None if data is None else (len(data), hashlib.sha256(data).digest())
+
+
+def _read_regular(path: str | Path, limit: int, *, follow: bool = True) -> bytes | None:
+    """The bytes of a regular file of at most ``limit`` bytes; None for anything else (a FIFO
+    or device is never waited on, a symlink is not followed unless ``follow``)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > limit:
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _entry_path(key: str) -> Path:
+    return cache_dir() / key[:2] / f"{key}.json"
 
 
 def load(key: str) -> Any | None:
-    path = cache_dir() / key[:2] / key
-    try:
-        with open(path, "rb") as fh:
-            return pickle.load(fh)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError):
+    """The result stored under ``key``, else None (the caller checks ``unchanged``)."""
+    from servelint import codec
+    from servelint.pipeline.unit import FileResult
+
+    if not _is_key(key):
         return None
+    data = _read_regular(_entry_path(key), MAX_ENTRY_BYTES, follow=False)
+    if data is None:
+        return None
+    try:
+        entry = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT or \
+            entry.get("key") != key:
+        return None
+    try:
+        result = codec.decode(entry.get("result"))
+    except (codec.CodecError, RecursionError):
+        return None
+    return result if isinstance(result, FileResult) else None
 
 
 def store(key: str, value: Any) -> None:
-    folder = cache_dir() / key[:2]
+    """Keep ``value`` (a FileResult with its ``stamps``) under ``key``, atomically."""
+    from servelint import codec
+
+    if not _is_key(key):
+        return
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".{key}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, folder / key)
+        if hasattr(value, "all_launches"):  # launches realised: the entry holds no blob
+            value = dataclasses.replace(value, launches=value.all_launches(), blob=None)
+        entry = {"format": CACHE_FORMAT, "key": key, "result": codec.encode(value)}
+        text = json.dumps(entry, ensure_ascii=True, separators=(",", ":"))
+    except (codec.CodecError, TypeError, ValueError, RecursionError):
+        return  # not representable: not cached
+    target = _entry_path(key)
+    tmp = target.parent / f".{key}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with os.fdopen(os.open(tmp, flags, 0o644), "w", encoding="ascii") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
     except OSError:
-        pass  # a cache that cannot be written is no cache
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+
+
+def _is_key(key: str) -> bool:
+    return len(key) == 64 and all(c in "0123456789abcdef" for c in key)

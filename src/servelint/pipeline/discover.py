@@ -10,6 +10,7 @@ from pathlib import Path
 from servelint.pipeline.options import Options
 from servelint.sources.base import Reader
 from servelint.sources.registry import reader_for, reader_for_dir
+from servelint.walk import Skipped, path_kind, walk
 
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
 NON_LAUNCH_SKIPPED = {".yaml", ".yml"}  # named but no reader claims it: skipped, no note
@@ -33,24 +34,27 @@ UNKNOWN_KIND = (
 
 
 def discover(paths: Iterable[str], options: Options) -> Iterator[Job]:
-    """Every unit to check, in the order given (a folder's files sorted, walked depth-first)."""
+    """Every unit to check, in the order given (a folder's files sorted, walked depth-first,
+    without recursion; a folder the walk could not enter is a unit that is that problem)."""
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
-            whole = reader_for_dir(p)
+        found = path_kind(raw)
+        if found == "dir":
+            whole = _reader_for_dir(p)
             if whole is not None:
                 yield Job(str(p), whole)
                 continue
-            for root, dirs, files in os.walk(p, followlinks=False):
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-                for f in sorted(files):
-                    fp = Path(root) / f
-                    if _excluded(fp, options):
-                        continue
-                    reader = reader_for(fp)
-                    if reader is not None:
-                        yield Job(str(fp), reader)
-        elif p.exists() or p.is_symlink():
+            for item in walk(raw, SKIP_DIRS):
+                if isinstance(item, Skipped):
+                    yield Job(item.path, None, item.reason)
+                    continue
+                fp = Path(item)
+                if _excluded(fp, options):
+                    continue
+                reader = reader_for(fp)
+                if reader is not None:
+                    yield Job(item, reader)
+        elif found == "file":
             if _excluded(p, options):  # a file named explicitly (pre-commit) too
                 continue
             reader = reader_for(p)
@@ -62,8 +66,25 @@ def discover(paths: Iterable[str], options: Options) -> Iterator[Job]:
                 if reader is not None
                 else Job(str(p), None, UNKNOWN_KIND, "unsupported")
             )
-        else:
+        elif found == "missing":
             yield Job(str(p), None, "no such file or directory")
+        else:
+            yield Job(str(p), None, _stat_error(raw))
+
+
+def _reader_for_dir(path: Path) -> Reader | None:
+    try:
+        return reader_for_dir(path)
+    except OSError:  # a folder that may not be searched: walked (and reported) instead
+        return None
+
+
+def _stat_error(path: str) -> str:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    return "cannot read"
 
 
 def _excluded(path: Path, options: Options) -> bool:
