@@ -371,8 +371,8 @@ def test_unreadable_file_is_a_problem(tmp_path):
 
 
 def test_huge_input_is_bounded():
-    res = read("x=1\n" * 600_000)
-    assert res.problems and res.problems[0].kind == "budget"
+    res = read("x=1\n" * 600_000)  # over the size limit: not read at all, an error
+    assert res.problems and res.problems[0].kind == "read-error"
 
 
 def test_step_budget_reports_and_returns_what_was_found():

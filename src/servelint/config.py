@@ -126,11 +126,11 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
         start = start.resolve()
     except (OSError, RuntimeError):  # a symlink loop: its findings come from the check
         start = start.absolute()
-    directory = start if start.is_dir() else start.parent
+    directory = start if _exists_as(start.is_dir) else start.parent
     for folder in (directory, *directory.parents):
         for name in CONFIG_NAMES:
             candidate = folder / name
-            if not candidate.is_file():
+            if not _exists_as(candidate.is_file):  # a folder that may not be searched: none
                 continue
             data = _read_toml(candidate)
             if name == "pyproject.toml":
@@ -142,6 +142,13 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
                 return candidate, table
             return candidate, data
     return None
+
+
+def _exists_as(test) -> bool:  # noqa: ANN001
+    try:
+        return bool(test())
+    except OSError:
+        return False
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -8,12 +8,15 @@ from pathlib import Path
 from typing import TextIO
 
 from servelint.model import Finding, Severity
+from servelint.textsafe import printable
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
 def escape_data(text: str) -> str:
-    """Escape a command's message (workflow-commands spec)."""
+    """Escape a command's message (workflow-commands spec); other control characters (ESC)
+    become visible escapes, so nothing in a value acts on the log or starts a line."""
+    text = printable(text, keep="\r\n")
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from servelint import __version__
 from servelint.docs_links import rule_doc_url
 from servelint.model import Finding, Severity, Span
+from servelint.textsafe import valid_unicode
 
 JSON_VERSION = 1
 RESERVED_KEYS = {"version", "tool", "findings", "summary"}
@@ -79,8 +80,8 @@ def write_document(document: Mapping[str, Any], stream: TextIO) -> None:
     """Compact JSON, written list item by list item: a corpus report (tens of MB) is never one
     string in memory, and each piece goes through json's C encoder (``json.dump`` would use
     the pure-Python one)."""
-    def dumps(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    def dumps(value: Any) -> str:  # file names that are not UTF-8: U+FFFD, valid UTF-8
+        return valid_unicode(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
     stream.write("{")
     for n, (key, value) in enumerate(document.items()):

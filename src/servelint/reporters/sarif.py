@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
@@ -18,6 +19,7 @@ from servelint.docs_links import docs_base, is_absolute
 from servelint.model import Finding, FixSafety, Severity, Span
 from servelint.rules.base import Scope
 from servelint.rules.registry import Rule
+from servelint.textsafe import valid_unicode
 
 SARIF_SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -34,7 +36,8 @@ def artifact_uri(path: str) -> str:
             candidate = candidate.relative_to(Path.cwd())
         except ValueError:
             return candidate.as_uri()
-    return quote(PurePosixPath(*candidate.parts).as_posix())
+    # the file name's own bytes, percent-encoded (a name that is not UTF-8 stays exact)
+    return quote(os.fsencode(PurePosixPath(*candidate.parts).as_posix()))
 
 
 def region(span: Span) -> dict[str, int]:
@@ -152,4 +155,5 @@ def render_sarif(findings: Sequence[Finding], stream: TextIO, *, metas: Sequence
     document = sarif_document(findings, metas, files_checked=files_checked,
                               profiles_used=profiles_used, suppressed=suppressed)
     # compact: the C encoder is ~20x faster than an indented dump on large runs
-    stream.write(json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n")
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    stream.write(valid_unicode(text) + "\n")

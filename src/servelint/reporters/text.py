@@ -19,6 +19,7 @@ from typing import TextIO
 
 from servelint.model import Finding, Severity
 from servelint.reporters.excerpt import underline
+from servelint.textsafe import printable
 
 MAX_RENDERINGS_LISTED = 3  # more than this: name the first one and count the rest
 DEFAULT_WIDTH = 100
@@ -188,10 +189,10 @@ class TextReporter:
                 repeats: Sequence[Finding] = ()) -> None:
         span = finding.span
         sev = _SEVERITY_STYLE[finding.severity]
-        where = f"{span.path}:{span.line}:{span.column}:"
+        where = f"{shown_path(span.path)}:{span.line}:{span.column}:"
         label = finding.severity.label
         rule = f"[{finding.code} {finding.rule}] "
-        message = finding.message
+        message = printable(finding.message)
         if name_release:
             message += f" [{judged_against(finding)}]"
         prefix = f"{where} {label}{rule}"
@@ -201,23 +202,24 @@ class TextReporter:
         source = self.source_line(span.path, span.line)
         if source is not None:
             shown, marks = underline(source, span)
+            shown = printable(shown, keep="\t")
             gutter = str(span.line)
             shown, marks = crop(shown, marks, self.width - len(gutter) - 5)
             pad = " " * len(gutter)
             out.append(["  ", (gutter, "dim"), f" | {shown}"])
             out.append([f"  {pad} | ", (marks, sev)])
         for fix_line in finding.fix.splitlines():
-            out += [[line] for line in wrap("  fix: ", fix_line, self.width, "       ")]
+            out += [[line] for line in wrap("  fix: ", printable(fix_line), self.width, "       ")]
         if finding.renderings:
-            out.append([f"  {renderings_line(finding.renderings)}"])
+            out.append([f"  {printable(renderings_line(finding.renderings))}"])
         if repeats:
             places = ", ".join(f"{r.span.line}:{r.span.column}" for r in repeats)
             more = f"  also at {len(repeats)} more place{'s' if len(repeats) > 1 else ''}: "
             out += [[line] for line in wrap(more, places, self.width, "    ")]
         for related in finding.related:
-            out.append([f"  related: {related.path}:{related.line}:{related.column}"])
+            out.append([f"  related: {shown_path(related.path)}:{related.line}:{related.column}"])
         if finding.evidence:
-            out += [[line] for line in wrap("  evidence: ", finding.evidence, self.width,
+            out += [[line] for line in wrap("  evidence: ", printable(finding.evidence), self.width,
                                             "    ")]
         self.write(out)
 
@@ -269,6 +271,12 @@ def _console(stream: TextIO):
 
     return Console(file=stream, force_terminal=True, color_system="standard", soft_wrap=True,
                    markup=False, highlight=False, emoji=False)
+
+
+def shown_path(path: str) -> str:
+    """A file name as printed: escaped, and never the start of a workflow command."""
+    shown = printable(path)
+    return "./" + shown if shown.startswith("::") else shown
 
 
 def _plural(count: int, word: str) -> str:

@@ -7,8 +7,13 @@ symlink loops) are generated into a scratch folder by :func:`build`. Shared by
 
 from __future__ import annotations
 
+import json
 import os
+import pickle
+import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +28,15 @@ class BadInput:
     make: Callable[[Path], Path]  # creates the input under a scratch root; the path to check
     expect: str | None  # regex an SL001 (read-error) message must match; None: none required
     launches: int | None = None  # launches the pipeline must still find (None: any number)
+    # issue 18: how the CLI is run on it and what its output must show
+    args: tuple[str, ...] = ()  # extra CLI arguments ("{dir}": the case's folder)
+    rc: int | None = None  # the exit code the CLI must give (None: 0 or 1)
+    any_code: str | None = None  # a finding of any rule whose message matches this regex
+    safe_output: bool = False  # output: valid UTF-8, no control characters, no injected line
+    # run without root's permission override (else permissions mean nothing to root)
+    unprivileged: bool = False
+    cache: str | None = None  # plant this in every cache entry before the (cached) run
+    relative: bool = False  # run in the case's folder, the path relative to it
 
 
 @dataclass(frozen=True)
@@ -112,6 +126,93 @@ def _huge_argv_recipe(flags: int) -> bytes:
 
 BINARY = bytes(range(256)) * 64
 
+
+# ---------------------------------------------------------------- issue 18 makers
+
+
+def _deep_tree(levels: int) -> Callable[[Path], Path]:
+    """A folder tree ``levels`` deep with a launcher at the bottom (made without recursion)."""
+    def make(root: Path) -> Path:
+        top = root / "tree"
+        here = str(top)
+        os.mkdir(here)
+        for _ in range(levels):
+            here += "/d"
+            os.mkdir(here)
+        with open(here + "/deep.sh", "w", encoding="utf-8") as fh:
+            fh.write("#!/bin/bash\nvllm serve org/m\n")
+        return top
+
+    return make
+
+
+def _dir_symlink_loop(root: Path) -> Path:
+    top = root / "tree"
+    (top / "a").mkdir(parents=True)
+    (top / "a" / "run.sh").write_text("#!/bin/bash\nvllm serve org/m\n", encoding="utf-8")
+    os.symlink("..", top / "a" / "up")
+    os.symlink(str(top), top / "a" / "top")
+    return top
+
+
+def _byte_named(name: bytes, data: bytes) -> Callable[[Path], Path]:
+    def make(root: Path) -> Path:
+        dest = os.path.join(os.fsencode(root), name)
+        with open(dest, "wb") as fh:
+            fh.write(data)
+        return Path(os.fsdecode(dest))
+
+    return make
+
+
+def _locked_dir(given: str) -> Callable[[Path], Path]:
+    """A folder nobody but root may list, as a walked folder or as the parent of a path."""
+    def make(root: Path) -> Path:
+        top = root / "tree"
+        locked = top / "locked"
+        locked.mkdir(parents=True)
+        (top / "ok.sh").write_text("#!/bin/bash\nvllm serve org/m\n", encoding="utf-8")
+        (locked / "hidden.sh").write_text("#!/bin/bash\nvllm serve org/m\n", encoding="utf-8")
+        locked.chmod(0)
+        return top if given == "walked" else locked / "hidden.sh"
+
+    return make
+
+
+def _shell_doubling(assign: bytes, times: int, seed: bytes = b"X=ab\n",
+                    use: bytes = b'"$X"') -> bytes:
+    return (b"#!/bin/bash\n" + seed + assign * times +
+            b"vllm serve org/m --served-model-name " + use + b"\n")
+
+
+def _fences(count: int) -> bytes:
+    return b"# guide\n\n" + b"```bash\npip list\n```\n\n" * count + \
+        b"```bash\nvllm serve org/m --no-such-flag 1\n```\n"
+
+
+def _big_value_recipe(size: int) -> bytes:
+    return (b"model:\n  model_id: org/m\n  base_args:\n    - \"--served-model-name\"\n"
+            b"    - \"" + b"x" * size + b"\"\nvariants:\n  default:\n    precision: bf16\n"
+            b"compatible_strategies:\n  - single_node_tp\n")
+
+
+def _many_args_recipe(size: int) -> Callable[[], bytes]:
+    return _huge(b"model:\n  model_id: org/m\n  base_args:\n", b'    - "--enforce-eager"\n',
+                 b"variants:\n  default:\n    precision: bf16\n  fp8:\n    precision: fp8\n"
+                 b"compatible_strategies:\n  - single_node_tp\n  - single_node_dep\n", size)
+
+
+ESC_TEXT = (b"#!/bin/bash\n# \x1b]0;pwned-title\x07\x1b[2J\n"
+            b"vllm serve org/m --no-such-flag-\x1b]0;pwned\x07 1 \x1b[2J\n")
+NEWLINE_ARG = (b"#!/bin/bash\nvllm serve org/m $'--bogus\\n::error file=pwned.sh,line=1::injected'"
+               b" 1\n")
+UTF16_GUIDE = ("\ufeff# Guide\n\n```bash\npip install vllm==0.21.0\n"
+               "vllm serve org/m --no-such-flag 1\n```\n")
+DEEP_QUOTE = "> " * 40
+DEEP_QUOTE_GUIDE = (f"# Guide\n\n{DEEP_QUOTE}```bash\n{DEEP_QUOTE}pip install vllm==0.21.0\n"
+                    f"{DEEP_QUOTE}vllm serve org/m --no-such-flag 1\n{DEEP_QUOTE}```\n"
+                    ).encode()
+
 CASES: list[BadInput] = [
     # YAML recipes
     BadInput("invalid_yaml", _committed("models/org/invalid_yaml.yaml"), r"malformed YAML"),
@@ -179,7 +280,69 @@ CASES: list[BadInput] = [
     BadInput("list_master", _write("configs/list-master.yaml", b"- 1\n- 2\n"),
              r"not a mapping"),
     BadInput("fifo_master", _fifo("configs/fifo-master.yaml"), r"not a regular file"),
+    # ---- issue 18: lost runs
+    BadInput("deep_tree_1100", _deep_tree(1100), r"deeper than", rc=1),
+    BadInput("dir_symlink_loop", _dir_symlink_loop, None, rc=0, launches=1),
+    BadInput("non_utf8_name_sarif", _byte_named(b"caf\xe9\xff.sh", b"#!/bin/bash\nvllm serve "
+                                                b"org/m --no-such-flag 1\n"), None,
+             args=("--format", "sarif"), safe_output=True, relative=True),
+    BadInput("non_utf8_name_json", _byte_named(b"caf\xe9\xff.sh", b"#!/bin/bash\nvllm serve "
+                                               b"org/m --no-such-flag 1\n"), None,
+             safe_output=True, launches=1, relative=True),
+    BadInput("unlistable_walked_dir", _locked_dir("walked"), r"cannot list", rc=1,
+             unprivileged=True),
+    BadInput("unlistable_parent", _locked_dir("parent"), r"cannot read|permission", rc=1,
+             unprivileged=True),
+    BadInput("output_is_a_directory", _write("ok.sh", b"#!/bin/bash\nvllm serve org/m\n"),
+             None, args=("-o", "{dir}")),
+    BadInput("cache_pickle_of_other_type", _write("c.sh", b"#!/bin/bash\nvllm serve org/m\n"),
+             None, cache="pickle-dict", rc=0, launches=1),
+    BadInput("cache_planted_code", _write("c.sh", b"#!/bin/bash\nvllm serve org/m\n"), None,
+             cache="pickle-code", rc=0, launches=1),
+    BadInput("cache_entry_fifo", _write("c.sh", b"#!/bin/bash\nvllm serve org/m\n"), None,
+             cache="fifo", rc=0, launches=1),
+    # ---- issue 18: unbounded time or memory
+    BadInput("shell_concat_x22", _write("cat22.sh", _shell_doubling(b"X=$X$X\n", 22)),
+             r"budget|symbolic", launches=1),
+    BadInput("shell_concat_x24", _write("cat24.sh", _shell_doubling(b"X=$X$X\n", 24)),
+             r"budget|symbolic", launches=1),
+    BadInput("shell_replace_x24", _write("sub24.sh", _shell_doubling(
+        b"X=${X//a/aa}\n", 24, seed=b"X=aaaa\n")), r"budget|symbolic", launches=1),
+    BadInput("shell_array_x16_json", _write("arr16.sh", _shell_doubling(
+        b'A=("${A[@]}" "${A[@]}")\n', 16, seed=b"A=(--max-num-seqs 1)\n", use=b'"${A[@]}"')),
+             r"budget|symbolic", launches=1),
+    BadInput("markdown_8000_fences", _write("f8k.md", _fences(8000)), None, launches=1),
+    BadInput("markdown_50000_fences", _write("f50k.md", _fences(50000)), None, launches=1),
+    BadInput("recipe_7mb_args_json", _write("models/org/args7mb.yaml",
+                                            _many_args_recipe(7 * MB)), None),
+    BadInput("recipe_7mb_value", _write("models/org/value7mb.yaml",
+                                        lambda: _big_value_recipe(7 * MB)), None),
+    # ---- issue 18: output injection
+    BadInput("escapes_in_content_text", _write("esc.sh", ESC_TEXT), None,
+             args=("--format", "text"), safe_output=True),
+    BadInput("escapes_in_name_text", _byte_named(b"\x1b[2Jclear\x1b]0;title\x07.sh",
+                                                 b"#!/bin/bash\nvllm serve org/m "
+                                                 b"--no-such-flag 1\n"), None,
+             args=("--format", "text"), safe_output=True, relative=True),
+    BadInput("newline_in_arg_text", _write("nl.sh", NEWLINE_ARG), None,
+             args=("--format", "text"), safe_output=True),
+    BadInput("newline_in_arg_github", _write("nl.sh", NEWLINE_ARG), None,
+             args=("--format", "github"), safe_output=True),
+    BadInput("escapes_in_content_github", _write("esc.sh", ESC_TEXT), None,
+             args=("--format", "github"), safe_output=True),
+    # ---- issue 18: severity and unread guides
+    BadInput("malformed_yaml_fails", _committed("models/org/invalid_yaml.yaml"),
+             r"malformed YAML", rc=1),
+    BadInput("alias_bomb_fails", _committed("models/org/alias_bomb.yaml"), r"aliases", rc=1),
+    BadInput("nul_bytes_fails", _write("models/org/nul.yaml", b"model:\n  a: b\x00c\n"),
+             r"malformed YAML", rc=1),
+    BadInput("utf16_markdown", _write("utf16.md", UTF16_GUIDE.encode("utf-16")), None,
+             launches=1, any_code=r"no-such-flag"),
+    BadInput("deep_blockquote_fence", _write("quote.md", DEEP_QUOTE_GUIDE), None, launches=1,
+             any_code=r"no-such-flag"),
 ]
+
+ISSUE18 = CASES[CASES.index(next(c for c in CASES if c.name == "deep_tree_1100")):]
 
 
 def build(root: Path, cases: list[BadInput] | None = None) -> list[BuiltInput]:
@@ -190,3 +353,71 @@ def build(root: Path, cases: list[BadInput] | None = None) -> list[BuiltInput]:
         folder.mkdir(parents=True, exist_ok=True)
         out.append(BuiltInput(case, case.make(folder)))
     return out
+
+
+# ---------------------------------------------------------------- running a case
+
+
+def command(case, path: Path) -> list[str]:
+    args = [a.replace("{dir}", str(path.parent)) for a in case.args]
+    cache = [] if case.cache else ["--no-cache"]
+    target = path.name if case.relative else str(path)
+    return [sys.executable, "-m", "servelint.cli", "check", *cache, "-j1", "--format", "json",
+            *args, target]
+
+
+def plant_cache(case, path: Path, env: dict) -> Path:
+    """Fill a fresh cache with one real run, then overwrite every entry with the case's
+    payload: a pickle of another type, a pickle that creates a marker file, or a FIFO."""
+    folder = path.parent / "cache"
+    marker = path.parent / "PWNED"
+    env["SERVELINT_CACHE_DIR"] = str(folder)
+    subprocess.run(command(case, path), env=env, capture_output=True, stdin=subprocess.DEVNULL,
+                   timeout=120, check=False)
+
+    class Planted:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    payload = {"pickle-dict": pickle.dumps({"findings": []}),
+               "pickle-code": pickle.dumps(Planted())}.get(case.cache)
+    for entry in [p for p in folder.rglob("*") if p.is_file()]:
+        if payload is None:
+            entry.unlink()
+            os.mkfifo(entry)
+        else:
+            entry.write_bytes(payload)
+    return marker
+
+
+def unsafe_output(case, stdout: bytes) -> str:
+    """Why the output is unsafe ("" when safe): invalid UTF-8, a control character, or a
+    line a value started (GitHub reads a line starting with ``::`` as a workflow command)."""
+    try:
+        text = stdout.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"invalid UTF-8 at byte {exc.start}"
+    bad = re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text)
+    if bad:
+        return f"control character {bad.group()!r}"
+    fmt = case.args[case.args.index("--format") + 1] if "--format" in case.args else "json"
+    if fmt in ("json", "sarif"):
+        try:
+            json.loads(text)
+        except ValueError:
+            return "not JSON"
+    for line in text.splitlines():
+        if line.startswith("::") and (fmt != "github" or "pwned" in line.split("::")[1]):
+            return f"injected line {line[:40]!r}"
+    return ""
+
+
+
+
+# root without the capabilities that bypass file permissions
+DROP_ROOT = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+
+
+def unprivileged(argv: list[str]) -> list[str]:
+    """``argv`` run so that file permissions apply (as root: without the override caps)."""
+    return [*DROP_ROOT, *argv] if os.getuid() == 0 else argv

@@ -414,11 +414,11 @@ def load_yaml_text(text: str, path: str = "<string>") -> YamlDoc:
         span = Span(path, mark.line + 1, mark.column + 1) if mark else None
         message = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
         return YamlDoc(
-            path, None, [ReadProblem(path, span, f"malformed YAML: {message}", "parse-error")]
+            path, None, [ReadProblem(path, span, f"malformed YAML: {message}", "read-error")]
         )
     except yaml.YAMLError as exc:
         return YamlDoc(
-            path, None, [ReadProblem(path, None, f"malformed YAML: {exc}", "parse-error")]
+            path, None, [ReadProblem(path, None, f"malformed YAML: {exc}", "read-error")]
         )
     except (RecursionError, MemoryError, ValueError) as exc:
         return YamlDoc(path, None, [ReadProblem(path, None, f"unreadable YAML: {exc}")])
@@ -428,7 +428,8 @@ def load_yaml_text(text: str, path: str = "<string>") -> YamlDoc:
     try:
         root = builder.build(node)
     except _YamlInputError as exc:
-        problem = ReadProblem(path, exc.span, str(exc), exc.kind)
+        # no document: the file could not be read (an error, whatever stopped it)
+        problem = ReadProblem(path, exc.span, str(exc), "read-error")
         return YamlDoc(path, None, [*builder.warnings, problem])
     except (RecursionError, ValueError, TypeError) as exc:
         return YamlDoc(

@@ -4,7 +4,9 @@ CommonMark fences: a line of three or more backticks or tildes opens a block (th
 string's first word is the language), the same character repeated at least as often
 closes it (an unclosed block runs to the end of the text). A fence may be indented (list
 items nest them); up to that many spaces are removed from each content line, as CommonMark
-does, and ``strip`` records how many were removed so columns map back to the source.
+does, and ``strip`` records how many were removed so columns map back to the source. A
+fence inside block quotes (``> > ```bash``, any depth) has the same number of quote markers
+removed from each content line; a line with fewer markers ends the quote and the block.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 _OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_QUOTE = re.compile(r" {0,3}> ?")  # one block-quote marker
 SHELL_LANGS = frozenset({
     "", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "sh-session",
     "bash-session", "terminal", "shellscript", "session",
@@ -53,13 +56,25 @@ def _strip_indent(line: str, indent: int) -> tuple[str, int]:
     return line[n:], n
 
 
+def _unquote(line: str, depth: int | None = None) -> tuple[str, int, int]:
+    """``line`` without its block-quote markers (at most ``depth``): (rest, markers, chars)."""
+    pos = markers = 0
+    while depth is None or markers < depth:
+        m = _QUOTE.match(line, pos)
+        if not m:
+            break
+        pos, markers = m.end(), markers + 1
+    return line[pos:], markers, pos
+
+
 def find_fences(text: str) -> list[Fence]:
-    """Every fenced code block, in document order."""
+    """Every fenced code block, in document order (one pass over the lines)."""
     lines = text.splitlines()
     out: list[Fence] = []
     i = 0
     while i < len(lines):
-        m = _OPEN.match(lines[i])
+        opening, depth, quoted = _unquote(lines[i]) if ">" in lines[i] else (lines[i], 0, 0)
+        m = _OPEN.match(opening)
         if not m or (m.group("fence")[0] == "`" and "`" in m.group("info")):
             i += 1
             continue
@@ -69,12 +84,19 @@ def find_fences(text: str) -> list[Fence]:
         body: list[str] = []
         strip: list[int] = []
         j = i + 1
-        while j < len(lines) and not close.match(lines[j]):
-            content, n = _strip_indent(lines[j], indent)
+        closed = False
+        while j < len(lines):
+            line, markers, removed = _unquote(lines[j], depth) if depth else (lines[j], 0, 0)
+            if markers < depth:  # the quote ended, and the block with it
+                break
+            if close.match(line):
+                closed = True
+                break
+            content, n = _strip_indent(line, indent)
             body.append(content)
-            strip.append(n)
+            strip.append(removed + n)
             j += 1
-        out.append(Fence(len(out) + 1, _lang(m.group("info")), i + 2, body, strip, indent,
-                         closed=j < len(lines)))
-        i = j + 1
+        out.append(Fence(len(out) + 1, _lang(m.group("info")), i + 2, body, strip,
+                         quoted + indent, closed=closed or j < len(lines)))
+        i = j + 1 if closed else j
     return out

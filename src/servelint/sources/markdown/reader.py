@@ -17,6 +17,7 @@ none, and the pipeline says it cannot check the release.
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -186,10 +187,11 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
             result.problems.append(ReadProblem(path, None, f"cannot read: {exc.strerror or exc}"))
             return result
         if len(raw) > MAX_BYTES:
-            result.problems.append(ReadProblem(path, None, "Markdown file too large to check",
-                                               "budget"))
+            result.problems.append(ReadProblem(path, None, "Markdown file too large to check"))
             return result
-        text = raw.decode("utf-8-sig", errors="replace")
+        text, why = decode_markdown(raw)
+        if why:
+            result.problems.append(ReadProblem(path, None, why))
     pins: list[Pin] = []
     fences = find_fences(text)
     result.blocks = len(fences)
@@ -247,6 +249,23 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
     for spec in result.launches:
         _assign_release(spec, pins, floor, floor_span, default_image)
     return result
+
+
+def decode_markdown(raw: bytes) -> tuple[str, str]:
+    """The text of a Markdown file (UTF-8, or UTF-16/32 with a byte-order mark) and, when
+    bytes could not be decoded, why (they are read as U+FFFD)."""
+    codec = "utf-8-sig"
+    for bom, name in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                      (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if raw.startswith(bom):
+            codec = name
+            break
+    try:
+        return raw.decode(codec), ""
+    except UnicodeDecodeError as exc:
+        return raw.decode(codec, errors="replace"), (
+            f"Markdown is not valid {codec.removesuffix('-sig').upper()} (byte {exc.start}); "
+            "undecodable bytes are read as U+FFFD")
 
 
 def _assign_release(spec: LaunchSpec, pins: list[Pin], floor: str | None,

@@ -175,7 +175,7 @@ def _containerise(spec: LaunchSpec, run, assumed: str) -> None:  # noqa: ANN001
 
 def interpret(path: str, fence: Fence, lines: list[str]) -> BlockInterpreter:
     """Run one prepared block; spans are in document lines, block columns."""
-    text = "\n" * (fence.line - 1) + "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
     interp = BlockInterpreter(path, os.path.dirname(os.path.abspath(path)))
-    interp.run(parse_source(path, text.encode("utf-8", "replace")))
+    interp.run(parse_source(path, text.encode("utf-8", "replace"), fence.line - 1))
     return interp

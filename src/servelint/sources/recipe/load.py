@@ -190,7 +190,7 @@ def load_recipe(path: str | Path) -> tuple[Recipe | None, list[ReadProblem]]:
         return None, problems
     if not isinstance(doc.root, Map):
         problems.append(
-            ReadProblem(doc.path, doc.root.span, "recipe is not a mapping", "parse-error")
+            ReadProblem(doc.path, doc.root.span, "recipe is not a mapping", "read-error")
         )
         return None, problems
     root_dir = find_repo_root(path)

@@ -16,6 +16,7 @@ import functools
 import os
 import re
 
+from servelint import budget
 from servelint.model import Span
 from servelint.sources.shell.values import (
     Field,
@@ -37,6 +38,7 @@ _WORD_NODES = ("word", "number", "extglob_pattern", "regex", "test_operator")
 _STATIC_NODES = frozenset((*_WORD_NODES, "raw_string", "ansi_c_string", "string_content",
                            "string"))
 _UNSEEN = object()
+OVER_BUDGET = "\0over budget"  # _string_op: the work or the result is over the size budget
 
 
 @functools.lru_cache(maxsize=4096)
@@ -53,6 +55,16 @@ class Expander:
 
     def tick(self) -> None:  # overridden by the interpreter (budget)
         pass
+
+    def over_budget(self, node, src: Source) -> Piece:
+        """The word as written, symbolic: its expansion is over the size budget (the
+        interpreter notes it)."""
+        span = src.span(node)
+        problem = getattr(self, "problem", None)
+        if problem is not None:
+            problem(span, budget.value_note(f"the word {_short_text(src.text(node))!r}",
+                                            span.line), "budget")
+        return Piece(src.text(node), True, span)
 
     # ----------------------------------------------------------------- lookup
     def lookup(self, name: str, src: Source, st: State) -> tuple[str, Var | None]:
@@ -80,9 +92,15 @@ class Expander:
 
     # ------------------------------------------------------------- fields
     def expand_fields(self, node, src: Source, st: State) -> list[Field]:
-        """One argument node -> the fields (argv words) it produces."""
+        """One argument node -> the fields (argv words) it produces (over the size budget:
+        one symbolic field, the word as written)."""
         parts = self.parts(node, src, st, quoted=False)
-        return assemble(parts, src.span(node))
+        if _over_budget(parts):
+            return [Field((self.over_budget(node, src),), src.span(node))]
+        fields = assemble(parts, src.span(node))
+        if len(fields) > budget.MAX_ARRAY_ITEMS:
+            return [Field((self.over_budget(node, src),), src.span(node))]
+        return fields
 
     def expand_args(self, nodes, src: Source, st: State) -> list[Field]:
         out: list[Field] = []
@@ -93,6 +111,8 @@ class Expander:
     def expand_string(self, node, src: Source, st: State) -> Pieces:
         """A node in a no-split context (assignment value, case word, test operand)."""
         parts = self.parts(node, src, st, quoted=True)
+        if _over_budget(parts):
+            return (self.over_budget(node, src),)
         return tuple(p[0] for p in parts
                      if p is not _BRK and p[1] != "Q" and (p[0].text != "" or p[0].symbolic))
 
@@ -305,6 +325,8 @@ class Expander:
                 return sym
             operand_text = text_of(opieces)
         result = _string_op(text_of(value or ()), op, operand_text)
+        if result is OVER_BUDGET:
+            return [(self.over_budget(node, src), None)]
         if result is None:
             return sym
         return [(Piece(result, False, span, not quoted), None)]
@@ -488,6 +510,18 @@ class Expander:
 
 
 # ---------------------------------------------------------------------- helpers
+def _over_budget(parts: list) -> bool:
+    """Whether an expansion's parts are over the value budget (servelint.budget)."""
+    pieces = [p[0] for p in parts if p is not _BRK]
+    if len(pieces) > budget.MAX_VALUE_PIECES + budget.MAX_ARRAY_ITEMS:
+        return True
+    return sum(len(p.text) for p in pieces) > budget.MAX_VALUE_CHARS
+
+
+def _short_text(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def _pieces(parts: list) -> Pieces:
     return tuple(p[0] for p in parts if p is not _BRK and p[1] != "Q")
 
@@ -628,6 +662,10 @@ def _operand_node_range(node, start: int) -> tuple[int, int]:
 
 
 def _string_op(value: str, op: str, operand: str) -> str | None:
+    """The result of ``${X<op><operand>}`` on a known value (None: left symbolic, also when
+    the work or the result would be over the budget)."""
+    if op in ("%", "%%", "#", "##") and len(value) > budget.MAX_PATTERN_INPUT:
+        return OVER_BUDGET
     if op in ("%", "%%", "#", "##"):
         rx = glob_regex(operand)
         greedy = op in ("%%", "##")
@@ -651,7 +689,10 @@ def _string_op(value: str, op: str, operand: str) -> str | None:
         if not pat:
             return None
         rx = glob_regex(pat)
-        return re.sub(rx, lambda _m: rep, value, count=0 if op == "//" else 1)
+        count = 0 if op == "//" else 1
+        if rep and len(value) + len(rep) * _matches(rx, value, count) > budget.MAX_VALUE_CHARS:
+            return OVER_BUDGET
+        return re.sub(rx, lambda _m: rep, value, count=count)
     if op == ",,":
         return value.lower()
     if op == "^^":
@@ -671,6 +712,16 @@ def _string_op(value: str, op: str, operand: str) -> str | None:
         except ValueError:
             return None
     return None
+
+
+def _matches(rx: str, value: str, count: int) -> int:
+    """How many replacements ``re.sub(rx, …, value, count)`` makes."""
+    found = 0
+    for _m in re.finditer(rx, value):
+        found += 1
+        if found == count:
+            break
+    return found
 
 
 def _binop(op: str, a: int, b: int) -> int | None:

@@ -22,6 +22,7 @@ from stat import S_ISREG
 import tree_sitter_bash
 from tree_sitter import Language, Parser
 
+from servelint import budget
 from servelint.engines import registry
 from servelint.model import EnvVar, LaunchSpec, Span
 from servelint.sources.common.deps import note
@@ -57,8 +58,8 @@ class Budget(Exception):
     """Raised when the step or time bound is hit."""
 
 
-def parse_source(path: str, data: bytes) -> Source:
-    return Source(path, data, _PARSER.parse(data))
+def parse_source(path: str, data: bytes, line_offset: int = 0) -> Source:
+    return Source(path, data, _PARSER.parse(data), line_offset)
 
 
 def load_source(path: str) -> Source | None:
@@ -334,11 +335,26 @@ class Interpreter(Expander):
                     els = list(old.array) or [Field((), span)]
                     els[0] = Field(els[0].pieces + pieces, els[0].span)
                     new = Var(array=tuple(els), exported=exported, span=span)
-                    st.vars[name] = new
+                    st.vars[name] = self.bounded(name, new, span)
                     return
                 pieces = old.scalar_value() + pieces
             new = Var(scalar=pieces, exported=exported, span=span)
-        st.vars[name] = new
+        st.vars[name] = self.bounded(name, new, span)
+
+    def bounded(self, name: str, var: Var, span: Span) -> Var:
+        """``var``, or a symbolic stand-in when it is over the size budget (with a note)."""
+        if var.array is not None:
+            over = len(var.array) > budget.MAX_ARRAY_ITEMS or budget.over_value(
+                sum(len(p.text) for f in var.array for p in f.pieces),
+                sum(len(f.pieces) for f in var.array))
+        else:
+            pieces = var.scalar or ()
+            over = budget.over_value(sum(len(p.text) for p in pieces), len(pieces))
+        if not over:
+            return var
+        self.problem(span, budget.value_note(name, span.line), "budget")
+        return Var(scalar=(Piece(f"${name}", True, span),), exported=var.exported,
+                   span=var.span, unknown_array=var.array is not None)
 
     def declare(self, node, src: Source, st: State) -> None:
         keyword = node.children[0].type if node.children else ""
@@ -384,7 +400,7 @@ class Interpreter(Expander):
         left, right = named
         op = ops[0]
         out: list[tuple[State, bool | None]] = []
-        label = f"L{left.start_point[0] + 1} {_short(src.text(left))}"
+        label = f"L{src.line(left)} {_short(src.text(left))}"
         left_text = src.text(left)
         with self._condition():
             left_results = self.exec_status(left, src, st)
@@ -447,7 +463,8 @@ class Interpreter(Expander):
         clauses = src.memo.get(key)
         if clauses is None:  # the same nodes on every read of this source
             clauses = src.memo[key] = _if_clauses(node)
-        for cond, body, line in clauses:  # type: ignore[attr-defined]
+        for cond, body, row in clauses:  # type: ignore[attr-defined]
+            line = row + src.line_offset
             nxt: list[State] = []
             for s in pending:
                 if cond is None:
@@ -490,7 +507,7 @@ class Interpreter(Expander):
                                      if c.type == "case_item"]
         results: list[State] = []
         has_default = False
-        line = node.start_point[0] + 1
+        line = src.line(node)
         for patterns, body in items:  # type: ignore[attr-defined]
             pats: list[str | None] = []
             for p in patterns:

@@ -89,7 +89,8 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
         else:
             data = text.encode("utf-8", "replace")
             if len(data) > MAX_FILE_BYTES:
-                result.problems.append(ReadProblem(path, None, "script too large", "budget"))
+                result.problems.append(ReadProblem(path, None, "script too large",
+                                                   "read-error"))
                 return result
             src = parse_source(path, data)
         _syntax_problems(src, result)
@@ -117,7 +118,7 @@ def _encoding_problem(src, result: ScriptResult) -> None:
     except UnicodeDecodeError as exc:
         result.problems.append(ReadProblem(src.path, src.span_bytes(exc.start, exc.end),
                                            "script is not valid UTF-8; undecodable bytes are "
-                                           "read as U+FFFD", "parse-error"))
+                                           "read as U+FFFD", "read-error"))
 
 
 def _syntax_problems(src, result: ScriptResult, limit: int = 5) -> None:

@@ -139,12 +139,16 @@ class State:
 
 
 class Source:
-    """One parsed bash file: path, bytes and byte-offset -> (line, column) mapping."""
+    """One parsed bash file: path, bytes and byte-offset -> (line, column) mapping.
 
-    def __init__(self, path: str, data: bytes, tree: object) -> None:
+    ``line_offset``: lines before line 1 of ``data`` in ``path`` (a Markdown code block is
+    parsed on its own, its spans in document lines: linear in the number of blocks)."""
+
+    def __init__(self, path: str, data: bytes, tree: object, line_offset: int = 0) -> None:
         self.path = path
         self.data = data
         self.tree = tree
+        self.line_offset = line_offset
         self._line_starts = [0]
         self._line_starts += [m.end() for m in _NEWLINE.finditer(data)]
         # parsed sources are cached and re-interpreted per env: spans, texts and tree
@@ -165,14 +169,20 @@ class Source:
         found = self._spans.get(key)
         if found is None:
             (r0, c0), (r1, c1) = node.start_point, node.end_point
-            found = self._spans[key] = Span(self.path, r0 + 1, self._col(r0, c0), r1 + 1,
+            off = self.line_offset + 1
+            found = self._spans[key] = Span(self.path, r0 + off, self._col(r0, c0), r1 + off,
                                             self._col(r1, c1))
         return found
+
+    def line(self, node) -> int:
+        """The 1-based line of ``node`` in ``path``."""
+        return node.start_point[0] + 1 + self.line_offset
 
     def span_bytes(self, start: int, end: int) -> Span:
         r0 = bisect.bisect_right(self._line_starts, start) - 1
         r1 = bisect.bisect_right(self._line_starts, end) - 1
-        return Span(self.path, r0 + 1, self._col(r0, start - self._line_starts[r0]), r1 + 1,
+        off = self.line_offset + 1
+        return Span(self.path, r0 + off, self._col(r0, start - self._line_starts[r0]), r1 + off,
                     self._col(r1, end - self._line_starts[r1]))
 
     def text(self, node) -> str:

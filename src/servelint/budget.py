@@ -1,0 +1,47 @@
+"""Size budgets that hold on straight-line input too (``X=$X$X`` doubles a value per line).
+
+A shell value (scalar or array) or the result of one expansion larger than these is not
+built: the reader keeps it symbolic, with a note, and goes on. Reports repeat at most
+``MAX_REPORT_ARGV_CHARS`` of a launch's argv text and ``MAX_MESSAGE_CHARS`` of a message.
+"""
+
+from __future__ import annotations
+
+MAX_VALUE_CHARS = 64 * 1024  # one shell value, or one expansion result
+MAX_VALUE_PIECES = 4096  # the parts one value is made of (``$X$X…`` references)
+MAX_ARRAY_ITEMS = 4096  # the elements of one shell array
+MAX_PATTERN_INPUT = 4096  # a ``${X%pat}``/``${X#pat}`` subject (tried at every offset)
+MAX_REPORT_ARGV_CHARS = 64 * 1024  # argv text one launch summary repeats in a JSON report
+MAX_MESSAGE_CHARS = 4096  # one finding message in a report
+
+
+def over_value(texts_size: int, pieces: int = 1) -> bool:
+    return texts_size > MAX_VALUE_CHARS or pieces > MAX_VALUE_PIECES
+
+
+def value_note(name: str, line: int | None) -> str:
+    where = f" at line {line}" if line else ""
+    return (f"value of {name}{where} is larger than {MAX_VALUE_CHARS} characters, "
+            f"{MAX_VALUE_PIECES} parts or {MAX_ARRAY_ITEMS} array elements: kept symbolic")
+
+
+def capped_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` cut at ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"… ({len(text) - limit} more characters not shown)"
+
+
+def capped_argv(argv: list[str]) -> tuple[list[str], int]:
+    """The leading argv texts within ``MAX_REPORT_ARGV_CHARS`` (a longer one is cut) and how
+    many characters were left out."""
+    out: list[str] = []
+    total = 0
+    for i, text in enumerate(argv):
+        room = MAX_REPORT_ARGV_CHARS - total
+        if len(text) > room:
+            out.append(text[:room])
+            return out, len(text) - room + sum(len(t) for t in argv[i + 1:])
+        out.append(text)
+        total += len(text)
+    return out, 0
