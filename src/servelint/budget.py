@@ -7,12 +7,16 @@ built: the reader keeps it symbolic, with a note, and goes on. Reports repeat at
 
 from __future__ import annotations
 
+import time
+
 MAX_VALUE_CHARS = 64 * 1024  # one shell value, or one expansion result
 MAX_VALUE_PIECES = 4096  # the parts one value is made of (``$X$X…`` references)
 MAX_ARRAY_ITEMS = 4096  # the elements of one shell array
 MAX_PATTERN_INPUT = 4096  # a ``${X%pat}``/``${X#pat}`` subject (tried at every offset)
 MAX_REPORT_ARGV_CHARS = 64 * 1024  # argv text one launch summary repeats in a JSON report
 MAX_MESSAGE_CHARS = 4096  # one finding message in a report
+MAX_FILE_STEPS = 1_000_000  # interpreter steps over all the code blocks of one file
+MAX_FILE_SECONDS = 4.0  # and their wall time
 
 
 def over_value(texts_size: int, pieces: int = 1) -> bool:
@@ -21,8 +25,10 @@ def over_value(texts_size: int, pieces: int = 1) -> bool:
 
 def value_note(name: str, line: int | None) -> str:
     where = f" at line {line}" if line else ""
-    return (f"value of {name}{where} is larger than {MAX_VALUE_CHARS} characters, "
-            f"{MAX_VALUE_PIECES} parts or {MAX_ARRAY_ITEMS} array elements: kept symbolic")
+    return (
+        f"value of {name}{where} is larger than {MAX_VALUE_CHARS} characters, "
+        f"{MAX_VALUE_PIECES} parts or {MAX_ARRAY_ITEMS} array elements: kept symbolic"
+    )
 
 
 def capped_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -30,6 +36,22 @@ def capped_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + f"… ({len(text) - limit} more characters not shown)"
+
+
+def report_argv(argv: list[str]) -> dict:
+    """A launch summary's ``argv`` within the cap; when cut, ``argv_cap`` says so (the limit,
+    the arguments and characters left out)."""
+    shown, omitted = capped_argv(argv)
+    if not omitted:
+        return {"argv": argv}
+    return {
+        "argv": shown,
+        "argv_cap": {
+            "limit_chars": MAX_REPORT_ARGV_CHARS,
+            "arguments": len(argv),
+            "omitted_chars": omitted,
+        },
+    }
 
 
 def capped_argv(argv: list[str]) -> tuple[list[str], int]:
@@ -41,7 +63,35 @@ def capped_argv(argv: list[str]) -> tuple[list[str], int]:
         room = MAX_REPORT_ARGV_CHARS - total
         if len(text) > room:
             out.append(text[:room])
-            return out, len(text) - room + sum(len(t) for t in argv[i + 1:])
+            return out, len(text) - room + sum(len(t) for t in argv[i + 1 :])
         out.append(text)
         total += len(text)
     return out, 0
+
+
+class FileWork:
+    """The work budget of one file shared by every piece a reader hands to the interpreter
+    (each Markdown code block has its own small budget too): linear in the file, bounded."""
+
+    def __init__(self, steps: int = MAX_FILE_STEPS, seconds: float = MAX_FILE_SECONDS) -> None:
+        self.steps = steps
+        self.deadline = time.monotonic() + seconds
+        self.seconds = seconds
+
+    def used(self, steps: int) -> None:
+        self.steps -= steps
+
+    def steps_left(self, cap: int) -> int:
+        return max(1, min(cap, self.steps))
+
+    def seconds_left(self, cap: float) -> float:
+        return max(0.01, min(cap, self.deadline - time.monotonic()))
+
+    def spent(self) -> bool:
+        return self.steps <= 0 or time.monotonic() >= self.deadline
+
+    def note(self, what: str) -> str:
+        return (
+            f"work budget of this file spent ({MAX_FILE_STEPS} steps or "
+            f"{self.seconds:g} s): {what} were not read"
+        )

@@ -29,27 +29,19 @@ class CodecError(ValueError):
 
 @functools.cache
 def known() -> dict[str, type]:
-    """The only types ``loads`` constructs, by name."""
+    """The only types ``loads`` constructs, by name: the dataclasses and enums of
+    ``servelint.model`` (Finding, Span, Fix, Edit, Severity, …) and the pipeline's results."""
+    from servelint import model
     from servelint.check import FileResult, LaunchReport
-    from servelint.model import EnvVar, Finding, LaunchSpec, PackageInstall, Severity, Span, Token
 
-    types: list[type] = [
-        Finding,
-        Span,
-        Token,
-        EnvVar,
-        PackageInstall,
-        LaunchSpec,
-        LaunchReport,
-        FileResult,
-        Severity,
-    ]
-    try:
-        from servelint.model import Edit, Fix  # type: ignore[attr-defined]
-
-        types += [Fix, Edit]
-    except ImportError:
-        pass
+    types: list[type] = [FileResult, LaunchReport]
+    for obj in vars(model).values():
+        if (
+            isinstance(obj, type)
+            and obj.__module__ == model.__name__
+            and (dataclasses.is_dataclass(obj) or issubclass(obj, enum.Enum))
+        ):
+            types.append(obj)
     return {t.__name__: t for t in types}
 
 

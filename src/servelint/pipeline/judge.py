@@ -150,6 +150,8 @@ def _context(spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool) -
 
 
 def launch_summary(lr: LaunchReport) -> dict[str, Any]:
+    from servelint.budget import report_argv
+
     spec = lr.spec
     anchor = spec.anchor
     return {
@@ -163,7 +165,7 @@ def launch_summary(lr: LaunchReport) -> dict[str, Any]:
         "gpu": spec.gpu,
         "judged_against": lr.judged,
         "errors": lr.errors,
-        "argv": [t.text for t in spec.argv],
+        **report_argv([t.text for t in spec.argv]),  # at most 64 KiB (servelint.budget)
         "symbolic": [i for i, t in enumerate(spec.argv) if t.symbolic],
         **({"works_on": lr.works_on} if lr.works_on is not None else {}),
     }

@@ -6,10 +6,12 @@ entry point; ``default_format(env)`` picks ``github`` inside GitHub Actions.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
+from servelint import budget
 from servelint.model import Finding
 from servelint.rules.registry import Rule
 
@@ -44,6 +46,16 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (*f.span.sort_key(), f.code, f.message))
 
 
+def capped(finding: Finding) -> Finding:
+    """``finding`` with its message and fix text cut to the report cap (a 7 MB value quoted
+    in a message is not repeated whole)."""
+    limit = budget.MAX_MESSAGE_CHARS
+    if len(finding.message) <= limit and len(finding.fix) <= limit:
+        return finding
+    return dataclasses.replace(finding, message=budget.capped_text(finding.message),
+                               fix=budget.capped_text(finding.fix))
+
+
 def render(
     findings: Iterable[Finding],
     fmt: str,
@@ -71,7 +83,7 @@ def render(
     suppressed: Sequence[Finding] = () if isinstance(ignored, int) else list(ignored)
     if not isinstance(ignored, int):
         ignored = len(ignored)
-    ordered = sort_findings(findings)
+    ordered = [capped(f) for f in sort_findings(findings)]
     labels = list(dict.fromkeys(profile_label(p) for p in profiles_used))
     if fmt == "text":
         from servelint.reporters.text import render_text, use_color

@@ -461,8 +461,8 @@ def load_yaml(path: str | Path) -> YamlDoc:
     if hit is not None and hit[0] == raw:
         return YamlDoc(hit[1].path, hit[1].root, list(hit[1].problems))
     doc = _load_yaml_bytes(raw, name)
-    if len(raw) > _RECENT_MAX_BYTES:
-        return doc
+    if len(raw) > _RECENT_MAX_BYTES and doc.root is not None:  # a failed read is kept: the
+        return doc  # guide reader does not compose a 7 MB file a second time to fail again
     _RECENT.pop(name, None)
     if len(_RECENT) >= _RECENT_SIZE:
         del _RECENT[next(iter(_RECENT))]

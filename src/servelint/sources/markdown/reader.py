@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from servelint import budget
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
@@ -198,6 +199,7 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
     doc = context if context is not None else DocContext()
     text_lines = text.splitlines()
     previous_end = 0
+    work = budget.FileWork()  # one budget for all the blocks of the file
     for fence in fences:
         prose, previous_end = prose_before(text_lines, fence, previous_end), \
             fence.line + len(fence.lines)
@@ -207,15 +209,22 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
                                                       fixed_span))
         if not worth_reading(fence):
             continue
-        result.shell_blocks += 1
         mapper = _Mapper(path, fence, base_line, base_column, fixed_span)
+        if work.spent():
+            result.problems.append(ReadProblem(
+                path, mapper.span(Span(path, fence.line, 1)), work.note(f"code blocks from "
+                                                                        f"{fence.index} on"),
+                "budget"))
+            break
         doc.add_checkout(fence)
         try:
             prepared = prepare(fence)
             result.problems.extend(continuation_problems(
                 path, prepared, lambda i, col, f=fence, m=mapper: m.span(
                     Span(path, f.line + i, col, f.line + i, col + 1))))
-            interp = interpret(path, fence, prepared)
+            interp = interpret(path, fence, prepared, max_steps=work.steps_left(100_000),
+                               time_limit=work.seconds_left(3.0))
+            work.used(interp.steps)
         except Exception as exc:  # a reader must never take the run down
             at = mapper.span(Span(path, fence.line, 1))
             result.problems.append(ReadProblem(path, at, f"internal reader error in code block "

@@ -95,8 +95,10 @@ def _field(tok: Token) -> Field:
 class BlockInterpreter(Interpreter):
     """The bash reader's interpreter, plus ``docker run`` launches and release pins."""
 
-    def __init__(self, path: str, root: str) -> None:
-        super().__init__(path, root, None, max_states=8, max_steps=100_000, time_limit=3.0)
+    def __init__(self, path: str, root: str, max_steps: int = 100_000,
+                 time_limit: float = 3.0) -> None:
+        super().__init__(path, root, None, max_states=8, max_steps=max_steps,
+                         time_limit=time_limit)
         self.pins: list[Pin] = []
         self.docker_runs = 0
         self.installs_seen: list[PackageInstall] = []  # every pip/uv install line, in order
@@ -173,9 +175,11 @@ def _containerise(spec: LaunchSpec, run, assumed: str) -> None:  # noqa: ANN001
         spec.context["env_file"] = ",".join(t.text for t in run.env_files)
 
 
-def interpret(path: str, fence: Fence, lines: list[str]) -> BlockInterpreter:
+def interpret(path: str, fence: Fence, lines: list[str], *, max_steps: int = 100_000,
+              time_limit: float = 3.0) -> BlockInterpreter:
     """Run one prepared block; spans are in document lines, block columns."""
     text = "\n".join(lines) + "\n"
-    interp = BlockInterpreter(path, os.path.dirname(os.path.abspath(path)))
+    interp = BlockInterpreter(path, os.path.dirname(os.path.abspath(path)), max_steps,
+                              time_limit)
     interp.run(parse_source(path, text.encode("utf-8", "replace"), fence.line - 1))
     return interp
