@@ -202,6 +202,7 @@ def _many_args_recipe(size: int) -> Callable[[], bytes]:
                  b"compatible_strategies:\n  - single_node_tp\n  - single_node_dep\n", size)
 
 
+PINNED = ("--engine", "vllm==0.21.0")  # a release, so the flag finding quotes the value
 ESC_TEXT = (b"#!/bin/bash\n# \x1b]0;pwned-title\x07\x1b[2J\n"
             b"vllm serve org/m --no-such-flag-\x1b]0;pwned\x07 1 \x1b[2J\n")
 NEWLINE_ARG = (b"#!/bin/bash\nvllm serve org/m $'--bogus\\n::error file=pwned.sh,line=1::injected'"
@@ -320,17 +321,17 @@ CASES: list[BadInput] = [
                                         lambda: _big_value_recipe(7 * MB)), None),
     # ---- issue 18: output injection
     BadInput("escapes_in_content_text", _write("esc.sh", ESC_TEXT), None,
-             args=("--format", "text"), safe_output=True),
+             args=("--format", "text", *PINNED), safe_output=True),
     BadInput("escapes_in_name_text", _byte_named(b"\x1b[2Jclear\x1b]0;title\x07.sh",
                                                  b"#!/bin/bash\nvllm serve org/m "
                                                  b"--no-such-flag 1\n"), None,
-             args=("--format", "text"), safe_output=True, relative=True),
+             args=("--format", "text", *PINNED), safe_output=True, relative=True),
     BadInput("newline_in_arg_text", _write("nl.sh", NEWLINE_ARG), None,
-             args=("--format", "text"), safe_output=True),
+             args=("--format", "text", *PINNED), safe_output=True),
     BadInput("newline_in_arg_github", _write("nl.sh", NEWLINE_ARG), None,
-             args=("--format", "github"), safe_output=True),
+             args=("--format", "github", *PINNED), safe_output=True),
     BadInput("escapes_in_content_github", _write("esc.sh", ESC_TEXT), None,
-             args=("--format", "github"), safe_output=True),
+             args=("--format", "github", *PINNED), safe_output=True),
     # ---- issue 18: severity and unread guides
     BadInput("malformed_yaml_fails", _committed("models/org/invalid_yaml.yaml"),
              r"malformed YAML", rc=1),
