@@ -17,6 +17,7 @@ MAX_REPORT_ARGV_CHARS = 64 * 1024  # argv text one launch summary repeats in a J
 MAX_MESSAGE_CHARS = 4096  # one finding message in a report
 MAX_FILE_STEPS = 1_000_000  # interpreter steps over all the code blocks of one file
 MAX_FILE_SECONDS = 4.0  # and their wall time
+# (a script checked on its own: 400,000 steps or 5 s, readers/bash.read_script)
 
 
 def over_value(texts_size: int, pieces: int = 1) -> bool:

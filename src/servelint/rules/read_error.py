@@ -1,7 +1,10 @@
 """file that servelint cannot read or parse
 
-A file that is not valid YAML, not UTF-8, too large, of the wrong shape, or bash that no
-parser accepts. The run goes on with the other files.
+A file servelint cannot read fails the run (an error): missing, not a regular file, a
+folder it may not list, too large, not decodable, malformed YAML, an alias bomb, nested too
+deeply, not a mapping. A file it read but could not follow everywhere (bash syntax the
+parser skipped, a construct or budget it stopped at) gets a warning. The run goes on with the
+other files.
 
 Bad:
 

@@ -20,7 +20,12 @@ from operator import is_not
 from stat import S_ISREG
 
 import tree_sitter_bash
-from tree_sitter import Language, Parser
+from tree_sitter import Language, Parser, Query
+
+try:
+    from tree_sitter import QueryCursor
+except ImportError:  # tree-sitter < 0.25
+    QueryCursor = None
 
 from servelint import budget
 from servelint.engines import registry
@@ -48,7 +53,8 @@ from servelint.sources.shell.values import (
     text_of,
 )
 
-_PARSER = Parser(Language(tree_sitter_bash.language()))
+_LANGUAGE = Language(tree_sitter_bash.language())
+_PARSER = Parser(_LANGUAGE)
 _CACHE: dict[tuple[str, int, int], Source] = {}
 _EVAL_SOURCES: dict[tuple[str, bytes, Span], Source] = {}  # eval / bash -c strings
 MAX_FILE_BYTES = 2_000_000
@@ -1351,20 +1357,19 @@ def _assigned_names(node, src: Source) -> frozenset[str]:
     return _names_memo("assigned_names", node, src, _assigned_names_of)
 
 
+_ASSIGNED = Query(_LANGUAGE, "(variable_assignment name: [(variable_name) @n "
+                              "(subscript name: (variable_name) @n)])")
+
+
 def _assigned_names_of(node, src: Source) -> set[str]:
-    names: set[str] = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type == "variable_assignment":
-            name = n.child_by_field_name("name")
-            if name is not None:
-                if name.type == "subscript":
-                    name = name.child_by_field_name("name")
-                if name is not None:
-                    names.add(src.text(name))
-        stack.extend(n.children)
-    return names
+    """Names assigned anywhere under ``node``, matched in tree-sitter (a walk in Python over
+    a 2 MB script's 1.7M nodes took 8 s)."""
+    if QueryCursor is not None:
+        found = QueryCursor(_ASSIGNED).captures(node)
+    else:  # tree-sitter 0.23/0.24
+        found = _ASSIGNED.captures(node)
+    nodes = found.get("n", []) if isinstance(found, dict) else [n for n, _ in found]
+    return {src.text(n) for n in nodes}
 
 
 def _compare(op: str, a: str, b: str, pattern: bool) -> bool | None:

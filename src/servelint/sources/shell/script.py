@@ -71,7 +71,7 @@ def find_root(path: str) -> str:
 
 def read_script(path: str, text: str | None = None, env: dict[str, str | None] | None = None, *,
                 root: str | None = None, max_states: int = 32, max_steps: int = 400_000,
-                time_limit: float = 10.0) -> ScriptResult:
+                time_limit: float = 5.0) -> ScriptResult:
     """Find every engine launch in one bash script (never raises, never runs it).
 
     ``env`` maps variable -> value; a ``None`` value means "set, but to a value the

@@ -156,12 +156,17 @@ class Source:
         self._spans: dict[tuple[int, int], Span] = {}
         self._texts: dict[tuple[int, int], str] = {}
         self.memo: dict[tuple, object] = {}
+        self._ascii_rows: dict[int, bool] = {}
 
     def _col(self, row: int, byte_col: int) -> int:
         start = self._line_starts[row] if row < len(self._line_starts) else 0
-        chunk = self.data[start:start + byte_col]
-        if chunk.isascii():
+        ascii_row = self._ascii_rows.get(row)
+        if ascii_row is None:  # once per line: a 400 KB line of 40,000 words is not quadratic
+            end = self._line_starts[row + 1] if row + 1 < len(self._line_starts) else None
+            ascii_row = self._ascii_rows[row] = self.data[start:end].isascii()
+        if ascii_row:
             return byte_col + 1
+        chunk = self.data[start:start + byte_col]
         return len(chunk.decode("utf-8", "replace")) + 1
 
     def span(self, node) -> Span:
