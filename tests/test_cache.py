@@ -135,7 +135,7 @@ def test_unchanged_unit_is_served_from_the_cache(
     script.write_text("#!/bin/bash\nvllm serve org/m --no-such-flag 1\n", encoding="utf-8")
     first = _report([script], True)
     assert len(_entries(cache_folder)) == 1
-    import servelint.check as check_mod
+    import servelint.pipeline.run as check_mod
 
     def fail(*_a, **_k):
         raise AssertionError("checked again")

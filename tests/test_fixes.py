@@ -131,7 +131,8 @@ def test_a_file_with_read_problems_is_never_fixed(tmp_path):
     path = tmp_path / "l.sh"
     data = BAD.encode() + b"echo caf\xff\n"
     path.write_bytes(data)
-    assert main(["check", str(path), "--engine", "vllm==0.21.0", "--fix", "--no-cache"]) == 0
+    # not valid UTF-8: a read error, which fails the run (issue 18), and the file is untouched
+    assert main(["check", str(path), "--engine", "vllm==0.21.0", "--fix", "--no-cache"]) == 1
     assert path.read_bytes() == data
 
 

@@ -180,6 +180,9 @@ def _digest_of(path: str, *_stat: int) -> tuple[int, bytes] | None:
     return None if data is None else (len(data), hashlib.sha256(data).digest())
 
 
+_file_digest.cache_clear = _digest_of.cache_clear  # type: ignore[attr-defined]  # (fixes/cli.py)
+
+
 def _read_regular(path: str | Path, limit: int, *, follow: bool = True) -> bytes | None:
     """The bytes of a regular file of at most ``limit`` bytes; None for anything else (a FIFO
     or device is never waited on, a symlink is not followed unless ``follow``)."""

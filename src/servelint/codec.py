@@ -32,7 +32,8 @@ def known() -> dict[str, type]:
     """The only types ``loads`` constructs, by name: the dataclasses and enums of
     ``servelint.model`` (Finding, Span, Fix, Edit, Severity, …) and the pipeline's results."""
     from servelint import model
-    from servelint.check import FileResult, LaunchReport
+    from servelint.pipeline.judge import LaunchReport
+    from servelint.pipeline.unit import FileResult
 
     types: list[type] = [FileResult, LaunchReport]
     for obj in vars(model).values():
