@@ -148,7 +148,7 @@ def problems(case, r: dict) -> list[str]:
     out = []
     if r["timed_out"]:
         out.append("timeout")
-    elif r["rc"] not in (0, 1):
+    elif r["rc"] not in (0, 1) and not r["rc"] == case.rc == 2:  # 2: a stated usage error
         out.append(f"exit {r['rc']}")
     elif case.rc is not None and r["rc"] != case.rc:
         out.append(f"exit {r['rc']}, expected {case.rc}")

@@ -181,7 +181,7 @@ class TextReporter:
         """One file's findings under a header naming what they were judged against."""
         releases = list(dict.fromkeys(judged_against(f) for f in findings if f.release))
         if releases:
-            self.write([[(f"── {path} · judged against {', '.join(releases)}", "dim")]])
+            self.write([[(f"── {shown_path(path)} · judged against {', '.join(releases)}", "dim")]])
         for first, repeats in group_repeats(findings):
             self.finding(first, name_release=len(releases) > 1, repeats=repeats)
 
