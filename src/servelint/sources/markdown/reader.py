@@ -216,6 +216,7 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
                                                                         f"{fence.index} on"),
                 "budget"))
             break
+        result.shell_blocks += 1
         doc.add_checkout(fence)
         try:
             prepared = prepare(fence)
