@@ -31,7 +31,7 @@ from typing import Any
 from servelint import __version__, profiles
 from servelint.walk import Skipped, walk
 
-CACHE_FORMAT = "3"
+CACHE_FORMAT = "4"
 MAX_DEP_BYTES = 64 * 1024 * 1024
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
 _PACKAGE = Path(__file__).resolve().parent
@@ -248,8 +248,11 @@ def store(key: str, value: Any) -> None:
     if not _is_key(key):
         return
     try:
-        if hasattr(value, "all_launches"):  # launches realised: the entry holds no blob
-            value = dataclasses.replace(value, launches=value.all_launches(), blob=None)
+        if hasattr(value, "all_launches"):  # launches as JSON text, decoded only when listed
+            launches = value.launches_json
+            if launches is None:
+                launches = codec.dumps(value.all_launches())
+            value = dataclasses.replace(value, launches=None, blob=None, launches_json=launches)
         entry = {"format": CACHE_FORMAT, "key": key, "result": codec.encode(value)}
         text = json.dumps(entry, ensure_ascii=True, separators=(",", ":"))
     except (codec.CodecError, TypeError, ValueError, RecursionError):
