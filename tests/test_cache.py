@@ -287,3 +287,16 @@ def _without_timing(text: str) -> dict:
     doc = json.loads(text)
     doc.get("stats", {}).pop("seconds", None)
     return doc
+
+
+def test_a_served_entry_lists_the_same_launches(tmp_path: Path, cache_folder: Path) -> None:
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/bash\nvllm serve org/m --max-model-len 4096 --enforce-eager\n")
+    fresh = _report([script], False)
+    _report([script], True)  # fills the cache
+    assert _entries(cache_folder)
+    served = check_paths([str(script)], Options(use_cache=True, jobs=1))
+    assert [lr.summary["argv"] for lr in served.launches] == [
+        ["org/m", "--max-model-len", "4096", "--enforce-eager"]
+    ]
+    assert _report([script], True) == fresh
