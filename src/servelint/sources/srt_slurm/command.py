@@ -169,11 +169,55 @@ class Context:
     request_plane_set: bool = False  # the recipe spells dynamo.request_plane
 
 
-def _plane(out: _Out, ctx: Context) -> None:
+def _request_plane(out: _Out, ctx: Context) -> None:
+    out.add("--request-plane", ctx.request_plane[1])
     if ctx.request_plane_set:
         out.recipe(ctx.request_plane[0], ctx.request_plane[1])
     else:
         out.add(ctx.request_plane[0], ctx.request_plane[1])
+
+
+def _model_flags(out: _Out, ctx: Context, model_flag: str, served: tuple[str, Span] | None) -> None:
+    """The model argument, then ``--served-model-name`` (the recipe's, else the model's name)."""
+    out.add(model_flag, ctx.backend_span)
+    out.add(ctx.model_arg[0], ctx.model_arg[1], ctx.model_arg[2])
+    out.add("--served-model-name", ctx.backend_span)
+    if served:
+        out.add(served[0], served[1])
+    else:
+        out.add(ctx.model_name[0], ctx.model_name[1], ctx.model_name[2])
+
+
+def _listen(out: _Out, ctx: Context, port: str) -> None:
+    out.add("--host", ctx.anchor)
+    out.add("0.0.0.0", ctx.anchor)
+    out.add("--port", ctx.anchor)
+    out.sym(port, ctx.anchor)
+
+
+def _node_rank(out: _Out, ctx: Context) -> None:
+    out.add("--nnodes", ctx.backend_span)
+    out.add(str(ctx.topo.nodes), ctx.backend_span)
+    out.add("--node-rank", ctx.backend_span)
+    out.add("0", ctx.backend_span)
+
+
+def _dp_endpoint(out: _Out, ctx: Context) -> None:
+    out.add("--data-parallel-address", ctx.backend_span)
+    out.sym("leader-ip", ctx.backend_span)
+    out.add("--data-parallel-rpc-port", ctx.backend_span)
+    out.sym("dp-rpc-port", ctx.backend_span)
+
+
+def _device_ids(out: _Out, ctx: Context) -> None:
+    if not _truthy(ctx.backend, "set_cuda_visible_devices"):
+        out.add("--device-ids", ctx.backend_span)
+        out.sym("device-ids", ctx.backend_span)
+
+
+def _dump_config(out: _Out, ctx: Context) -> None:
+    out.add("--dump-config-to", ctx.anchor)
+    out.sym("config-dump-path", ctx.anchor)
 
 
 def build_vllm(ctx: Context) -> Command:
@@ -183,13 +227,7 @@ def build_vllm(ctx: Context) -> Command:
     multi = ctx.topo.nodes > 1
     if ctx.frontend == "vllm":
         return _direct_vllm(ctx, config, served, multi)
-    out.add("--model", ctx.backend_span)
-    out.add(ctx.model_arg[0], ctx.model_arg[1], ctx.model_arg[2])
-    out.add("--served-model-name", ctx.backend_span)
-    if served:
-        out.add(served[0], served[1])
-    else:
-        out.add(ctx.model_name[0], ctx.model_name[1], ctx.model_name[2])
+    _model_flags(out, ctx, "--model", served)
     if ctx.mode in ("prefill", "decode"):
         out.add("--disaggregation-mode", ctx.backend_span)
         out.add(ctx.mode, ctx.backend_span)
@@ -205,9 +243,7 @@ def build_vllm(ctx: Context) -> Command:
         preset = _CONNECTOR_MAP.get(str(conn).lower())
         out.add("--kv-transfer-config", conn_span)
         out.add(json.dumps(preset) if preset else py_str(conn), conn_span)
-    if not _truthy(ctx.backend, "set_cuda_visible_devices"):
-        out.add("--device-ids", ctx.backend_span)
-        out.sym("device-ids", ctx.backend_span)
+    _device_ids(out, ctx)
     dp = any(
         k in config and config[k][1].value is not None
         for k in ("data-parallel-size", "data_parallel_size")
@@ -236,26 +272,18 @@ def build_vllm(ctx: Context) -> Command:
             out.add(str(ctx.topo.local_gpus // max(1, replica)), ctx.backend_span)
             out.add("--data-parallel-start-rank", ctx.backend_span)
             out.add("0", ctx.backend_span)
-            out.add("--data-parallel-address", ctx.backend_span)
-            out.sym("leader-ip", ctx.backend_span)
-            out.add("--data-parallel-rpc-port", ctx.backend_span)
-            out.sym("dp-rpc-port", ctx.backend_span)
+            _dp_endpoint(out, ctx)
             out.add("--data-parallel-hybrid-lb", ctx.backend_span)
     elif dp:
         config.pop("data-parallel-rpc-port", None)
         config.pop("data_parallel_rpc_port", None)
         out.add("--data-parallel-rank", ctx.backend_span)
         out.add("0", ctx.backend_span)
-        out.add("--data-parallel-address", ctx.backend_span)
-        out.sym("leader-ip", ctx.backend_span)
-        out.add("--data-parallel-rpc-port", ctx.backend_span)
-        out.sym("dp-rpc-port", ctx.backend_span)
+        _dp_endpoint(out, ctx)
     elif multi:
         _rendezvous(out, ctx, multi_dp=False)
-    out.add("--request-plane", ctx.request_plane[1])
-    _plane(out, ctx)
-    out.add("--dump-config-to", ctx.anchor)
-    out.sym("config-dump-path", ctx.anchor)
+    _request_plane(out, ctx)
+    _dump_config(out, ctx)
     _kv_events(out, ctx, vllm=True)
     config_flags(config, out)
     ep = [Token(t, ctx.backend_span) for t in ("python3", "-m", "dynamo.vllm")]
@@ -275,20 +303,10 @@ def _direct_vllm(ctx: Context, config: dict, served, multi: bool) -> Command:
             out_name = ctx.model_name
         config["served-model-name"] = (ctx.backend_span, Node(out_name[0], out_name[1]))
     out.add(ctx.model_arg[0], ctx.model_arg[1], ctx.model_arg[2])
-    out.add("--host", ctx.anchor)
-    out.add("0.0.0.0", ctx.anchor)
-    out.add("--port", ctx.anchor)
-    out.sym("frontend-port", ctx.anchor)
+    _listen(out, ctx, "frontend-port")
     if multi:
-        out.add("--master-addr", ctx.backend_span)
-        out.sym("leader-ip", ctx.backend_span)
-        out.add("--nnodes", ctx.backend_span)
-        out.add(str(ctx.topo.nodes), ctx.backend_span)
-        out.add("--node-rank", ctx.backend_span)
-        out.add("0", ctx.backend_span)
-    if not _truthy(ctx.backend, "set_cuda_visible_devices"):
-        out.add("--device-ids", ctx.backend_span)
-        out.sym("device-ids", ctx.backend_span)
+        _rendezvous(out, ctx, multi_dp=False)
+    _device_ids(out, ctx)
     config_flags(config, out)
     ep = [Token(t, ctx.backend_span) for t in ("vllm", "serve")]
     return Command([], ep, out.tokens, {}, out.recipe_idx)
@@ -297,15 +315,9 @@ def _direct_vllm(ctx: Context, config: dict, served, multi: bool) -> Command:
 def _rendezvous(out: _Out, ctx: Context, *, multi_dp: bool) -> None:
     out.add("--master-addr", ctx.backend_span)
     out.sym("leader-ip", ctx.backend_span)
-    out.add("--nnodes", ctx.backend_span)
-    out.add(str(ctx.topo.nodes), ctx.backend_span)
-    out.add("--node-rank", ctx.backend_span)
-    out.add("0", ctx.backend_span)
+    _node_rank(out, ctx)
     if multi_dp:
-        out.add("--data-parallel-address", ctx.backend_span)
-        out.sym("leader-ip", ctx.backend_span)
-        out.add("--data-parallel-rpc-port", ctx.backend_span)
-        out.sym("dp-rpc-port", ctx.backend_span)
+        _dp_endpoint(out, ctx)
 
 
 def _kv_events(out: _Out, ctx: Context, *, vllm: bool) -> None:
@@ -345,17 +357,8 @@ def build_sglang(ctx: Context) -> Command:
     out = _Out(ctx.anchor)
     served = served_name(ctx.backend, "sglang_config")
     use_sglang = ctx.frontend == "sglang"
-    out.add("--model-path", ctx.backend_span)
-    out.add(ctx.model_arg[0], ctx.model_arg[1], ctx.model_arg[2])
-    out.add("--served-model-name", ctx.backend_span)
-    if served:
-        out.add(served[0], served[1])
-    else:
-        out.add(ctx.model_name[0], ctx.model_name[1], ctx.model_name[2])
-    out.add("--host", ctx.anchor)
-    out.add("0.0.0.0", ctx.anchor)
-    out.add("--port", ctx.anchor)
-    out.sym("http-port", ctx.anchor)
+    _model_flags(out, ctx, "--model-path", served)
+    _listen(out, ctx, "http-port")
     out.add("--nccl-port", ctx.anchor)
     out.sym("nccl-port", ctx.anchor)
     if ctx.mode != "agg":
@@ -367,17 +370,12 @@ def build_sglang(ctx: Context) -> Command:
     if ctx.topo.nodes > 1:
         out.add("--dist-init-addr", ctx.backend_span)
         out.sym("leader-ip:dist-init-port", ctx.backend_span)
-        out.add("--nnodes", ctx.backend_span)
-        out.add(str(ctx.topo.nodes), ctx.backend_span)
-        out.add("--node-rank", ctx.backend_span)
-        out.add("0", ctx.backend_span)
+        _node_rank(out, ctx)
     if not use_sglang:
-        out.add("--dump-config-to", ctx.anchor)
-        out.sym("config-dump-path", ctx.anchor)
+        _dump_config(out, ctx)
     _kv_events(out, ctx, vllm=False)
     if not use_sglang:
-        out.add("--request-plane", ctx.request_plane[1])
-        _plane(out, ctx)
+        _request_plane(out, ctx)
     config_flags(config, out)
     module = "sglang.launch_server" if use_sglang else "dynamo.sglang"
     ep = [Token(t, ctx.backend_span) for t in ("python3", "-m", module)]
@@ -401,10 +399,7 @@ def build_trtllm(ctx: Context) -> Command:
     files = {path: role} if role is not None else {}
     if ctx.frontend == "trtllm_serve":
         out.add(ctx.model_arg[0], ctx.model_arg[1], ctx.model_arg[2])
-        out.add("--host", ctx.anchor)
-        out.add("0.0.0.0", ctx.anchor)
-        out.add("--port", ctx.anchor)
-        out.sym("http-port", ctx.anchor)
+        _listen(out, ctx, "http-port")
         for flag, key in (
             ("--tensor_parallel_size", "tensor_parallel_size"),
             ("--moe_expert_parallel_size", "moe_expert_parallel_size"),
@@ -419,17 +414,13 @@ def build_trtllm(ctx: Context) -> Command:
         return Command(
             prefix, [Token("trtllm-serve", ctx.backend_span)], out.tokens, files, out.recipe_idx
         )
-    out.add("--model-path", ctx.backend_span)
-    out.add(ctx.model_arg[0], ctx.model_arg[1], ctx.model_arg[2])
-    out.add("--served-model-name", ctx.backend_span)
-    out.add(ctx.model_name[0], ctx.model_name[1], ctx.model_name[2])
+    _model_flags(out, ctx, "--model-path", None)
     if ctx.mode != "agg":
         out.add("--disaggregation-mode", ctx.backend_span)
         out.add(ctx.mode, ctx.backend_span)
     out.add("--extra-engine-args", role.span if role is not None else ctx.anchor)
     out.add(path, role.span if role is not None else ctx.anchor)
-    out.add("--request-plane", ctx.request_plane[1])
-    _plane(out, ctx)
+    _request_plane(out, ctx)
     if _truthy(ctx.backend, "publish_events_and_metrics"):
         out.add("--publish-events-and-metrics", ctx.backend.key_span("publish_events_and_metrics"))
     ep = [Token(t, ctx.backend_span) for t in ("python3", "-m", "dynamo.trtllm")]
