@@ -23,9 +23,9 @@ from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 
 try:  # the C loader is the contract; fall back only where libyaml is missing
-    _Loader: type = yaml.CSafeLoader
+    SAFE_LOADER: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
+    SAFE_LOADER = yaml.SafeLoader
 
 # Bound on nodes a document may expand to through aliases ("billion laughs").
 MAX_EXPANDED_NODES = 200_000
@@ -209,7 +209,7 @@ class _YamlInputError(Exception):
         self.kind = kind
 
 
-def _span(path: str, node: yaml.Node) -> Span:
+def node_span(path: str, node: yaml.Node) -> Span:
     s, e = node.start_mark, node.end_mark
     return Span(path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
 
@@ -235,11 +235,11 @@ class _Builder:
             return found
         if key in self.active:
             raise _YamlInputError(
-                "recursive alias (a node contains itself)", _span(self.path, node)
+                "recursive alias (a node contains itself)", node_span(self.path, node)
             )
         if depth > MAX_DEPTH:
             raise _YamlInputError(
-                f"nesting deeper than {MAX_DEPTH} levels", _span(self.path, node), "budget"
+                f"nesting deeper than {MAX_DEPTH} levels", node_span(self.path, node), "budget"
             )
         self.active.add(key)
         try:
@@ -249,7 +249,7 @@ class _Builder:
         if weight > MAX_EXPANDED_NODES:
             raise _YamlInputError(
                 f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases",
-                _span(self.path, node),
+                node_span(self.path, node),
                 "budget",
             )
         self.memo[key] = built
@@ -257,7 +257,7 @@ class _Builder:
         return built
 
     def _scalar(self, node: yaml.ScalarNode) -> Scalar:
-        span = _span(self.path, node)
+        span = node_span(self.path, node)
         if node.style:
             return Scalar(_tagged_scalar(node), span, node.style in ("'", '"', "|", ">"))
         value, old, differs = _plain_scalar(node)
@@ -268,7 +268,7 @@ class _Builder:
     def _build(self, node: yaml.Node, depth: int) -> tuple[Node, int]:
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node), 1
-        span = _span(self.path, node)
+        span = node_span(self.path, node)
         if isinstance(node, yaml.SequenceNode):
             items = [self.build(child, depth + 1) for child in node.value]
             return Seq(items, span), 1 + sum(self.weight[id(c)] for c in node.value)
@@ -293,7 +293,7 @@ class _Builder:
                     merged.extend(source.entries)
                 continue
             if not isinstance(knode, yaml.ScalarNode):
-                raise _YamlInputError("mapping key is not a scalar", _span(self.path, knode))
+                raise _YamlInputError("mapping key is not a scalar", node_span(self.path, knode))
             key = self.build(knode, depth + 1)
             assert isinstance(key, Scalar)
             value = self.build(vnode, depth + 1)
@@ -405,14 +405,19 @@ class YamlDoc:
     problems: list[ReadProblem]
 
 
+def compose_error(exc: yaml.MarkedYAMLError, path: str) -> tuple[str, Span | None]:
+    """PyYAML's complaint as (message, span of the mark it points at, if any)."""
+    mark = exc.problem_mark or exc.context_mark
+    span = Span(path, mark.line + 1, mark.column + 1) if mark else None
+    return " ".join(p for p in (exc.context, exc.problem) if p) or str(exc), span
+
+
 def load_yaml_text(text: str, path: str = "<string>") -> YamlDoc:
     """Compose one YAML document with positions. Problems are returned, never raised."""
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        node = yaml.compose(text, Loader=SAFE_LOADER)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        span = Span(path, mark.line + 1, mark.column + 1) if mark else None
-        message = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
+        message, span = compose_error(exc, path)
         return YamlDoc(
             path, None, [ReadProblem(path, span, f"malformed YAML: {message}", "read-error")]
         )
@@ -433,7 +438,7 @@ def load_yaml_text(text: str, path: str = "<string>") -> YamlDoc:
         return YamlDoc(path, None, [*builder.warnings, problem])
     except (RecursionError, ValueError, TypeError) as exc:
         return YamlDoc(
-            path, None, [ReadProblem(path, _span(path, node), f"unreadable YAML: {exc}")]
+            path, None, [ReadProblem(path, node_span(path, node), f"unreadable YAML: {exc}")]
         )
     return YamlDoc(path, root, builder.warnings)
 

@@ -13,11 +13,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from servelint.model import Span
-
-try:
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
+from servelint.sources.common.yamlpos import SAFE_LOADER, compose_error, node_span
 
 MAX_NODES = 200_000
 
@@ -74,11 +70,6 @@ class RecipeYamlError(ValueError):
         self.span = span
 
 
-def _span(path: str, node: yaml.Node) -> Span:
-    s, e = node.start_mark, node.end_mark
-    return Span(path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
-
-
 class _Builder:
     def __init__(self, path: str) -> None:
         self.path = path
@@ -89,14 +80,14 @@ class _Builder:
         self.budget -= 1
         if self.budget < 0 or depth > 200:
             raise RecipeYamlError("document too large or nested too deeply", None)
-        span = _span(self.path, node)
+        span = node_span(self.path, node)
         if isinstance(node, yaml.MappingNode):
             self.constructor.flatten_mapping(node)
             out: dict[str, Entry] = {}
             for k, v in node.value:
                 key = self._scalar(k) if isinstance(k, yaml.ScalarNode) else None
                 name = key if isinstance(key, str) else str(key)
-                out[name] = Entry(_span(self.path, k), self.build(v, depth + 1), key)
+                out[name] = Entry(node_span(self.path, k), self.build(v, depth + 1), key)
             return Node(out, span)
         if isinstance(node, yaml.SequenceNode):
             return Node([self.build(c, depth + 1) for c in node.value], span)
@@ -106,17 +97,15 @@ class _Builder:
         try:
             return self.constructor.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
-            raise RecipeYamlError(f"bad scalar: {exc}", _span(self.path, node)) from exc
+            raise RecipeYamlError(f"bad scalar: {exc}", node_span(self.path, node)) from exc
 
 
 def load_tree(text: str, path: str) -> Node | None:
     """The document's root node (None for an empty document); raises RecipeYamlError."""
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(text, Loader=SAFE_LOADER)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        span = Span(path, mark.line + 1, mark.column + 1) if mark else None
-        msg = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
+        msg, span = compose_error(exc, path)
         raise RecipeYamlError(f"malformed YAML: {msg}", span) from exc
     except yaml.YAMLError as exc:
         raise RecipeYamlError(f"malformed YAML: {exc}", None) from exc
