@@ -23,27 +23,14 @@ def problem_finding(problem: Any) -> Finding:
     span = problem.span or Span(problem.path, 1, 1)
     kind = getattr(problem, "kind", "read-error")
     if kind == "entrypoint-shape":
-        from servelint.rules import entrypoint_shape as rule
+        from servelint.rules import entrypoint_shape
 
-        return Finding(
-            rule=rule.NAME,
-            code=rule.CODE,
-            severity=rule.SEVERITY,
-            message=problem.message,
-            span=span,
-            fix="drop the command words after the image, or set --entrypoint",
-        )
+        fix = "drop the command words after the image, or set --entrypoint"
+        return _rule_finding(entrypoint_shape, problem.message, span, fix)
     if kind == "argv-shape":
-        from servelint.rules import argv_shape as rule
+        from servelint.rules import argv_shape
 
-        return Finding(
-            rule=rule.NAME,
-            code=rule.CODE,
-            severity=rule.SEVERITY,
-            message=problem.message,
-            span=span,
-            fix=rule.FIX_TEXT,
-        )
+        return _rule_finding(argv_shape, problem.message, span, argv_shape.FIX_TEXT)
     severity = PROBLEM_SEVERITY.get(kind, Severity.WARNING)
     if getattr(problem, "subject", "") == "source":
         severity = Severity.INFO  # a sourced helper not followed: the launch is still read
@@ -54,4 +41,16 @@ def problem_finding(problem: Any) -> Finding:
         message=problem.message,
         span=span,
         fix=fix_for(kind, problem.message, getattr(problem, "subject", "")),
+    )
+
+
+def _rule_finding(rule: Any, message: str, span: Span, fix: str) -> Finding:
+    """A reader problem that one rule module owns, as that rule's finding."""
+    return Finding(
+        rule=rule.NAME,
+        code=rule.CODE,
+        severity=rule.SEVERITY,
+        message=message,
+        span=span,
+        fix=fix,
     )
