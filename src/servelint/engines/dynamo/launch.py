@@ -3,12 +3,13 @@ here against the ai-dynamo release (:mod:`servelint.rules.dynamo_worker`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from servelint import profiles
 from servelint.engines.dynamo.worker import ENGINE_OPTION_SOURCES, Split, Target, split_argv
 from servelint.engines.dynamo.worker import targets as dynamo_targets
-from servelint.model import Finding, LaunchSpec, Severity
+from servelint.model import Finding, LaunchSpec, Severity, Token
 from servelint.rules import dynamo_worker as rule
 
 WORKER_MODULES = {
@@ -178,6 +179,14 @@ def _abbrev_findings(wl: WorkerLaunch, split: Split, t: Target) -> list[Finding]
     return out
 
 
+def _engine_options(wl: WorkerLaunch, split: Split) -> Iterator[tuple[int, Token]]:
+    """(index, token) of the literal ``--`` options the worker leaves to the engine."""
+    for i in split.engine:
+        tok = wl.spec.argv[i]
+        if not tok.symbolic and tok.text.startswith("--"):
+            yield i, tok
+
+
 def _engine_scope_findings(
     wl: WorkerLaunch, split: Split, t: Target, w: dict, engine_profiles: list
 ) -> list[Finding]:
@@ -186,10 +195,7 @@ def _engine_scope_findings(
     if not sources or not engine_profiles:
         return []
     out = []
-    for i in split.engine:
-        tok = wl.spec.argv[i]
-        if tok.symbolic or not tok.text.startswith("--"):
-            continue
+    for i, tok in _engine_options(wl, split):
         name = tok.text.partition("=")[0]
         head, dot, rest = name.partition(".")
         norm = "--" + head[2:].replace("_", "-") + dot + rest
@@ -225,10 +231,7 @@ def _leftover_findings(wl: WorkerLaunch, split: Split, t: Target, w: dict) -> li
     ):
         return []
     out = []
-    for i in split.engine:
-        tok = wl.spec.argv[i]
-        if tok.symbolic or not tok.text.startswith("--"):
-            continue
+    for i, tok in _engine_options(wl, split):
         out.append(
             _finding(
                 wl,
