@@ -133,12 +133,10 @@ class DocContext:
         self._config(spec)
 
     def _config(self, spec: LaunchSpec) -> None:
-        name = spec.context.get("config_file")
-        if spec.engine != "vllm" or not name or "config_text" in spec.context:
+        found = config_file_value(spec)
+        if found is None:
             return
-        hit = config_value(spec.argv, config_flags("vllm"))
-        if hit is None or hit[1].symbolic:
-            return
+        name, at_value = found
         base = name.rsplit("/", 1)[-1]
         written = [f for f in self.files if f[0] in (name, base) or f[0].rsplit("/", 1)[-1] == base]
         written = [f for f in written if _before(f[1], spec.anchor)]
@@ -147,9 +145,21 @@ class DocContext:
         lines = written[-1][2]
         extra = vllm_config_tokens(lines)
         if extra is not None:
-            spec.argv[hit[0] + 1 : hit[0] + 1] = extra
+            spec.argv[at_value + 1 : at_value + 1] = extra
             spec.context["config_text"] = "\n".join(t for t, _, _ in lines)
             spec.context["config_from"] = f"written at line {written[-1][1].line}"
+
+
+def config_file_value(spec: LaunchSpec) -> tuple[str, int] | None:
+    """(file name, argv index of the ``--config`` value) of a vLLM launch whose literal
+    ``--config FILE`` is not yet expanded into options; else None."""
+    name = spec.context.get("config_file")
+    if spec.engine != "vllm" or not name or "config_text" in spec.context:
+        return None
+    hit = config_value(spec.argv, config_flags("vllm"))
+    if hit is None or hit[1].symbolic:
+        return None
+    return name, hit[0]
 
 
 def _moved(inst: PackageInstall, span: Span | None) -> PackageInstall:

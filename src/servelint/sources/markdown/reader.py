@@ -26,11 +26,11 @@ from servelint import budget
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.markdown.doc_context import DocContext, prose_before
+from servelint.sources.markdown.doc_context import DocContext, config_file_value, prose_before
 from servelint.sources.markdown.fences import Fence, find_fences
 from servelint.sources.markdown.shell import Pin, interpret, prepare, worth_reading
 from servelint.sources.shell.continuation import continuation_problems
-from servelint.sources.shell.launch import config_flags, config_value, vllm_config_tokens
+from servelint.sources.shell.launch import vllm_config_tokens
 
 MAX_BYTES = 4 * 1024 * 1024
 _ELLIPSES = {"...", "…", "[...]", "<...>"}
@@ -133,12 +133,10 @@ def _moved_install(inst: PackageInstall, span: Span | None) -> PackageInstall:
 def _expand_config_file(spec: LaunchSpec, md_path: str) -> None:
     """``vllm serve m --config FILE.yaml`` naming a file next to the guide (the legacy
     ``<Org>/*_Hopper.yaml`` files): its keys become options, spans in that file."""
-    name = spec.context.get("config_file")
-    if spec.engine != "vllm" or not name or "config_text" in spec.context:
+    found = config_file_value(spec)
+    if found is None:
         return
-    hit = config_value(spec.argv, config_flags("vllm"))
-    if hit is None or hit[1].symbolic:
-        return
+    name, at_value = found
     config = Path(md_path).parent / name
     note(config)
     try:
@@ -151,7 +149,7 @@ def _expand_config_file(spec: LaunchSpec, md_path: str) -> None:
                   for i, line in enumerate(text.splitlines(), start=1))
     extra = vllm_config_tokens(lines)
     if extra is not None:
-        spec.argv[hit[0] + 1:hit[0] + 1] = extra
+        spec.argv[at_value + 1:at_value + 1] = extra
         spec.context["config_text"] = text
 
 
