@@ -54,14 +54,8 @@ class StubModule(types.ModuleType):
         return Stub(f"{self.__name__}.{item}")
 
 
-class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def __init__(self, tops: set[str]):
-        self.tops = tops
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname.split(".")[0] in self.tops:
-            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
-        return None
+class StubLoader(importlib.abc.Loader):
+    """Loads every module it is asked for as a StubModule package (version 0.0.0)."""
 
     def create_module(self, spec):
         mod = StubModule(spec.name)
@@ -71,6 +65,16 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         pass
+
+
+class _Finder(importlib.abc.MetaPathFinder, StubLoader):
+    def __init__(self, tops: set[str]):
+        self.tops = tops
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] in self.tops:
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
 
 
 def install(tops: set[str]) -> None:

@@ -16,7 +16,7 @@ import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sglang_oracle"))
-from stub_modules import Stub, StubModule  # noqa: E402
+from stub_modules import Stub, StubLoader, StubModule  # noqa: E402
 
 STUBBED: list[str] = []
 
@@ -29,7 +29,7 @@ def _importer_file() -> str:
     return frame.f_code.co_filename if frame is not None else ""
 
 
-class _LastResort(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _LastResort(importlib.abc.MetaPathFinder, StubLoader):
     """Stubs a module only when TensorRT-LLM's own code imports it (a library probing for an
     optional module keeps its ImportError)."""
 
@@ -42,15 +42,6 @@ class _LastResort(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return None
         STUBBED.append(fullname)
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
-
-    def create_module(self, spec):
-        mod = StubModule(spec.name)
-        mod.__path__ = []
-        mod.__version__ = "0.0.0"
-        return mod
-
-    def exec_module(self, module):
-        pass
 
 
 def _arith(self, *_):
