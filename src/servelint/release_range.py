@@ -34,7 +34,8 @@ def neighbours(engine: str, release: str) -> list[tuple[str, str]]:
     return out
 
 
-def how(image_tag: str, release: str, side: str, others: list[tuple[str, str]]) -> str:
+def how(image_tag: str, others: list[tuple[str, str]]) -> str:
+    """The note (and each target's ``how``) of a launch judged by ``others``."""
     judged = " and ".join(f"{v} ({s})" for v, s in others)
     return (
         f"image tag {image_tag} has no profile; judged by the nearest profiled "

@@ -193,15 +193,14 @@ def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution) -> bool:
     from servelint import release_range
 
     sides = release_range.neighbours(spec.engine, ref.release)
-    for version, side in sides:
+    how = release_range.how(ref.tag, sides)
+    for version, _side in sides:
         prof = profiles.load(spec.engine, version)
         assert prof is not None
-        res.targets.append(Target(prof, "primary", release_range.how(ref.tag, ref.release, side,
-                                                                      sides), floating=True,
-                                  neighbour=True))
+        res.targets.append(Target(prof, "primary", how, floating=True, neighbour=True))
     if sides:
         res.capped = True
-        res.notes.append(release_range.how(ref.tag, ref.release, "", sides))
+        res.notes.append(how)
     return bool(sides)
 
 
