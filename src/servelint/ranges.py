@@ -205,7 +205,9 @@ def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
         floor = _lower_bound(inst.specifier)
         if floor is not None:
             releases = releases_from(spec.engine, str(floor))
-            return ReleaseRange(spec.engine, "latest", releases or (have[-1],), shown)
+            if not releases:  # above every profile: as for a floor, never an error
+                return ReleaseRange(spec.engine, "after-newest", (have[-1],), shown)
+            return ReleaseRange(spec.engine, "latest", releases, shown)
     if spec.floor:
         rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
         if rng is not None:
