@@ -33,6 +33,7 @@ from servelint import hardware
 from servelint.model import Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.common.yamlpos import SAFE_LOADER, node_span
 
 # fleet -> (gpu code in script names, naming rule); None = no single-node launcher
 FLEET_RULES: dict[str, tuple[str, str] | None] = {
@@ -71,33 +72,40 @@ def _load_entries(path: str, problems: list[ReadProblem]) -> list[_Entry]:
     note(path)
     try:
         with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            node = yaml.compose(fh.read(), Loader=SAFE_LOADER)
     except (OSError, yaml.YAMLError) as exc:
         problems.append(ReadProblem(path, None, f"cannot read master config: {exc}"))
         return []
-    if not isinstance(node, yaml.MappingNode) or not isinstance(data, dict):
+    if not isinstance(node, yaml.MappingNode):
+        problems.append(ReadProblem(path, None, "master config is not a mapping"))
+        return []
+    # spans first: constructing the data flattens merge keys in the node in place
+    spanned = [(key, node_span(path, key), _value_spans(path, value)) for key, value in node.value]
+    try:  # the data from the same node, not a second parse of the text
+        data = yaml.constructor.SafeConstructor().construct_document(node)
+    except yaml.YAMLError as exc:
+        problems.append(ReadProblem(path, None, f"cannot read master config: {exc}"))
+        return []
+    if not isinstance(data, dict):
         problems.append(ReadProblem(path, None, "master config is not a mapping"))
         return []
     out: list[_Entry] = []
     seen: set[str] = set()
-    for key, value in node.value:
-        span = Span(path, key.start_mark.line + 1, key.start_mark.column + 1,
-                    key.end_mark.line + 1, key.end_mark.column + 1)
+    for key, span, spans in spanned:
         if key.value in seen:
             problems.append(ReadProblem(path, span, f"duplicate master entry {key.value!r}; "
                                         "YAML keeps only the last one", "unresolved"))
         seen.add(key.value)
-        spans: dict[str, Span] = {}
-        if isinstance(value, yaml.MappingNode):
-            for k, v in value.value:
-                spans[k.value] = Span(path, v.start_mark.line + 1, v.start_mark.column + 1,
-                                      v.end_mark.line + 1, v.end_mark.column + 1)
         entry = data.get(key.value)
         if isinstance(entry, dict):
             out.append(_Entry(key.value, entry, path, span, spans))
     return out
+
+
+def _value_spans(path: str, value: yaml.Node) -> dict[str, Span]:
+    if not isinstance(value, yaml.MappingNode):
+        return {}
+    return {k.value: node_span(path, v) for k, v in value.value}
 
 
 def _concurrencies(point: dict) -> list[int]:

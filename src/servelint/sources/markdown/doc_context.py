@@ -21,7 +21,7 @@ flags say what it has). Spans stay where the document wrote each step.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.markdown.fences import Fence
@@ -61,7 +61,9 @@ class DocContext:
 
     def add_block(self, interp, mapper, launches: int) -> None:  # noqa: ANN001
         """Installs, exports (when the block launches nothing) and files of one block."""
-        self.add_installs([_moved(i, mapper.span(i.span)) for i in interp.installs_seen])
+        self.add_installs(
+            [replace(i, span=mapper.span(i.span), from_context=True) for i in interp.installs_seen]
+        )
         states = [s for s in interp.end_states if not s.flow]
         if len(states) != 1:
             return  # branches disagree (or none ended): nothing certain to carry on
@@ -160,21 +162,6 @@ def config_file_value(spec: LaunchSpec) -> tuple[str, int] | None:
     if hit is None or hit[1].symbolic:
         return None
     return name, hit[0]
-
-
-def _moved(inst: PackageInstall, span: Span | None) -> PackageInstall:
-    return PackageInstall(
-        inst.requirement,
-        inst.name,
-        inst.specifier,
-        inst.kind,
-        span,
-        inst.hashed,
-        inst.symbolic,
-        inst.installer,
-        inst.command,
-        from_context=True,
-    )
 
 
 def prose_before(text_lines: list[str], fence: Fence, previous_end: int) -> str:

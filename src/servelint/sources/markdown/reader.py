@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from servelint import budget
-from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
+from servelint.model import EnvVar, LaunchSpec, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.markdown.doc_context import DocContext, config_file_value, prose_before
@@ -101,7 +101,7 @@ class _Mapper:
         spec.env = [EnvVar(e.name, e.value, self.span(e.span), e.symbolic) for e in spec.env]
         spec.image_span = self.span(spec.image_span)
         spec.release_span = self.span(spec.release_span)
-        spec.installs = [_moved_install(i, self.span(i.span)) for i in spec.installs]
+        spec.installs = [replace(i, span=self.span(i.span)) for i in spec.installs]
 
 
 _WORD = re.compile(r"^[A-Za-z][A-Za-z.]*$")
@@ -122,12 +122,6 @@ def _prose_placeholders(argv: list[Token]) -> list[Token]:
             out[i:j] = [Token(t.text, t.span, True) for t in out[i:j]]
         i = j + 1
     return out
-
-
-def _moved_install(inst: PackageInstall, span: Span | None) -> PackageInstall:
-    return PackageInstall(inst.requirement, inst.name, inst.specifier, inst.kind, span,
-                          inst.hashed, inst.symbolic, inst.installer, inst.command,
-                          inst.from_context)
 
 
 def _expand_config_file(spec: LaunchSpec, md_path: str) -> None:

@@ -19,7 +19,6 @@ from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import Map, Scalar, Seq, load_yaml
 
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;)\s*")
-_BRAND_VENDOR = {"nvidia": "nvidia", "amd": "amd", "intel": "intel", "huawei": "huawei"}
 
 
 def dependency_installs(path: str) -> list[tuple[PackageInstall, frozenset[str]]]:
@@ -50,11 +49,8 @@ def dependency_installs(path: str) -> list[tuple[PackageInstall, frozenset[str]]
 
 def _vendors(node: object) -> frozenset[str]:
     items = node.items if isinstance(node, Seq) else [node] if node is not None else []
-    return frozenset(
-        _BRAND_VENDOR.get(str(i.value).lower(), str(i.value).lower())
-        for i in items
-        if isinstance(i, Scalar) and i.value
-    )
+    # a brand is compared with hardware.Gpu.vendor as written, lower-cased
+    return frozenset(str(i.value).lower() for i in items if isinstance(i, Scalar) and i.value)
 
 
 def apply_dependencies(path: str, specs: list[LaunchSpec]) -> None:
