@@ -30,6 +30,15 @@ _MUTATORS = {"append", "extend", "add", "update", "insert"}
 _BUILTINS = {"True": True, "False": False, "None": None}
 
 
+def literal(node: ast.expr | None, default: Any = None) -> Any:
+    """``ast.literal_eval`` of ``node``: None when there is no node, ``default`` when it is
+    not a literal."""
+    try:
+        return ast.literal_eval(node) if node is not None else None
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return default
+
+
 @dataclass
 class ModuleInfo:
     name: str

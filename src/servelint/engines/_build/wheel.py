@@ -22,8 +22,18 @@ def download(engine: str, version: str, dest: Path | None = None) -> Path:
     found = find_cached(engine, version, dest)
     if found:
         return found
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-           "-d", str(dest), f"{engine}=={version}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary",
+        ":all:",
+        "-d",
+        str(dest),
+        f"{engine}=={version}",
+    ]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     found = find_cached(engine, version, dest)
     if not found:
@@ -38,7 +48,25 @@ def find_cached(engine: str, version: str, *folders: Path) -> Path | None:
     return None
 
 
-class WheelSource:
+class ParsedFiles:
+    """``glob`` and a parsed-AST cache over a subclass's ``names`` and ``read``."""
+
+    names: list[str]
+    _ast: dict[str, ast.Module]
+
+    def read(self, name: str) -> str:
+        raise NotImplementedError
+
+    def glob(self, pattern: str) -> list[str]:
+        return [n for n in self.names if fnmatch.fnmatch(n, pattern)]
+
+    def parse(self, name: str) -> ast.Module:
+        if name not in self._ast:
+            self._ast[name] = ast.parse(self.read(name), filename=name)
+        return self._ast[name]
+
+
+class WheelSource(ParsedFiles):
     """Random access to the text files and metadata of one wheel."""
 
     def __init__(self, path: Path):
@@ -59,18 +87,10 @@ class WheelSource:
     def exists(self, name: str) -> bool:
         return name in self._text or name in set(self.names)
 
-    def glob(self, pattern: str) -> list[str]:
-        return [n for n in self.names if fnmatch.fnmatch(n, pattern)]
-
     def read(self, name: str) -> str:
         if name not in self._text:
             self._text[name] = self.zip.read(name).decode("utf-8", errors="replace")
         return self._text[name]
-
-    def parse(self, name: str) -> ast.Module:
-        if name not in self._ast:
-            self._ast[name] = ast.parse(self.read(name), filename=name)
-        return self._ast[name]
 
     @cached_property
     def dist_info(self) -> str:

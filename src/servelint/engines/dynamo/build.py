@@ -506,31 +506,11 @@ def build_release(
     version: str, wheel_dir: Path | None = None, out_root: Path | None = None
 ) -> Path:
     """Download ``ai-dynamo==version`` (the wheel only) and write its profile."""
-    import subprocess
-    import sys
     import tempfile
 
     from servelint import profiles
+    from servelint.engines._build.wheel import download
 
     folder = wheel_dir or Path(tempfile.mkdtemp(prefix="servelint-dynamo-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    wheel = next(iter(folder.glob(f"ai_dynamo-{version}-*.whl")), None)
-    if wheel is None:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "-q",
-                "--no-deps",
-                "--only-binary",
-                ":all:",
-                f"ai-dynamo=={version}",
-                "-d",
-                str(folder),
-            ],
-            check=True,
-        )
-        wheel = next(iter(folder.glob(f"ai_dynamo-{version}-*.whl")))
+    wheel = download("ai_dynamo", version, folder)  # the wheel's own spelling of ai-dynamo
     return profiles.write(build_profile(wheel, version), "dynamo", version, out_root)

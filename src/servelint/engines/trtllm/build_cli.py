@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from servelint.engines._build.static_eval import UNKNOWN, Evaluator
+from servelint.engines._build.static_eval import UNKNOWN, Evaluator, literal
 
 SERVE_MODULE = "tensorrt_llm.commands.serve"
 SERVE_FILE = "tensorrt_llm/commands/serve.py"
@@ -32,10 +32,7 @@ def _is_click(node: ast.expr, attr: str) -> bool:
 
 
 def _const(node: ast.expr | None) -> Any:
-    try:
-        return ast.literal_eval(node) if node is not None else None
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return UNKNOWN
+    return literal(node, UNKNOWN)
 
 
 class _Reader:

@@ -15,6 +15,7 @@ import ast
 from typing import Any
 
 from servelint.engines._build.static_eval import ModuleInfo, collect_imports
+from servelint.engines._build.static_eval import literal as _const
 
 LLM_ARGS_MODULE = "tensorrt_llm.llmapi.llm_args"
 ROOTS = ("TorchLlmArgs", "TrtLlmArgs", "BaseLlmArgs")
@@ -29,13 +30,6 @@ _SCALARS = {
 _ANY = {"Any", "object", "Callable", "type"}
 _MODEL_BASES = {"BaseModel", "StrictBaseModel"}
 _ENUM_BASES = {"Enum", "StrEnum", "IntEnum"}
-
-
-def _const(node: ast.expr | None) -> Any:
-    try:
-        return ast.literal_eval(node) if node is not None else None
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
 
 
 class _Classes:

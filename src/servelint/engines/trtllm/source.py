@@ -1,24 +1,26 @@
 """Where a TensorRT-LLM build reads from: a source tree or a wheel, with provenance.
 
 NVIDIA's wheels live on NVIDIA's own index; public source trees (a checkout, a vendored copy)
-are the other way in. Both give the same interface as ``builder.wheel.WheelSource`` (``exists``,
-``read``, ``parse``, ``glob``, ``names``), so the shared static evaluator reads either; every
-file read is hashed into the provenance the profile records.
+are the other way in. Both give the interface of ``engines._build.wheel.WheelSource``
+(``exists``, ``read``, ``names``, and ``parse``/``glob`` from the shared ``ParsedFiles``), so
+the shared static evaluator reads either; every file read is hashed into the provenance the
+profile records.
 """
 
 from __future__ import annotations
 
 import ast
-import fnmatch
 import hashlib
 import re
 from pathlib import Path
+
+from servelint.engines._build.wheel import ParsedFiles, WheelSource
 
 _VERSION = re.compile(r"""^__version__\s*=\s*["']([^"']+)["']""", re.M)
 VERSION_FILE = "tensorrt_llm/version.py"
 
 
-class TreeSource:
+class TreeSource(ParsedFiles):
     """The ``tensorrt_llm`` package of a source tree (DIR holds ``tensorrt_llm/``)."""
 
     def __init__(self, root: Path):
@@ -39,20 +41,12 @@ class TreeSource:
     def exists(self, name: str) -> bool:
         return name in self._names
 
-    def glob(self, pattern: str) -> list[str]:
-        return [n for n in self.names if fnmatch.fnmatch(n, pattern)]
-
     def read(self, name: str) -> str:
         if name not in self._text:
             data = (self.root / name).read_bytes()
             self.read_hashes[name] = hashlib.sha256(data).hexdigest()
             self._text[name] = data.decode("utf-8", errors="replace")
         return self._text[name]
-
-    def parse(self, name: str) -> ast.Module:
-        if name not in self._ast:
-            self._ast[name] = ast.parse(self.read(name), filename=name)
-        return self._ast[name]
 
     @property
     def version(self) -> str:
@@ -74,8 +68,6 @@ class WheelTree(TreeSource):
     """A TensorRT-LLM wheel, read in place (no install, no import)."""
 
     def __init__(self, wheel: Path):  # noqa: D107 - same interface, different storage
-        from servelint.engines._build.wheel import WheelSource
-
         self._wheel = WheelSource(Path(wheel))
         self.root = Path(wheel)
         self.names = [n for n in self._wheel.names if n.startswith("tensorrt_llm/")]
