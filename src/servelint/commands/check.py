@@ -7,9 +7,12 @@ import gc
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from servelint.check import CheckReport, Options, check_paths
 from servelint.model import Finding, Severity
+
+if TYPE_CHECKING:  # the pipeline is imported when `check` runs, not at start-up
+    from servelint.check import CheckReport
 
 FORMATS = ["text", "json", "sarif", "github"]
 
@@ -79,17 +82,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _load_config(args: argparse.Namespace):
-    try:
-        from servelint import config as config_mod
-    except ModuleNotFoundError:
-        return None
-    first = next((p for p in args.paths if p != "-"), None)
-    start = args.config or (Path(first) if first else Path.cwd())
+    from servelint import config as config_mod
+
     if args.config:
-        loader = getattr(config_mod, "load_config_file", None)
-        if loader is not None:
-            return loader(args.config)
-    return config_mod.load_config(start)
+        return config_mod.load_config_file(args.config)
+    first = next((p for p in args.paths if p != "-"), None)
+    return config_mod.load_config(Path(first) if first else Path.cwd())
 
 
 def validate(args: argparse.Namespace) -> None:
@@ -174,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> int:
+    from servelint.check import Options, check_paths
     from servelint.progress import progress_for
     from servelint.stdin_input import STDIN_PATH, StdinFile
 
