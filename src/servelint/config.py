@@ -20,7 +20,6 @@ also matches any single path component, so ``exclude = ["vendor"]`` skips a tree
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import fnmatch
 import tomllib
 from collections.abc import Iterable
@@ -30,6 +29,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from servelint import cli_values
 from servelint.model import Finding, Severity
 
 CONFIG_NAMES = (".servelint.toml", "pyproject.toml")
@@ -196,7 +196,7 @@ def parse_config(table: dict[str, Any], path: Path | None = None, *,
 
     for key in table:
         if key not in KEYS:
-            hint = _did_you_mean(key, KEYS) or f". expected one of {', '.join(KEYS)}"
+            hint = cli_values.did_you_mean(key, KEYS) or f". expected one of {', '.join(KEYS)}"
             raise fail(f'unknown key "{key}"{hint}')
 
     def rule_id(value: Any, key: str) -> str:
@@ -206,7 +206,7 @@ def parse_config(table: dict[str, Any], path: Path | None = None, *,
         ident = ident.upper() if ident[:2].lower() == "sl" and ident[2:].isdigit() else ident
         if known_rules and ident not in known_rules:
             raise fail(f'unknown rule "{value}" in "{key}"'
-                       f"{_did_you_mean(value, sorted(known_rules))}")
+                       f"{cli_values.did_you_mean(value, sorted(known_rules))}")
         return ident
 
     def severity(value: Any, key: str) -> Severity:
@@ -239,7 +239,7 @@ def parse_config(table: dict[str, Any], path: Path | None = None, *,
         if not isinstance(pin, str):
             raise fail(f'"images.{pattern}" must be a string like "vllm==0.33.0", '
                        f"got {_type(pin)}")
-        images[pattern] = _release(pin, f"images.{pattern}", fail, bare_ok=False)
+        images[pattern] = _release(pin, f"images.{pattern}", fail)
     config.images = images
     if "min-severity" in table:
         config.min_severity = severity(table["min-severity"], "min-severity").label
@@ -250,24 +250,19 @@ def parse_config(table: dict[str, Any], path: Path | None = None, *,
         if not isinstance(value, str):
             raise fail(f'"target-version" must be a string like "vllm==0.27.1", '
                        f"got {_type(value)}")
-        engine, version = _release(value, "target-version", fail, bare_ok=True)
-        try:  # a release servelint has a profile of, like --target-version
-            from servelint.cli_values import release
-
-            engine, version = release(f"{engine}=={version}")
+        try:  # a release servelint has a profile of, checked like --target-version
+            engine, version = cli_values.release(value, bare_engine="vllm")
         except ValueError as exc:
             raise fail(f'"target-version": {exc}') from None
         config.target_version = f"{engine}=={version}"
     return config
 
 
-def _release(text: str, key: str, fail, *, bare_ok: bool) -> tuple[str, str]:
-    """``"vllm==0.33.0"`` -> ("vllm", "0.33.0"); a bare version means vllm when allowed."""
+def _release(text: str, key: str, fail) -> tuple[str, str]:
+    """An ``images`` pin: ``"vllm==0.33.0"`` -> ("vllm", "0.33.0")."""
     engine, sep, version = text.partition("==")
     if not sep:
-        if not bare_ok:
-            raise fail(f'"{key}" must be "engine==version" (e.g. "vllm==0.33.0"), got "{text}"')
-        engine, version = "vllm", text
+        raise fail(f'"{key}" must be "engine==version" (e.g. "vllm==0.33.0"), got "{text}"')
     engine, version = engine.strip().lower(), version.strip()
     if not engine or not engine.replace("-", "").replace("_", "").isalnum():
         raise fail(f'"{key}": invalid engine name in "{text}"')
@@ -279,12 +274,10 @@ def _release(text: str, key: str, fail, *, bare_ok: bool) -> tuple[str, str]:
 
 
 def _gpu(value: Any, fail) -> str:
-    from servelint.cli_values import gpu
-
     if not isinstance(value, str):
         raise fail(f'"gpu" must be a string, got {_type(value)}')
     try:  # the exact id: "b3000" is refused, not read as b300
-        return gpu(value)
+        return cli_values.gpu(value)
     except ValueError as exc:
         raise fail(str(exc)) from None
 
@@ -293,11 +286,6 @@ def _registered_rule_ids() -> set[str]:
     from servelint.rules.registry import known_ids
 
     return known_ids()
-
-
-def _did_you_mean(value: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.7)
-    return f'; did you mean "{close[0]}"?' if close else ""
 
 
 def _type(value: Any) -> str:
