@@ -20,7 +20,7 @@ def profile_data_lines() -> list[str]:
         formats: set[str] = set()
         for version in versions:
             with gzip.open(
-                profiles.DATA_DIR / engine / f"{version}.json.gz", "rt", encoding="utf-8"
+                profiles.folder(engine) / f"{version}.json.gz", "rt", encoding="utf-8"
             ) as handle:
                 data = json.load(handle)
             builders.add(str(data.get("builder_version", "?")))
