@@ -27,6 +27,11 @@ def page_name(meta: Rule) -> str:
     return f"{meta.code}.md"
 
 
+def table_cell(text: str) -> str:
+    """``text`` as a Markdown table cell: a ``|`` in it does not end the cell."""
+    return text.replace("|", "\\|")
+
+
 def render_rule_page(meta: Rule) -> str:
     """One rule's page: its docstring, headed by its code, name, severity and autofix."""
     body = meta.doc.split("\n", 1)[1].strip() if "\n" in meta.doc else ""
@@ -62,16 +67,15 @@ def render_rules_md(metas: list[Rule]) -> str:
              "| Code | Name | Default severity | Autofix | Summary |",
              "| --- | --- | --- | --- | --- |"]
     for meta in metas:
-        summary = meta.summary.replace("|", "\\|")
         lines.append(f"| [{meta.code}](rules/{page_name(meta)}) | `{meta.name}` | "
-                     f"{meta.severity.label} | {meta.fix} | {summary} |")
+                     f"{meta.severity.label} | {meta.fix} | {table_cell(meta.summary)} |")
     return "\n".join(lines) + "\n"
 
 
 def render_readme_table(metas: list[Rule]) -> str:
     rows = ["| code | rule | severity | autofix | what |", "|---|---|---|---|---|"]
     rows += [f"| {m.code} | {m.name} | {m.severity.label} | {m.fix} | "
-             f"{m.summary.replace('|', chr(92) + '|')} |" for m in metas]
+             f"{table_cell(m.summary)} |" for m in metas]
     return "\n".join(rows) + "\n"
 
 
