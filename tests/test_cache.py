@@ -300,3 +300,23 @@ def test_a_served_entry_lists_the_same_launches(tmp_path: Path, cache_folder: Pa
         ["org/m", "--max-model-len", "4096", "--enforce-eager"]
     ]
     assert _report([script], True) == fresh
+
+
+def test_launches_are_read_only_when_listed(tmp_path: Path, cache_folder: Path) -> None:
+    """A text run's hit leaves the launches file unread; a JSON run (``works_on``) reads it
+    with the entry, and an entry whose launches file is gone or forged is a miss."""
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/bash\nvllm serve org/m --max-model-len 4096\n", encoding="utf-8")
+    for works_on in (False, True):
+        fresh = _report([script], False, works_on=works_on)
+        _report([script], True, works_on=works_on)  # fills the cache
+    launch_files = sorted(cache_folder.rglob("*.launches"))
+    assert len(launch_files) == 2 and len(_entries(cache_folder)) == 2
+    text_hit = check_paths([str(script)], Options(use_cache=True, jobs=1))
+    assert text_hit.units[0].launches is None  # (not read: a text report never lists them)
+    for forged in (None, b'{"format": "5", "launches": [{"errors": "x"}]}'):
+        for path in launch_files:
+            path.unlink(missing_ok=True)
+            if forged is not None:
+                path.write_bytes(forged)
+        assert _report([script], True, works_on=True) == fresh

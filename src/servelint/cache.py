@@ -10,15 +10,18 @@ its reader read (``sources.common.deps``: sourced helpers at any depth, bound la
 master config, a recipe's taxonomy and strategies), ``-`` for a path it looked for and did not
 find, a listing digest for a folder; ``unchanged`` checks them before a hit is used.
 
-Entries are JSON through ``servelint.codec`` (nothing is executed or imported on load),
-opened without following symlinks or blocking on FIFOs and devices, checked to be regular
-files of bounded size, and written atomically. Anything else (a planted pickle, garbage, a
+Entries are JSON through ``servelint.codec`` (nothing is executed or imported on load); a
+result's launches are a second file, ``<k>.launches``, holding their summaries as plain JSON,
+read only when a report lists them. Entries are opened without following symlinks or
+blocking on FIFOs and devices, checked to be regular files of bounded size, and written
+atomically. Anything else (a planted pickle, garbage, a
 FIFO, another unit's entry, a forged field) is a miss.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import json
 import os
@@ -31,7 +34,7 @@ from typing import Any
 from servelint import __version__, profiles
 from servelint.walk import Skipped, walk
 
-CACHE_FORMAT = "4"
+CACHE_FORMAT = "5"
 MAX_DEP_BYTES = 64 * 1024 * 1024
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
 _PACKAGE = Path(__file__).resolve().parent
@@ -217,59 +220,134 @@ def _entry_path(key: str) -> Path:
     return cache_dir() / key[:2] / f"{key}.json"
 
 
-def load(key: str) -> Any | None:
-    """The result stored under ``key``, else None (the caller checks ``unchanged``)."""
+def _launches_path(key: str) -> Path:
+    return cache_dir() / key[:2] / f"{key}.launches"
+
+
+def _read_json(path: Path, key: str) -> dict | None:
+    """An entry file's document when it is one of this format and key, else None. The
+    collector is paused while parsing: JSON builds no cycles, and a large entry would
+    otherwise trigger collections of everything allocated so far."""
+    data = _read_regular(path, MAX_ENTRY_BYTES, follow=False)
+    if data is None:
+        return None
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        entry = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    finally:
+        if enabled:
+            gc.enable()
+    if (
+        not isinstance(entry, dict)
+        or entry.get("format") != CACHE_FORMAT
+        or entry.get("key") != key
+    ):
+        return None
+    return entry
+
+
+def load(key: str, *, launches: bool = False) -> Any | None:
+    """The result stored under ``key``, else None (the caller checks ``unchanged``). Its
+    launches are read with it when ``launches`` (a missing or bad launches file is then a
+    miss), else when first listed (``FileResult.all_launches``)."""
     from servelint import codec
     from servelint.pipeline.unit import FileResult
 
     if not _is_key(key):
         return None
-    data = _read_regular(_entry_path(key), MAX_ENTRY_BYTES, follow=False)
-    if data is None:
-        return None
-    try:
-        entry = json.loads(data)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT or \
-            entry.get("key") != key:
+    entry = _read_json(_entry_path(key), key)
+    if entry is None:
         return None
     try:
         result = codec.decode(entry.get("result"))
     except (codec.CodecError, RecursionError):
         return None
-    return result if isinstance(result, FileResult) else None
+    if not isinstance(result, FileResult) or result.launches is not None or result.blob:
+        return None
+    result.launches_key = key
+    if launches:
+        result.launches = load_launches(key)
+        if result.launches is None:
+            return None
+    return result
+
+
+def load_launches(key: str) -> list | None:
+    """The launch reports stored under ``key``: their summaries as the JSON report lists
+    them (plain JSON, taken as they are: nothing in them is constructed), else None."""
+    from servelint.pipeline.judge import LaunchReport
+
+    if not _is_key(key):
+        return None
+    entry = _read_json(_launches_path(key), key)
+    summaries = entry.get("launches") if entry is not None else None
+    if not isinstance(summaries, list):
+        return None
+    out = []
+    for summary in summaries:
+        if not _is_summary(summary):
+            return None
+        judged, errors = summary["judged_against"], summary["errors"]
+        out.append(LaunchReport(None, judged, errors, summary.get("works_on"), summary))
+    return out
+
+
+def _is_summary(summary: Any) -> bool:
+    """The fields of a launch summary that ``LaunchReport`` keeps have their types."""
+    if not isinstance(summary, dict):
+        return False
+    judged, errors = summary.get("judged_against"), summary.get("errors")
+    works = summary.get("works_on", {})
+    return (
+        isinstance(judged, list)
+        and all(isinstance(j, str) for j in judged)
+        and type(errors) is int
+        and isinstance(works, dict)
+        and all(v is None or type(v) in (str, int) for v in works.values())
+    )
 
 
 def store(key: str, value: Any) -> None:
-    """Keep ``value`` (a FileResult with its ``stamps``) under ``key``, atomically."""
+    """Keep ``value`` (a FileResult with its ``stamps``) under ``key``, atomically: its
+    launches (their summaries) in a file of their own, written first."""
     from servelint import codec
 
     if not _is_key(key):
         return
     try:
-        if hasattr(value, "all_launches"):  # launches as JSON text, decoded only when listed
-            launches = value.launches_json
-            if launches is None:
-                launches = codec.dumps(value.all_launches())
-            value = dataclasses.replace(value, launches=None, blob=None, launches_json=launches)
-        entry = {"format": CACHE_FORMAT, "key": key, "result": codec.encode(value)}
-        text = json.dumps(entry, ensure_ascii=True, separators=(",", ":"))
+        summaries = [lr.summary for lr in value.all_launches()]
+        value = dataclasses.replace(value, launches=None, blob=None, launches_key=None)
+        head = {"format": CACHE_FORMAT, "key": key}
+        launches = json.dumps(
+            {**head, "launches": summaries}, ensure_ascii=True, separators=(",", ":")
+        )
+        text = json.dumps(
+            {**head, "result": codec.encode(value)}, ensure_ascii=True, separators=(",", ":")
+        )
     except (codec.CodecError, TypeError, ValueError, RecursionError):
         return  # not representable: not cached
-    target = _entry_path(key)
-    tmp = target.parent / f".{key}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    if _write_atomic(_launches_path(key), launches):
+        _write_atomic(_entry_path(key), text)
+
+
+def _write_atomic(target: Path, text: str) -> bool:
+    tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with os.fdopen(os.open(tmp, flags, 0o644), "w", encoding="ascii") as fh:
             fh.write(text)
         os.replace(tmp, target)
+        return True
     except OSError:
         try:
             tmp.unlink()
         except OSError:
             pass
+        return False
 
 
 def _is_key(key: str) -> bool:

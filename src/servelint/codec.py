@@ -16,6 +16,7 @@ import functools
 import json
 import types
 import typing
+from collections.abc import Callable
 from typing import Any
 
 TYPE = "$t"  # {"$t": "Finding", "f": {...fields...}}
@@ -116,40 +117,167 @@ def decode(data: Any) -> Any:
 def _construct(data: dict) -> Any:
     name = data[TYPE]
     cls = known().get(name) if isinstance(name, str) else None
-    fields = data.get("f")
-    if (
-        cls is None
-        or not dataclasses.is_dataclass(cls)
-        or set(data) != {TYPE, "f"}
-        or not isinstance(fields, dict)
-    ):
+    if cls is None or not dataclasses.is_dataclass(cls) or set(data) != {TYPE, "f"}:
         raise CodecError(f"unknown type {name!r}")
-    allowed = {f.name: f for f in dataclasses.fields(cls) if f.init}
-    if not set(fields) <= set(allowed):
-        raise CodecError(f"unknown fields of {name}: {sorted(set(fields) - set(allowed))}")
-    missing = [
-        n
-        for n, f in allowed.items()
-        if n not in fields
-        and f.default is dataclasses.MISSING
-        and f.default_factory is dataclasses.MISSING
-    ]
-    if missing:
-        raise CodecError(f"{name} lacks {missing}")
-    values = {k: decode(v) for k, v in fields.items()}
-    hints = _hints(cls)
-    for key, value in values.items():
-        if not _conforms(value, hints.get(key, Any)):
-            raise CodecError(f"{name}.{key} has the wrong type")
-    try:
-        return cls(**values)
-    except TypeError as exc:
-        raise CodecError(f"bad {name}: {exc}") from None
+    return _constructor(cls)(data["f"])
 
 
 @functools.cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+def _constructor(cls: type) -> Callable[[Any], Any]:
+    """``fields -> cls(**fields)``, each field decoded and checked by a decoder built once
+    from its declared type (``_decoder``)."""
+    name = cls.__name__
+    fields = [f for f in dataclasses.fields(cls) if f.init]
+    hints = typing.get_type_hints(cls)
+    decoders = {f.name: _decoder(hints.get(f.name, Any)) for f in fields}
+    required = frozenset(
+        f.name
+        for f in fields
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    )
+
+    def construct(values: Any) -> Any:
+        if not isinstance(values, dict):
+            raise CodecError(f"unknown type {name!r}")
+        if not values.keys() <= decoders.keys():
+            raise CodecError(f"unknown fields of {name}: {sorted(values.keys() - decoders)}")
+        if not required <= values.keys():
+            raise CodecError(f"{name} lacks {sorted(required - values.keys())}")
+        try:
+            return cls(**{k: decoders[k](v) for k, v in values.items()})
+        except CodecError as exc:
+            raise CodecError(f"{name}: {exc}") from None
+        except TypeError as exc:
+            raise CodecError(f"bad {name}: {exc}") from None
+
+    return construct
+
+
+Decoder = Callable[[Any], Any]
+
+
+def _decoder(hint: Any) -> Decoder:
+    """A function decoding JSON data to a value of type ``hint`` or raising ``CodecError``:
+    the generic ``decode`` and ``_conforms`` in one pass, dispatched once per field type."""
+    if hint is Any:
+        return decode
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        return _union_decoder([_decoder(h) for h in args], type(None) in args)
+    if origin is list:
+        return _list_decoder(_decoder(args[0]))
+    if origin is dict:
+        return _dict_decoder(_decoder(args[0]), _decoder(args[1]))
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return _tuple_decoder([_decoder(args[0])], repeat=True)
+        return _tuple_decoder([_decoder(h) for h in args], repeat=False)
+    if hint in _SCALARS:
+        return _SCALARS[hint]
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return _enum_decoder(hint)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _dataclass_decoder(hint)
+    return _checked_decoder(hint)
+
+
+def _scalar(check: Callable[[Any], bool], what: str) -> Decoder:
+    def decode_scalar(data: Any) -> Any:
+        if check(data):
+            return data
+        raise CodecError(f"not {what}")
+
+    return decode_scalar
+
+
+_SCALARS: dict[Any, Decoder] = {
+    str: _scalar(lambda v: type(v) is str, "a string"),
+    int: _scalar(lambda v: type(v) is int, "an integer"),
+    float: _scalar(lambda v: type(v) is float or type(v) is int, "a number"),
+    bool: _scalar(lambda v: type(v) is bool, "a boolean"),
+    type(None): _scalar(lambda v: v is None, "null"),
+}
+
+
+def _union_decoder(options: list[Decoder], nullable: bool) -> Decoder:
+    rest = [d for d in options if d is not _SCALARS[type(None)]]
+    if nullable and len(rest) == 1:
+        only = rest[0]
+        return lambda data: None if data is None else only(data)
+
+    def decode_union(data: Any) -> Any:
+        for option in options:
+            try:
+                return option(data)
+            except CodecError:
+                continue
+        raise CodecError("matches no type of a union")
+
+    return decode_union
+
+
+def _list_decoder(item: Decoder) -> Decoder:
+    def decode_list(data: Any) -> list:
+        if type(data) is not list:
+            raise CodecError("not a list")
+        return [item(v) for v in data]
+
+    return decode_list
+
+
+def _dict_decoder(key: Decoder, value: Decoder) -> Decoder:
+    def decode_dict(data: Any) -> dict:
+        if type(data) is not dict or TYPE in data or ENUM in data or TUPLE in data:
+            raise CodecError("not a mapping")
+        return {key(k): value(v) for k, v in data.items()}
+
+    return decode_dict
+
+
+def _tuple_decoder(items: list[Decoder], *, repeat: bool) -> Decoder:
+    def decode_tuple(data: Any) -> tuple:
+        if type(data) is not dict or len(data) != 1 or type(data.get(TUPLE)) is not list:
+            raise CodecError("not a tuple")
+        values = data[TUPLE]
+        if repeat:
+            return tuple(items[0](v) for v in values)
+        if len(values) != len(items):
+            raise CodecError("tuple of the wrong length")
+        return tuple(d(v) for d, v in zip(items, values, strict=True))
+
+    return decode_tuple
+
+
+def _enum_decoder(cls: type[enum.Enum]) -> Decoder:
+    def decode_enum(data: Any) -> Any:
+        if type(data) is not dict or data.get(ENUM) != cls.__name__ or len(data) != 2:
+            raise CodecError(f"not a {cls.__name__}")
+        return decode(data)
+
+    return decode_enum
+
+
+def _dataclass_decoder(cls: type) -> Decoder:
+    name = cls.__name__
+
+    def decode_dataclass(data: Any) -> Any:
+        if type(data) is not dict or data.get(TYPE) != name or len(data) != 2 or "f" not in data:
+            raise CodecError(f"not a {name}")
+        if known().get(name) is not cls:
+            raise CodecError(f"unknown type {name!r}")
+        return _constructor(cls)(data["f"])
+
+    return decode_dataclass
+
+
+def _checked_decoder(hint: Any) -> Decoder:
+    def decode_checked(data: Any) -> Any:
+        value = decode(data)
+        if not _conforms(value, hint):
+            raise CodecError("has the wrong type")
+        return value
+
+    return decode_checked
 
 
 def _conforms(value: Any, hint: Any) -> bool:

@@ -62,7 +62,7 @@ def _cached(job: Job, options: Options) -> tuple[FileResult | None, str | None]:
     key = cache.key_for(job.path, job.reader.name, options)
     if key is None:
         return None, None
-    hit = cache.load(key)
+    hit = cache.load(key, launches=bool(options.works_on))  # (JSON lists the launches)
     if isinstance(hit, FileResult) and cache.unchanged(hit.stamps):
         return hit, key
     return None, key

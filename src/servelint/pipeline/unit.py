@@ -29,9 +29,9 @@ from servelint.sources.common.problems import ReadProblem
 class FileResult:
     """What checking one unit (a file, or an InferenceX checkout) gives; cacheable.
 
-    Its launches travel as one nested blob (pickled between worker processes; JSON text in
-    the cache, ``launches_json``), built only when a report lists them (JSON): a text run
-    over a cached corpus never builds them."""
+    Its launches travel as one nested blob between worker processes; a cached result keeps
+    them in an entry file of their own (``launches_key``), read only when a report lists
+    them (JSON): a text run over a cached corpus never reads them."""
 
     path: str
     findings: list[Finding]
@@ -42,14 +42,16 @@ class FileResult:
     blob: bytes | None = None
     deps: list[str] = field(default_factory=list)  # every file the reader read
     stamps: list[tuple[str, str]] = field(default_factory=list)  # their digests (cache)
-    launches_json: str | None = None  # the cache's form of the launches, decoded on demand
+    launches_key: str | None = None  # the cache entry holding the launches, read on demand
 
     def all_launches(self) -> list[LaunchReport]:
         if self.launches is None:
             if self.blob:
                 self.launches = pickle.loads(self.blob)  # from our own worker processes
-            elif self.launches_json:
-                self.launches = _decode_launches(self.launches_json)
+            elif self.launches_key:
+                from servelint import cache
+
+                self.launches = cache.load_launches(self.launches_key) or []
             else:
                 self.launches = []
         return self.launches
@@ -69,7 +71,7 @@ class FileResult:
             blob,
             self.deps,
             self.stamps,
-            self.launches_json if self.launches is None else None,
+            self.launches_key if self.launches is None else None,
         )
 
     def __setstate__(self, state: tuple) -> None:
@@ -82,23 +84,9 @@ class FileResult:
             self.blob,
             self.deps,
             self.stamps,
-            self.launches_json,
+            self.launches_key,
         ) = state
         self.launches = None
-
-
-def _decode_launches(text: str) -> list[LaunchReport]:
-    """The launches of a cache entry (checked like the rest of it: an entry that does not
-    decode to launch reports lists none)."""
-    from servelint import codec
-
-    try:
-        value = codec.loads(text)
-    except codec.CodecError:
-        return []
-    if not isinstance(value, list) or not all(isinstance(v, LaunchReport) for v in value):
-        return []
-    return value
 
 
 def check_unit(job: Job, options: Options) -> FileResult:
