@@ -10,6 +10,7 @@ from typing import Any
 from packaging.utils import canonicalize_name
 
 from servelint import hardware
+from servelint.lru import Lru
 
 _VENDOR_FLAVOUR = {"amd": "rocm", "cpu": "cpu"}
 
@@ -39,9 +40,19 @@ def built_set(image: dict[str, Any], name: str) -> dict[str, Any] | None:
     return image.get("build", {}).get("flavours", {}).get(name)
 
 
+_CANONICAL = Lru(256)  # package sets by canonical name
+
+
+def _by_canonical_name(packages: dict[str, Any]) -> dict[str, Any]:
+    """A profile's package set keyed by canonical name, built once per set."""
+    return _CANONICAL.get_for(
+        packages, lambda: {canonicalize_name(k): v for k, v in packages.items()}
+    )
+
+
 def lookup(image: dict[str, Any], name: str, package: str) -> ImageEntry:
     key = canonicalize_name(package)
-    packages = {canonicalize_name(k): v for k, v in image.get("packages", {}).items()}
+    packages = _by_canonical_name(image.get("packages", {}))
     read = built_set(image, name)
     if read is None:
         return ImageEntry(
@@ -50,7 +61,7 @@ def lookup(image: dict[str, Any], name: str, package: str) -> ImageEntry:
             "the inferred image package set",
             "not read from this release's build files",
         )
-    entry = {canonicalize_name(k): v for k, v in read["packages"].items()}.get(key)
+    entry = _by_canonical_name(read["packages"]).get(key)
     if entry is None and packages.get(key, {}).get("source") == "requires-dist":
         entry = packages[key]  # a dependency of the wheel the image installs
     basis = (

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from servelint import profiles
+from servelint.lru import Lru
 from servelint.model import Finding, LaunchSpec, PackageInstall, Severity
 from servelint.resolve import (
     Resolution,
@@ -151,14 +152,10 @@ def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | Non
         rng = _install_range(spec, have)
     if rng is None:
         return None, res
-    key = (id(res), rng)
-    hit = _JUDGED.get(key)
-    if hit is None or hit[0] is not res:  # (ids of dropped resolutions are reused)
-        hit = _JUDGED[key] = (res, _judged_on(spec, res, rng))
-    return rng, hit[1]
+    return rng, _JUDGED.get_for(res, lambda: _judged_on(spec, res, rng), rng)
 
 
-_JUDGED: dict[tuple, tuple[Resolution, Resolution]] = {}
+_JUDGED = Lru(4096)  # resolutions judged on a range
 
 
 @functools.lru_cache(maxsize=1024)

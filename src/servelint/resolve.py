@@ -17,6 +17,7 @@ from packaging.version import InvalidVersion, Version
 
 from servelint import profiles
 from servelint.engines import registry
+from servelint.lru import Lru
 from servelint.model import LaunchSpec
 from servelint.profiles import Profile
 
@@ -81,7 +82,7 @@ def profile_for(engine: str, release: str) -> tuple[Profile | None, str]:
     return None, f"{engine} {release} is not a release servelint has a profile for"
 
 
-_RESOLVED: dict[tuple, Resolution] = {}
+_RESOLVED = Lru(4096)  # resolutions by the launch facts they depend on
 
 
 def resolve(spec: LaunchSpec, *, target_version: str | None = None,
@@ -95,11 +96,7 @@ def resolve(spec: LaunchSpec, *, target_version: str | None = None,
         return _resolve(spec, target_version=target_version, image_map=image_map)
     key = (spec.engine, spec.image, spec.release, spec.floor,
            spec.context.get("release_from", ""), target_version)
-    found = _RESOLVED.get(key)
-    if found is None:
-        found = _RESOLVED[key] = _resolve(spec, target_version=target_version,
-                                          image_map=image_map)
-    return found
+    return _RESOLVED.get_or(key, lambda: _resolve(spec, target_version=target_version))
 
 
 def _resolve(spec: LaunchSpec, *, target_version: str | None = None,

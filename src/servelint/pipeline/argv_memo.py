@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from servelint import profiles
 from servelint.engines.lint_parse import LintParse, lint_parse
+from servelint.lru import Lru
 from servelint.model import Edit, Finding, Fix, LaunchSpec, Span, Token
 from servelint.profiles import Profile
 from servelint.rules.base import CheckContext
@@ -38,23 +37,8 @@ MAX_ENTRIES = 16384  # argv verdicts kept
 MAX_SHARED_PARSES = 4096  # canonical parses kept
 
 
-class _Lru(OrderedDict):
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-
-    def get_or(self, key: Any, compute: Callable[[], Any]) -> Any:
-        if key in self:
-            self.move_to_end(key)
-            return self[key]
-        value = self[key] = compute()
-        if len(self) > self.size:
-            self.popitem(last=False)
-        return value
-
-
-_ENTRIES = _Lru(MAX_ENTRIES)
-_SHARED = _Lru(MAX_SHARED_PARSES)
+_ENTRIES = Lru(MAX_ENTRIES)
+_SHARED = Lru(MAX_SHARED_PARSES)
 
 
 def parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = ()) -> LintParse:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -54,6 +54,7 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     from servelint.engines.dynamo import launch as dynamo_launch
 
     spec, worker = dynamo_launch.adapt(spec)  # a Dynamo worker: the engine half from here
+    passes = _passes_once()  # the range's verdict and works-on ask about the same releases
     res = _resolution(spec, options)
     rng = None
     if not options.target_version:
@@ -66,7 +67,7 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     run = options if rng is None else _uncapped(options)
     out = [] if engineless else list(_findings(spec, run, res))
     if rng is not None and ranges.has_error_on(out, rng.today):
-        ranges.judge(out, rng, ranges.range_works(spec, rng, passes_on))
+        ranges.judge(out, rng, ranges.range_works(spec, rng, passes))
     below = ranges.floor_below(spec, res)
     if below is not None:
         out.append(below)
@@ -79,22 +80,19 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
 
         cap_srtctl_added(spec, out)
     if options.works_on:  # JSON's launch summary, --works-on
-        report.works_on = works_on_mod.works_on(
-            spec, passes_on, exhaustive=options.works_on == "all"
-        )
+        report.works_on = works_on_mod.works_on(spec, passes, exhaustive=options.works_on == "all")
     report.errors = sum(1 for f in out if f.severity == Severity.ERROR)
     return out, report
 
 
-_UNCAPPED: dict[int, tuple[Options, Options]] = {}
+_UNCAPPED: list[tuple[Options, Options]] = []  # the last run's (options, uncapped copy)
 
 
 def _uncapped(options: Options) -> Options:
     """``options`` without the cap on guessed releases (``ranges.judge`` sets severities)."""
-    hit = _UNCAPPED.get(id(options))
-    if hit is None or hit[0] is not options:
-        hit = _UNCAPPED[id(options)] = (options, replace(options, cap_guesses=False))
-    return hit[1]
+    if not _UNCAPPED or _UNCAPPED[0][0] is not options:
+        _UNCAPPED[:] = [(options, replace(options, cap_guesses=False))]
+    return _UNCAPPED[0][1]
 
 
 def _resolution(spec: LaunchSpec, options: Options) -> Resolution:
@@ -178,6 +176,18 @@ def first_error(spec: LaunchSpec, version: str) -> Finding | None:
         (f for f in _findings(spec, opts, _resolution(spec, opts)) if f.severity == Severity.ERROR),
         None,
     )
+
+
+def _passes_once() -> Callable[[LaunchSpec, str], bool]:
+    """``passes_on`` for one launch, each release checked once."""
+    seen: dict[str, bool] = {}
+
+    def passes(spec: LaunchSpec, version: str) -> bool:
+        if version not in seen:
+            seen[version] = passes_on(spec, version)
+        return seen[version]
+
+    return passes
 
 
 def passes_on(spec: LaunchSpec, version: str) -> bool:
