@@ -21,6 +21,7 @@ def one_note_per_file(findings: Iterable[Finding]) -> list[Finding]:
     out: list[Finding] = []
     firsts: dict[tuple[str, str], Finding] = {}
     reasons: dict[tuple[str, str], list[str]] = {}
+    seen: dict[tuple[str, str], tuple[set, set]] = {}  # (spans, renderings) of each first
     for f in findings:
         if f.code not in PER_FILE_CODES:
             out.append(f)
@@ -30,15 +31,19 @@ def one_note_per_file(findings: Iterable[Finding]) -> list[Finding]:
         if first is None:
             firsts[key] = f
             reasons[key] = [f.message]
+            seen[key] = ({f.span, *f.related}, set(f.renderings))
             out.append(f)
             continue
-        if f.span not in first.related and f.span != first.span:
+        spans, renderings = seen[key]
+        if f.span not in spans:
+            spans.add(f.span)
             first.related.append(f.span)
         if f.message not in reasons[key]:
             reasons[key].append(f.message)
         first.severity = max(first.severity, f.severity)
         for r in f.renderings:
-            if r not in first.renderings:
+            if r not in renderings:
+                renderings.add(r)
                 first.renderings.append(r)
     for key, first in firsts.items():
         launches = len({first.span, *first.related})
