@@ -5,16 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
 from servelint import profiles
 from servelint.engines import history, registry
-from servelint.engines.diff import diff_profiles, format_diff
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,6 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def index_versions(engine: str) -> list[str]:
+    import subprocess
+
     out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", engine],
                          capture_output=True, text=True, check=True).stdout
     m = re.search(r"Available versions:\s*(.+)", out)
@@ -134,6 +133,8 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_build_image(args: argparse.Namespace) -> int:
+    import tarfile
+
     from servelint.engines.vllm.builder.image_build import build as read_image
 
     try:
@@ -234,6 +235,8 @@ def run_diff(args: argparse.Namespace) -> int:
         dd = diff_dynamo(old, new)
         print(json.dumps(dd, indent=1) if args.format == "json" else format_dynamo_diff(dd))
         return 0
+    from servelint.engines.diff import diff_profiles, format_diff
+
     d = diff_profiles(old, new)
     if args.format == "json":
         json.dump(d, sys.stdout, indent=1)

@@ -6,13 +6,12 @@ import gzip
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-DATA_DIR = Path(str(resources.files("servelint") / "profiles" / "data"))
+DATA_DIR = Path(__file__).resolve().parent / "data"  # (importlib.resources costs 15 ms)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,13 +4,29 @@ worker role and variant, built as srtctl builds the command; see docs/multi-node
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from servelint.sources.base import Head, ReadContext, ReadResult
-from servelint.sources.srt_slurm.reader import RecipeResult, looks_like_srt_slurm, read_recipe
 
 __all__ = ["RecipeResult", "SrtSlurmReader", "looks_like_srt_slurm", "read_recipe"]
 
 _YAML = {".yaml", ".yml"}
+
+
+def looks_like_srt_slurm(head: str) -> bool:
+    """True for a recipe srtctl reads: a ``backend:`` block with ``type`` and ``resources:``
+    or an override ``base:`` block, at the top level."""
+    text = "\n" + head
+    top_level = "\nbackend:" in text and ("\nresources:" in text or "\nfrontend:" in text)
+    return top_level or ("\nbase:" in text and "backend:" in text and "resources:" in text)
+
+
+def __getattr__(name: str) -> Any:  # the reader's API, imported when first used (start-up)
+    if name in ("RecipeResult", "read_recipe"):
+        from servelint.sources.srt_slurm import reader
+
+        return getattr(reader, name)
+    raise AttributeError(name)
 
 
 class SrtSlurmReader:
@@ -21,6 +37,7 @@ class SrtSlurmReader:
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
         from servelint.sources.srt_slurm.binding import hold_unchecked
+        from servelint.sources.srt_slurm.reader import read_recipe
 
         got = read_recipe(path)
         specs, held = hold_unchecked(got.launches)

@@ -35,14 +35,6 @@ class RecipeResult:
     variants: int = 0
 
 
-def looks_like_srt_slurm(head: str) -> bool:
-    """True for a recipe srtctl reads: a ``backend:`` block with ``type`` and ``resources:``
-    or an override ``base:`` block, at the top level."""
-    text = "\n" + head
-    top_level = "\nbackend:" in text and ("\nresources:" in text or "\nfrontend:" in text)
-    return top_level or ("\nbase:" in text and "backend:" in text and "resources:" in text)
-
-
 def read_recipe(
     path: str, *, selector: str | None = None, containers: dict[str, str] | None = None
 ) -> RecipeResult:
