@@ -217,12 +217,21 @@ def _union_decoder(options: list[Decoder], nullable: bool) -> Decoder:
 
 
 def _list_decoder(item: Decoder) -> Decoder:
+    if item is _SCALARS[str]:  # (renderings, argv texts: the longest lists of an entry)
+        return _list_of_strings
+
     def decode_list(data: Any) -> list:
         if type(data) is not list:
             raise CodecError("not a list")
         return [item(v) for v in data]
 
     return decode_list
+
+
+def _list_of_strings(data: Any) -> list:
+    if type(data) is not list or not all(type(v) is str for v in data):
+        raise CodecError("not a list of strings")
+    return data
 
 
 def _dict_decoder(key: Decoder, value: Decoder) -> Decoder:
