@@ -11,8 +11,9 @@ master config, a recipe's taxonomy and strategies), ``-`` for a path it looked f
 find, a listing digest for a folder; ``unchanged`` checks them before a hit is used.
 
 Entries are JSON through ``servelint.codec`` (nothing is executed or imported on load); a
-result's launches are a second file, ``<k>.launches``, holding their summaries as plain JSON,
-read only when a report lists them. Entries are opened without following symlinks or
+result's launches are a second file, ``<k>.launches``, holding their summaries one per line
+as the JSON report writes them (with a digest of the lines), read only when a report lists
+them and then written as they are. Entries are opened without following symlinks or
 blocking on FIFOs and devices, checked to be regular files of bounded size, and written
 atomically. Anything else (a planted pickle, garbage, a
 FIFO, another unit's entry, a forged field) is a miss.
@@ -34,7 +35,7 @@ from typing import Any
 from servelint import __version__, profiles
 from servelint.walk import Skipped, walk
 
-CACHE_FORMAT = "5"
+CACHE_FORMAT = "6"
 MAX_DEP_BYTES = 64 * 1024 * 1024
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
 _PACKAGE = Path(__file__).resolve().parent
@@ -269,25 +270,54 @@ def load(key: str, *, launches: bool = False) -> Any | None:
         return None
     result.launches_key = key
     if launches:
-        result.launches = load_launches(key)
-        if result.launches is None:
+        result.launch_lines = load_launch_lines(key)
+        if result.launch_lines is None:
             return None
     return result
 
 
-def load_launches(key: str) -> list | None:
-    """The launch reports stored under ``key``: their summaries as the JSON report lists
-    them (plain JSON, taken as they are: nothing in them is constructed), else None."""
-    from servelint.pipeline.judge import LaunchReport
-
+def load_launch_lines(key: str) -> list[str] | None:
+    """The launch summaries stored under ``key``, one line each as the JSON report writes
+    them (``json_out.encode_item``), after a header line ``{format, key, count, sha256}``
+    of the lines; None when the file is missing or does not match its header. Only the
+    header is parsed: the JSON report writes the lines as they are."""
     if not _is_key(key):
         return None
-    entry = _read_json(_launches_path(key), key)
-    summaries = entry.get("launches") if entry is not None else None
-    if not isinstance(summaries, list):
+    data = _read_regular(_launches_path(key), MAX_ENTRY_BYTES, follow=False)
+    if data is None:
         return None
+    head, _, body = data.partition(b"\n")
+    try:
+        header = json.loads(head)
+        text = body.decode("utf-8")
+    except (ValueError, RecursionError):
+        return None
+    if (
+        not isinstance(header, dict)
+        or header.get("format") != CACHE_FORMAT
+        or header.get("key") != key
+        or header.get("sha256") != hashlib.sha256(body).hexdigest()
+    ):
+        return None
+    lines = text.split("\n") if text else []
+    if header.get("count") != len(lines) or not all(
+        line.startswith("{") and line.endswith("}") for line in lines
+    ):
+        return None
+    return lines
+
+
+def launch_reports(lines: list[str]) -> list | None:
+    """Launch reports from stored launch lines (parsed: for callers that read the
+    summaries); None when one is not a launch summary."""
+    from servelint.pipeline.judge import LaunchReport
+
     out = []
-    for summary in summaries:
+    for line in lines:
+        try:
+            summary = json.loads(line)
+        except (ValueError, RecursionError):
+            return None
         if not _is_summary(summary):
             return None
         judged, errors = summary["judged_against"], summary["errors"]
@@ -312,34 +342,37 @@ def _is_summary(summary: Any) -> bool:
 
 def store(key: str, value: Any) -> None:
     """Keep ``value`` (a FileResult with its ``stamps``) under ``key``, atomically: its
-    launches (their summaries) in a file of their own, written first."""
+    launches (their summaries, as the JSON report writes them) in a file of their own,
+    written first."""
     from servelint import codec
+    from servelint.reporters.json_out import encode_item
 
     if not _is_key(key):
         return
     try:
-        summaries = [lr.summary for lr in value.all_launches()]
-        value = dataclasses.replace(value, launches=None, blob=None, launches_key=None)
-        head = {"format": CACHE_FORMAT, "key": key}
-        launches = json.dumps(
-            {**head, "launches": summaries}, ensure_ascii=True, separators=(",", ":")
+        lines = [encode_item(lr.summary) for lr in value.all_launches()]
+        body = "\n".join(lines).encode("utf-8")
+        value = dataclasses.replace(
+            value, launches=None, blob=None, launches_key=None, launch_lines=None
         )
+        head = {"format": CACHE_FORMAT, "key": key}
         text = json.dumps(
             {**head, "result": codec.encode(value)}, ensure_ascii=True, separators=(",", ":")
         )
     except (codec.CodecError, TypeError, ValueError, RecursionError):
         return  # not representable: not cached
-    if _write_atomic(_launches_path(key), launches):
-        _write_atomic(_entry_path(key), text)
+    header = {**head, "count": len(lines), "sha256": hashlib.sha256(body).hexdigest()}
+    if _write_atomic(_launches_path(key), json.dumps(header).encode() + b"\n" + body):
+        _write_atomic(_entry_path(key), text.encode("ascii"))
 
 
-def _write_atomic(target: Path, text: str) -> bool:
+def _write_atomic(target: Path, data: bytes) -> bool:
     tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        with os.fdopen(os.open(tmp, flags, 0o644), "w", encoding="ascii") as fh:
-            fh.write(text)
+        with os.fdopen(os.open(tmp, flags, 0o644), "wb") as fh:
+            fh.write(data)
         os.replace(tmp, target)
         return True
     except OSError:

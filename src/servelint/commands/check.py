@@ -264,7 +264,7 @@ def emit(report: CheckReport, findings, fmt: str, out, *, view=None, read_source
               "read_source": read_source or read_text,
               "profiles_used": report.profiles_used}
     if fmt == "json":  # only JSON lists the launches
-        kwargs["extra"] = {"launches": [lr.summary for lr in report.launches],
+        kwargs["extra"] = {"launches": report.launch_items(),
                            "stats": report.stats}
     if fmt == "text" and view is not None:
         kwargs["view"] = view

@@ -40,6 +40,10 @@ class CheckReport:
     def launches(self) -> list[LaunchReport]:
         return [lr for unit in self.units for lr in unit.all_launches()]
 
+    def launch_items(self) -> list[Any]:
+        """What the JSON report lists under ``launches`` (``FileResult.launch_items``)."""
+        return [item for unit in self.units for item in unit.launch_items()]
+
     @property
     def profiles_used(self) -> list[str]:
         return sorted({label for unit in self.units for label in unit.judged})
@@ -98,9 +102,7 @@ def check_text(
     """Check a snippet (docs examples, tests): written to a temporary file first."""
     import tempfile  # (tests and docs only: not on the start-up path of a check)
 
-    suffix = {"bash": ".sh", "yaml": ".yaml", "markdown": ".md", "srtslurm": ".yaml"}.get(
-        kind, ""
-    )
+    suffix = {"bash": ".sh", "yaml": ".yaml", "markdown": ".md", "srtslurm": ".yaml"}.get(kind, "")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / ("models/org" if kind == "yaml" else "")
         folder.mkdir(parents=True, exist_ok=True)

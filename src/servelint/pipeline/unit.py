@@ -43,6 +43,17 @@ class FileResult:
     deps: list[str] = field(default_factory=list)  # every file the reader read
     stamps: list[tuple[str, str]] = field(default_factory=list)  # their digests (cache)
     launches_key: str | None = None  # the cache entry holding the launches, read on demand
+    # a cached result's launch summaries as the JSON report writes them (one line each)
+    launch_lines: list[str] | None = None
+
+    def launch_items(self) -> list[Any]:
+        """The launches as the JSON report lists them: a cached result's lines as they are
+        (``json_out.Encoded``), else each summary."""
+        if self.launches is None and self.launch_lines is not None:
+            from servelint.reporters.json_out import Encoded
+
+            return [Encoded(line) for line in self.launch_lines]
+        return [lr.summary for lr in self.all_launches()]
 
     def all_launches(self) -> list[LaunchReport]:
         if self.launches is None:
@@ -51,7 +62,10 @@ class FileResult:
             elif self.launches_key:
                 from servelint import cache
 
-                self.launches = cache.load_launches(self.launches_key) or []
+                lines = self.launch_lines
+                if lines is None:
+                    lines = cache.load_launch_lines(self.launches_key) or []
+                self.launches = cache.launch_reports(lines) or []
             else:
                 self.launches = []
         return self.launches
@@ -72,6 +86,7 @@ class FileResult:
             self.deps,
             self.stamps,
             self.launches_key if self.launches is None else None,
+            self.launch_lines if self.launches is None else None,
         )
 
     def __setstate__(self, state: tuple) -> None:
@@ -85,6 +100,7 @@ class FileResult:
             self.deps,
             self.stamps,
             self.launches_key,
+            self.launch_lines,
         ) = state
         self.launches = None
 

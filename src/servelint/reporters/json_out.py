@@ -76,12 +76,23 @@ def render_json(findings: Sequence[Finding], stream: TextIO, *, files_checked: i
     write_document(document, stream)
 
 
+class Encoded(str):
+    """A list item already encoded by ``encode_item`` (a cached launch summary): written as
+    it is."""
+
+
+def encode_item(value: Any) -> str:
+    """A value as the writer writes it: compact; file names that are not UTF-8 get U+FFFD."""
+    return valid_unicode(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
 def write_document(document: Mapping[str, Any], stream: TextIO) -> None:
     """Compact JSON, written list item by list item: a corpus report (tens of MB) is never one
     string in memory, and each piece goes through json's C encoder (``json.dump`` would use
     the pure-Python one)."""
-    def dumps(value: Any) -> str:  # file names that are not UTF-8: U+FFFD, valid UTF-8
-        return valid_unicode(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+    def dumps(value: Any) -> str:
+        return value if isinstance(value, Encoded) else encode_item(value)
 
     stream.write("{")
     for n, (key, value) in enumerate(document.items()):
