@@ -10,11 +10,11 @@ module-level mutations (``X.append``/``extend``/``add``/``update``). Anything el
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from servelint.engines._build.astutil import absolute_module
-from servelint.engines._build.wheel import WheelSource
+from servelint.engines._build.astutil import ModuleIndex, ModuleInfo, collect_imports
+from servelint.engines._build.wheel import ParsedFiles
 
 
 class _Unknown:
@@ -26,7 +26,6 @@ class _Unknown:
 
 
 UNKNOWN: Any = _Unknown()
-_MUTATORS = {"append", "extend", "add", "update", "insert"}
 _BUILTINS = {"True": True, "False": False, "None": None}
 
 
@@ -39,87 +38,19 @@ def literal(node: ast.expr | None, default: Any = None) -> Any:
         return default
 
 
-@dataclass
-class ModuleInfo:
-    name: str
-    path: str
-    tree: ast.Module
-    assigns: dict[str, list[ast.stmt]] = field(default_factory=dict)  # name -> stmts in order
-    imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # alias -> (mod, attr)
-    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
-    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
-
-
-def collect_imports(node_body: list[ast.stmt], module: str, is_pkg: bool,
-                    into: dict[str, tuple[str, str | None]]) -> None:
-    for st in node_body:
-        if isinstance(st, ast.ImportFrom):
-            mod = st.module or ""
-            if st.level:
-                mod = absolute_module(module, st.module, st.level, is_pkg)
-            for alias in st.names:
-                into[alias.asname or alias.name] = (mod, alias.name)
-        elif isinstance(st, ast.Import):
-            for alias in st.names:
-                if alias.asname:
-                    into[alias.asname] = (alias.name, None)
-                else:
-                    top = alias.name.split(".")[0]
-                    into[top] = (top, None)
-
-
 class Evaluator:
     """Evaluate expressions of one wheel's modules statically."""
 
-    def __init__(self, src: WheelSource):
-        self.src = src
-        self._modules: dict[str, ModuleInfo | None] = {}
+    def __init__(self, src: ParsedFiles | ModuleIndex):
+        self.index = src if isinstance(src, ModuleIndex) else ModuleIndex(src)
+        self.src = self.index.src
         self._stack: set[tuple[str, str]] = set()
         # module -> line: while a module-level statement is evaluated, names of that module
         # only see the statements above it (module code runs top to bottom)
         self._limits: dict[str, int] = {}
 
-    # ---- modules -------------------------------------------------------------
-    def module_path(self, name: str) -> str | None:
-        base = name.replace(".", "/")
-        for cand in (base + ".py", base + "/__init__.py"):
-            if self.src.exists(cand):
-                return cand
-        return None
-
     def module(self, name: str) -> ModuleInfo | None:
-        if name in self._modules:
-            return self._modules[name]
-        path = self.module_path(name)
-        info = None
-        if path:
-            tree = self.src.parse(path)
-            info = ModuleInfo(name, path, tree)
-            collect_imports(tree.body, name, path.endswith("__init__.py"), info.imports)
-            for st in tree.body:
-                self._index_stmt(info, st)
-        self._modules[name] = info
-        return info
-
-    def _index_stmt(self, info: ModuleInfo, st: ast.stmt) -> None:
-        if isinstance(st, ast.Assign):
-            for tgt in st.targets:
-                if isinstance(tgt, ast.Name):
-                    info.assigns.setdefault(tgt.id, []).append(st)
-        elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value:
-            info.assigns.setdefault(st.target.id, []).append(st)
-        elif isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
-            info.assigns.setdefault(st.target.id, []).append(st)
-        elif (isinstance(st, ast.Expr) and isinstance(st.value, ast.Call)
-              and isinstance(st.value.func, ast.Attribute)
-              and st.value.func.attr in _MUTATORS and isinstance(st.value.func.value, ast.Name)):
-            info.assigns.setdefault(st.value.func.value.id, []).append(st)
-        elif isinstance(st, ast.ClassDef):
-            info.classes[st.name] = st
-        elif isinstance(st, ast.FunctionDef):
-            info.functions[st.name] = st
-        elif isinstance(st, ast.If):  # `if TYPE_CHECKING:` / try-imports are not values
-            pass
+        return self.index.info(name)
 
     # ---- names ---------------------------------------------------------------
     def lookup(self, module: str, name: str) -> Any:
@@ -189,8 +120,11 @@ class Evaluator:
 
     def class_attr(self, module: str, cls: ast.ClassDef, attr: str) -> Any:
         for st in cls.body:
-            targets = st.targets if isinstance(st, ast.Assign) else (
-                [st.target] if isinstance(st, ast.AnnAssign) and st.value else [])
+            targets = (
+                st.targets
+                if isinstance(st, ast.Assign)
+                else ([st.target] if isinstance(st, ast.AnnAssign) and st.value else [])
+            )
             if any(isinstance(t, ast.Name) and t.id == attr for t in targets):
                 return self.eval(st.value, module)  # type: ignore[union-attr]
         return UNKNOWN
@@ -251,12 +185,17 @@ class Evaluator:
                 return self.lookup(base[1], node.attr)
             if isinstance(base, tuple) and len(base) == 3 and base[0] == "class":
                 return self.class_attr(base[1], base[2], node.attr)
+            if isinstance(base, EnumMember) and node.attr in {"name", "value"}:
+                return getattr(base, node.attr)
             return UNKNOWN
         if isinstance(node, ast.BinOp):
-            return self._binop(self._eval(node.left, module, local), node.op,
-                               self._eval(node.right, module, local))
+            return self._binop(
+                self._eval(node.left, module, local), node.op, self._eval(node.right, module, local)
+            )
         if isinstance(node, ast.Call):
             return self._call(node, module, local)
+        if isinstance(node, ast.ListComp):
+            return self._listcomp(node, module, local)
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
             base = self._eval(node.value, module, local)
             key = self._eval(node.slice, module, local)
@@ -289,12 +228,16 @@ class Evaluator:
                 return left | right
             if isinstance(op, ast.Sub) and isinstance(left, set | int | float):
                 return left - right
-            numbers = (isinstance(left, int | float) and isinstance(right, int | float))
+            numbers = isinstance(left, int | float) and isinstance(right, int | float)
             if numbers and isinstance(op, ast.Mult):
                 return left * right
-            if numbers and isinstance(op, ast.LShift | ast.Pow) and isinstance(right, int) \
-                    and 0 <= right < 64:
-                return left << right if isinstance(op, ast.LShift) else left ** right
+            if (
+                numbers
+                and isinstance(op, ast.LShift | ast.Pow)
+                and isinstance(right, int)
+                and 0 <= right < 64
+            ):
+                return left << right if isinstance(op, ast.LShift) else left**right
             if isinstance(op, ast.Mult) and isinstance(left, list | str) and isinstance(right, int):
                 return left * right
         except TypeError:
@@ -303,19 +246,32 @@ class Evaluator:
 
     def _call(self, node: ast.Call, module: str, local: dict) -> Any:
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in {"keys", "values", "copy"} \
-                and not node.args:
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in {"keys", "values", "copy"}
+            and not node.args
+        ):
             base = self._eval(func.value, module, local)
             if isinstance(base, dict):
                 return list(getattr(base, func.attr)())
             if func.attr == "copy" and isinstance(base, list | set):
                 return type(base)(base)
             return UNKNOWN
-        if isinstance(func, ast.Name) and func.id in {"list", "set", "sorted", "tuple",
-                                                        "frozenset"}:
+        if isinstance(func, ast.Name) and func.id in {
+            "list",
+            "set",
+            "sorted",
+            "tuple",
+            "frozenset",
+        }:
             if not node.args and not node.keywords:
-                return {"list": [], "set": set(), "tuple": (), "frozenset": frozenset(),
-                        "sorted": UNKNOWN}[func.id]
+                return {
+                    "list": [],
+                    "set": set(),
+                    "tuple": (),
+                    "frozenset": frozenset(),
+                    "sorted": UNKNOWN,
+                }[func.id]
             if len(node.args) != 1:
                 return UNKNOWN
             arg = self._eval(node.args[0], module, local)
@@ -327,25 +283,100 @@ class Evaluator:
                     return sorted(items)
                 except TypeError:
                     return UNKNOWN
-            return {"list": list, "set": set, "tuple": tuple, "frozenset": frozenset}[
-                func.id](items)
+            return {"list": list, "set": set, "tuple": tuple, "frozenset": frozenset}[func.id](
+                items
+            )
         if isinstance(func, ast.Name) and not node.args and not node.keywords:
             target = local.get(func.id) if func.id in local else self.lookup(module, func.id)
             if isinstance(target, tuple) and len(target) == 3 and target[0] == "function":
                 return self.function_result(target[1], target[2])
         return UNKNOWN
 
+    def function_locals(self, module: str, fn: ast.AST) -> dict[str, Any]:
+        """The names a function's own imports bind (``from .x import Y`` inside its body)."""
+        imports: dict[str, tuple[str, str | None]] = {}
+        collect_imports(
+            [st for st in ast.walk(fn) if isinstance(st, ast.ImportFrom | ast.Import)],
+            module,
+            self.index.is_package(module),
+            imports,
+        )
+        local: dict[str, Any] = {}
+        for alias, (mod, attr) in imports.items():
+            if attr is None:
+                local[alias] = ("module", mod)
+            elif self.module(f"{mod}.{attr}"):
+                local[alias] = ("module", f"{mod}.{attr}")
+            else:
+                local[alias] = self.lookup(mod, attr)
+        return local
+
     def function_result(self, module: str, fn: ast.FunctionDef) -> Any:
         """Value of a no-argument helper returning a registry: the last ``return``.
 
         In-function imports are honoured; earlier conditional returns are ignored."""
-        local: dict[str, Any] = {}
-        imports: dict[str, tuple[str, str | None]] = {}
-        collect_imports([st for st in ast.walk(fn) if isinstance(st, ast.ImportFrom | ast.Import)],
-                        module, False, imports)
-        for alias, (mod, attr) in imports.items():
-            local[alias] = ("module", mod) if attr is None else self.lookup(mod, attr)
         returns = [st for st in fn.body if isinstance(st, ast.Return)]
         if not returns:
             return UNKNOWN
-        return self.eval(returns[-1].value, module, local)
+        return self.eval(returns[-1].value, module, self.function_locals(module, fn))
+
+    # ---- comprehensions and enums ------------------------------------------------------
+    def _listcomp(self, node: ast.ListComp, module: str, local: dict) -> Any:
+        """``[f(x) for x in ITEMS]`` with one generator and no condition."""
+        gen = node.generators[0] if len(node.generators) == 1 else None
+        if gen is None or gen.ifs or gen.is_async or not isinstance(gen.target, ast.Name):
+            return UNKNOWN
+        items = self.iterate(self._eval(gen.iter, module, local))
+        if items is UNKNOWN:
+            return UNKNOWN
+        out = []
+        for item in items:
+            value = self._eval(node.elt, module, {**local, gen.target.id: item})
+            if value is UNKNOWN:
+                return UNKNOWN
+            out.append(value)
+        return out
+
+    def iterate(self, value: Any) -> Any:
+        """The items ``for x in value`` sees: a container's, an Enum class's members."""
+        if _is_marker(value, "class"):
+            return self.enum_members(value[1], value[2])
+        if isinstance(value, tuple) and value and value[0] in {"module", "function"}:
+            return UNKNOWN
+        if isinstance(value, list | tuple | set | frozenset | dict):
+            return list(value)
+        return UNKNOWN
+
+    def enum_members(self, module: str, cls: ast.ClassDef) -> Any:
+        """The members of an Enum class in definition order (UNKNOWN when one value is not
+        constant, or the class is not an Enum)."""
+        if not any(_base_name(b).endswith(("Enum", "Flag")) for b in cls.bases):
+            return UNKNOWN
+        out = []
+        for st in cls.body:
+            if not (isinstance(st, ast.Assign) and len(st.targets) == 1):
+                continue
+            target = st.targets[0]
+            if not isinstance(target, ast.Name) or target.id.startswith("_"):
+                continue
+            value = self.eval(st.value, module)
+            if value is UNKNOWN:
+                return UNKNOWN
+            out.append(EnumMember(target.id, value))
+        return out
+
+
+@dataclass(frozen=True)
+class EnumMember:
+    """One member of an Enum class: ``.name`` and ``.value``."""
+
+    name: str
+    value: Any
+
+
+def _is_marker(value: Any, kind: str) -> bool:
+    return isinstance(value, tuple) and len(value) == 3 and value[0] == kind
+
+
+def _base_name(node: ast.expr) -> str:
+    return ast.unparse(node).rsplit(".", 1)[-1]
