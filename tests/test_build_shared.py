@@ -3,11 +3,13 @@ read from a wheel without importing it."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
 import zipfile
 from pathlib import Path
 
 from servelint.engines._build.astutil import ModuleIndex, absolute_module
+from servelint.engines._build.expressions import Expressions, Opaque, PartialList
 from servelint.engines._build.static_eval import UNKNOWN, Evaluator
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.dynamo.build import build_profile
@@ -137,3 +139,25 @@ def test_dynamo_builder_reads_through_the_shared_pieces(tmp_path: Path) -> None:
     }
     assert actions["--benchmark-mode"]["choices"] == ["prefill", "decode", "agg"]
     assert actions["--scale"]["default"] == 1.0
+
+
+class _Partial(Expressions):
+    STRICT = False
+
+
+def test_one_evaluator_two_modes() -> None:
+    """Strict (choice lists: known entirely or UNKNOWN) and partial (the vLLM interpreter's
+    kwargs tables keep what they cannot know in place)."""
+    strict, partial = Expressions(), _Partial()
+    node = ast.parse("[1, x]", mode="eval").body
+    assert strict.eval(node, "m") is UNKNOWN
+    got = partial.eval(node, "m")
+    assert got[0] == 1 and isinstance(got[1], Opaque) and not got[1]
+    grown = partial.eval(ast.parse("[1] + x", mode="eval").body, "m")
+    assert isinstance(grown, PartialList) and grown == [1]
+    assert strict.eval(ast.parse("[1] + x", mode="eval").body, "m") is UNKNOWN
+    env = {"n": 3}
+    assert (
+        strict.eval(ast.parse('f"v{n:02d}" if n == 3 else None', mode="eval").body, "m", env)
+        == "v03"
+    )

@@ -1,10 +1,13 @@
-"""A small static evaluator over the Python sources of an SGLang wheel (no import).
+"""Module-level constants of an engine's sources, evaluated statically (no import).
 
-It resolves the constant expressions SGLang builds its parser from: literals, module-level
-choice lists (followed through imports, ``[*A, "x"]``, ``A + B``, ``list(D.keys())``,
-``set(...)``, ``sorted(...)``), class-level registries (``ReasoningParser.DetectorMap``) and
-module-level mutations (``X.append``/``extend``/``add``/``update``). Anything else evaluates to
-``UNKNOWN`` so callers can record "cannot be checked" instead of guessing.
+The strict ``Expressions`` evaluator (engines/_build/expressions.py) with names read from
+``ModuleIndex.info``: literals, module-level choice lists followed through imports
+(``[*A, "x"]``, ``A + B``, ``list(D.keys())``, ``set(...)``, ``sorted(...)``), class-level
+registries (``ReasoningParser.DetectorMap``), Enum members (``[m.value for m in Mode]``),
+no-argument helpers that return a value, and module-level mutations
+(``X.append``/``extend``/``add``/``update``). Anything else is ``UNKNOWN`` so callers record
+"cannot be checked" instead of guessing. The SGLang, TensorRT-LLM and Dynamo builders read
+their values through it; the vLLM builder's interpreter is the same evaluator in partial mode.
 """
 
 from __future__ import annotations
@@ -14,18 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from servelint.engines._build.astutil import ModuleIndex, ModuleInfo, collect_imports
+from servelint.engines._build.expressions import UNKNOWN, Expressions, Opaque, _arithmetic
 from servelint.engines._build.wheel import ParsedFiles
 
+__all__ = ["UNKNOWN", "EnumMember", "Evaluator", "literal"]
 
-class _Unknown:
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-UNKNOWN: Any = _Unknown()
 _BUILTINS = {"True": True, "False": False, "None": None}
 
 
@@ -38,8 +34,10 @@ def literal(node: ast.expr | None, default: Any = None) -> Any:
         return default
 
 
-class Evaluator:
-    """Evaluate expressions of one wheel's modules statically."""
+class Evaluator(Expressions):
+    """Evaluate expressions of one wheel's (or source tree's) modules statically."""
+
+    STRICT = True
 
     def __init__(self, src: ParsedFiles | ModuleIndex):
         self.index = src if isinstance(src, ModuleIndex) else ModuleIndex(src)
@@ -94,7 +92,7 @@ class Evaluator:
                 if isinstance(st, ast.Assign | ast.AnnAssign):
                     value = self.eval(st.value, info.name)
                 elif isinstance(st, ast.AugAssign):
-                    value = self._binop(value, st.op, self.eval(st.value, info.name))
+                    value = _combine(value, st.op, self.eval(st.value, info.name))
                 elif isinstance(st, ast.Expr):
                     value = self._mutate(value, st.value, info.name, {})
             finally:
@@ -129,120 +127,37 @@ class Evaluator:
                 return self.eval(st.value, module)  # type: ignore[union-attr]
         return UNKNOWN
 
-    # ---- expressions -----------------------------------------------------------
-    def eval(self, node: ast.expr | None, module: str, local: dict | None = None) -> Any:
-        local = local or {}
+    # ---- what names, attributes and calls mean (the Expressions hooks) --------------------
+    def eval(
+        self, node: ast.AST | None, module: str, env: dict[str, Any] | None = None, depth: int = 0
+    ) -> Any:
         try:
-            return self._eval(node, module, local)
+            return self._eval(node, module, dict(env) if env else {}, depth)
         except RecursionError:
             return UNKNOWN
 
-    def _eval(self, node: ast.expr | None, module: str, local: dict) -> Any:
-        if node is None:
-            return None
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.List | ast.Tuple | ast.Set):
-            out: list = []
-            for elt in node.elts:
-                if isinstance(elt, ast.Starred):
-                    inner = self._eval(elt.value, module, local)
-                    if not isinstance(inner, list | tuple | set | dict | frozenset):
-                        return UNKNOWN
-                    out.extend(inner)
-                else:
-                    val = self._eval(elt, module, local)
-                    if val is UNKNOWN:
-                        return UNKNOWN
-                    out.append(val)
-            if isinstance(node, ast.Tuple):
-                return tuple(out)
-            return set(out) if isinstance(node, ast.Set) else out
-        if isinstance(node, ast.Dict):
-            result: dict = {}
-            for k, v in zip(node.keys, node.values, strict=True):
-                if k is None:
-                    inner = self._eval(v, module, local)
-                    if not isinstance(inner, dict):
-                        return UNKNOWN
-                    result.update(inner)
-                    continue
-                key = self._eval(k, module, local)
-                if key is UNKNOWN or isinstance(key, list | dict | set):
-                    return UNKNOWN
-                val = self._eval(v, module, local)
-                result[key] = val  # values may be UNKNOWN (classes): keys still count
-            return result
-        if isinstance(node, ast.Name):
-            if node.id in local:
-                return local[node.id]
-            if node.id in _BUILTINS:
-                return _BUILTINS[node.id]
-            return self.lookup(module, node.id)
-        if isinstance(node, ast.Attribute):
-            base = self._eval(node.value, module, local)
-            if isinstance(base, tuple) and len(base) >= 2 and base[0] == "module":
-                return self.lookup(base[1], node.attr)
-            if isinstance(base, tuple) and len(base) == 3 and base[0] == "class":
-                return self.class_attr(base[1], base[2], node.attr)
-            if isinstance(base, EnumMember) and node.attr in {"name", "value"}:
-                return getattr(base, node.attr)
-            return UNKNOWN
-        if isinstance(node, ast.BinOp):
-            return self._binop(
-                self._eval(node.left, module, local), node.op, self._eval(node.right, module, local)
-            )
-        if isinstance(node, ast.Call):
-            return self._call(node, module, local)
-        if isinstance(node, ast.ListComp):
-            return self._listcomp(node, module, local)
-        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
-            base = self._eval(node.value, module, local)
-            key = self._eval(node.slice, module, local)
-            if isinstance(base, list | tuple | dict) and key is not UNKNOWN:
-                try:
-                    return base[key]
-                except (KeyError, IndexError, TypeError):
-                    return UNKNOWN
-            return UNKNOWN
-        if isinstance(node, ast.UnaryOp):
-            val = self._eval(node.operand, module, local)
-            if isinstance(val, int | float) and not isinstance(val, bool):
-                if isinstance(node.op, ast.USub):
-                    return -val
-                if isinstance(node.op, ast.UAdd):
-                    return val
-            if isinstance(node.op, ast.Not) and val is not UNKNOWN and not isinstance(val, tuple):
-                return not val
-            return UNKNOWN
+    def name_value(self, name: str, module: str, env: dict[str, Any]) -> Any:
+        if name in env:
+            return env[name]
+        if name in _BUILTINS:
+            return _BUILTINS[name]
+        return self.lookup(module, name)
+
+    def attribute_value(self, node: ast.Attribute, module: str, env: dict[str, Any], depth: int):
+        base = self._eval(node.value, module, env, depth)
+        if isinstance(base, tuple) and len(base) >= 2 and base[0] == "module":
+            return self.lookup(base[1], node.attr)
+        if _is_marker(base, "class"):
+            return self.class_attr(base[1], base[2], node.attr)
+        if isinstance(base, EnumMember) and node.attr in {"name", "value"}:
+            return getattr(base, node.attr)
         return UNKNOWN
 
-    @staticmethod
-    def _binop(left: Any, op: ast.operator, right: Any) -> Any:
-        if left is UNKNOWN or right is UNKNOWN:
-            return UNKNOWN
-        try:
-            if isinstance(op, ast.Add):
-                return left + right
-            if isinstance(op, ast.BitOr) and isinstance(left, set | dict):
-                return left | right
-            if isinstance(op, ast.Sub) and isinstance(left, set | int | float):
-                return left - right
-            numbers = isinstance(left, int | float) and isinstance(right, int | float)
-            if numbers and isinstance(op, ast.Mult):
-                return left * right
-            if (
-                numbers
-                and isinstance(op, ast.LShift | ast.Pow)
-                and isinstance(right, int)
-                and 0 <= right < 64
-            ):
-                return left << right if isinstance(op, ast.LShift) else left**right
-            if isinstance(op, ast.Mult) and isinstance(left, list | str) and isinstance(right, int):
-                return left * right
-        except TypeError:
-            return UNKNOWN
-        return UNKNOWN
+    def is_marker(self, value: Any) -> bool:
+        return isinstance(value, tuple) and 2 <= len(value) <= 3 and value[0] in _MARKERS
+
+    def call_value(self, node: ast.Call, module: str, env: dict[str, Any], depth: int) -> Any:
+        return self._call(node, module, env)
 
     def _call(self, node: ast.Call, module: str, local: dict) -> Any:
         func = node.func
@@ -320,32 +235,12 @@ class Evaluator:
             return UNKNOWN
         return self.eval(returns[-1].value, module, self.function_locals(module, fn))
 
-    # ---- comprehensions and enums ------------------------------------------------------
-    def _listcomp(self, node: ast.ListComp, module: str, local: dict) -> Any:
-        """``[f(x) for x in ITEMS]`` with one generator and no condition."""
-        gen = node.generators[0] if len(node.generators) == 1 else None
-        if gen is None or gen.ifs or gen.is_async or not isinstance(gen.target, ast.Name):
-            return UNKNOWN
-        items = self.iterate(self._eval(gen.iter, module, local))
-        if items is UNKNOWN:
-            return UNKNOWN
-        out = []
-        for item in items:
-            value = self._eval(node.elt, module, {**local, gen.target.id: item})
-            if value is UNKNOWN:
-                return UNKNOWN
-            out.append(value)
-        return out
-
+    # ---- enums ------------------------------------------------------------------------
     def iterate(self, value: Any) -> Any:
         """The items ``for x in value`` sees: a container's, an Enum class's members."""
         if _is_marker(value, "class"):
             return self.enum_members(value[1], value[2])
-        if isinstance(value, tuple) and value and value[0] in {"module", "function"}:
-            return UNKNOWN
-        if isinstance(value, list | tuple | set | frozenset | dict):
-            return list(value)
-        return UNKNOWN
+        return super().iterate(value)
 
     def enum_members(self, module: str, cls: ast.ClassDef) -> Any:
         """The members of an Enum class in definition order (UNKNOWN when one value is not
@@ -372,6 +267,16 @@ class EnumMember:
 
     name: str
     value: Any
+
+
+_MARKERS = {"module", "class", "function"}
+
+
+def _combine(left: Any, op: ast.operator, right: Any) -> Any:
+    """``left op= right`` of a module-level augmented assignment."""
+    if isinstance(left, Opaque) or isinstance(right, Opaque):
+        return UNKNOWN
+    return _arithmetic(op, left, right)
 
 
 def _is_marker(value: Any, kind: str) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servelint.engines._build.astutil import Definition, ModuleIndex, absolute_module
-from servelint.engines.vllm.builder.parser_expr import UNKNOWN, Expressions, Opaque
+from servelint.engines._build.expressions import UNKNOWN, Expressions, Opaque
 from servelint.engines.vllm.builder.parser_types import (
     KwargsFeatures,
     TypeFn,
@@ -66,6 +66,8 @@ class _Return(Exception):
 
 
 class Interpreter(Expressions):
+    STRICT = False  # kwargs tables keep the values it cannot know
+
     def __init__(self, index: ModuleIndex):
         self.index = index
         self.types = TypeResolver(index)
@@ -220,7 +222,7 @@ class Interpreter(Expressions):
             return self.eval(d.node, d.module, {}, MAX_DEPTH - 2)
         return d  # module
 
-    def lookup(self, name: str, module: str, env: dict[str, Any]) -> Any:
+    def name_value(self, name: str, module: str, env: dict[str, Any]) -> Any:
         if name in env:
             return env[name]
         builtin = {
@@ -251,7 +253,7 @@ class Interpreter(Expressions):
         d = self.index.resolve(module, name)
         return self.wrap(d)
 
-    def attribute(self, node: ast.Attribute, module: str, env: dict[str, Any], depth: int):
+    def attribute_value(self, node: ast.Attribute, module: str, env: dict[str, Any], depth: int):
         if (
             isinstance(node.value, ast.Name)
             and node.value.id == "argparse"
@@ -284,7 +286,7 @@ class Interpreter(Expressions):
             return ("method", base, node.attr)
         return Opaque(ast.unparse(node))
 
-    def call(self, node: ast.Call, module: str, env: dict[str, Any], depth: int) -> Any:
+    def call_value(self, node: ast.Call, module: str, env: dict[str, Any], depth: int) -> Any:
         func = node.func
         # super().method(...)
         if (
@@ -354,6 +356,9 @@ class Interpreter(Expressions):
         if callee is list and args:
             return list(args[0]) if isinstance(args[0], (list, tuple, dict)) else UNKNOWN
         return Opaque(ast.unparse(node)[:60])
+
+    def function_value(self, node: ast.Lambda) -> Any:
+        return TypeFn("lambda", text=ast.unparse(node))
 
     def registry_keys(self, cls: Definition, attr: str) -> list[str] | None:
         """Names registered into a class-level dict by ``@Cls.register_module("x")``.
