@@ -128,6 +128,8 @@ def test_dynamo_builder_reads_through_the_shared_pieces(tmp_path: Path) -> None:
             "dynamo/consts.py": 'BENCHMARK_MODES = ("wrong",)\n',
             "dynamo/vllm/__init__.py": "from .consts import BENCHMARK_MODES\n",
             "dynamo/vllm/consts.py": 'BENCHMARK_MODES: tuple = ("prefill", "decode", "agg")\n',
+            "dynamo/vllm/__main__.py": "from dynamo.vllm.main import main\n",
+            "dynamo/vllm/main.py": "from .args import parse_args\n\n\ndef main():\n    parse_args()\n",
             "dynamo/vllm/args.py": ARGS,
             "dynamo/vllm/backend_args.py": GROUP.replace("from .consts", "from . "),
         },
@@ -161,3 +163,27 @@ def test_one_evaluator_two_modes() -> None:
         strict.eval(ast.parse('f"v{n:02d}" if n == 3 else None', mode="eval").body, "m", env)
         == "v03"
     )
+
+
+def test_dynamo_entrypoints_come_from_the_wheel(tmp_path: Path) -> None:
+    """Every ``python -m dynamo.X`` package (one with a ``__main__``) is read; its parse_args
+    is in ``args.py`` or in the module ``__main__`` takes ``main`` from (the frontend)."""
+    frontend = (
+        "import argparse\n\n\ndef parse_args():\n"
+        "    parser = argparse.ArgumentParser(allow_abbrev=False)\n"
+        '    parser.add_argument("--http-port", type=int, default=8000)\n'
+        "    return parser.parse_args()\n\n\ndef main():\n    parse_args()\n"
+    )
+    wheel = _wheel(
+        tmp_path,
+        {
+            "dynamo/frontend/__main__.py": "from dynamo.frontend.main import main\n",
+            "dynamo/frontend/main.py": frontend,
+            "dynamo/common/args.py": frontend,  # no __main__: not an entrypoint
+        },
+        name="ai_dynamo-9.9.9-py3-none-any.whl",
+    )
+    workers = build_profile(wheel, "9.9.9")["workers"]
+    assert set(workers) == {"frontend"}
+    assert workers["frontend"]["parse_args"] == "dynamo/frontend/main.py:4"
+    assert [a["option_strings"] for a in workers["frontend"]["actions"]] == [["--http-port"]]

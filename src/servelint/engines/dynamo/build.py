@@ -1,8 +1,9 @@
 """Build a Dynamo worker profile from an ``ai-dynamo`` wheel, reading its sources (never
 importing them).
 
-For each worker entrypoint (``python -m dynamo.vllm|sglang|trtllm``) the builder reads
-``dynamo/<worker>/args.py:parse_args``: the outer ``argparse.ArgumentParser`` (its
+For each ``python -m dynamo.<name>`` entrypoint of the wheel (a package with a ``__main__``:
+the vllm/sglang/trtllm workers, the frontend, the routers, the mocker, ...) the builder reads
+its ``parse_args`` (in ``args.py``, or where ``__main__`` takes ``main`` from): the outer ``argparse.ArgumentParser`` (its
 ``allow_abbrev``), the ``ArgGroup`` classes whose ``add_arguments`` it calls, and how the
 rest of the command line reaches the engine (``parse_known_args`` then vLLM's
 ``AsyncEngineArgs.add_cli_args`` parser, SGLang's ``ServerArgs.add_cli_args`` parser, or no
@@ -22,7 +23,6 @@ from servelint.engines._build.static_eval import UNKNOWN, Evaluator
 from servelint.engines._build.wheel import WheelSource
 
 BUILDER_VERSION = 1
-WORKERS = ("vllm", "sglang", "trtllm", "frontend")
 _ENGINE_PARSERS = {
     "AsyncEngineArgs": "vllm-engine-args",
     "EngineArgs": "vllm-engine-args",
@@ -337,8 +337,27 @@ def _group_instances(fn: ast.AST, src: Sources, mod: str) -> list[tuple[str, ast
     return out
 
 
-# where each entrypoint's parse_args lives (the frontend keeps it in main.py)
-_PARSE_MODULES = {"frontend": "dynamo.frontend.main"}
+def entrypoints(src: Sources) -> list[str]:
+    """The ``python -m dynamo.<name>`` entrypoints of the wheel: packages with a ``__main__``."""
+    return sorted(
+        mod.split(".")[1]
+        for mod in src.index.modules()
+        if mod.startswith("dynamo.") and mod.endswith(".__main__") and mod.count(".") == 2
+    )
+
+
+def _parse_args(src: Sources, worker: str) -> tuple[str, ast.AST] | None:
+    """The entrypoint's ``parse_args``: in its ``args`` module, else in the module its
+    ``__main__`` takes ``main`` from (the frontend's ``main.py``)."""
+    candidates = [f"dynamo.{worker}.args"]
+    main = src.find(f"dynamo.{worker}.__main__", "main")
+    if main is not None:
+        candidates.append(main[0])
+    for mod in candidates:
+        found = src.find(mod, "parse_args")
+        if found is not None and isinstance(found[1], ast.FunctionDef | ast.AsyncFunctionDef):
+            return found[0], found[1]
+    return None
 
 
 def _rest_rejected_at(fn: ast.AST, path: str) -> str | None:
@@ -359,11 +378,10 @@ def _rest_rejected_at(fn: ast.AST, path: str) -> str | None:
 
 
 def worker_profile(src: Sources, worker: str) -> dict | None:
-    mod = _PARSE_MODULES.get(worker, f"dynamo.{worker}.args")
-    found = src.find(mod, "parse_args")
+    found = _parse_args(src, worker)
     if found is None:
         return None
-    fn = found[1]
+    mod, fn = found
     parser_line, abbrev = None, True
     engine_parser, engine_line, known = None, None, False
     for call in _calls(fn.body):  # type: ignore[attr-defined]
@@ -421,7 +439,7 @@ def _dedupe(options: list[dict]) -> list[dict]:
 
 def build_profile(wheel: Path, version: str) -> dict:
     src = Sources.from_wheel(wheel)
-    workers = {w: p for w in WORKERS if (p := worker_profile(src, w)) is not None}
+    workers = {w: p for w in entrypoints(src) if (p := worker_profile(src, w)) is not None}
     union = {}
     for prof in workers.values():
         for act in prof["actions"]:
