@@ -48,18 +48,9 @@ def value_sets(src: WheelSource) -> dict[str, ValueSet]:
 
 def _collect(src: WheelSource) -> dict[str, ValueSet]:
     sets: dict[str, ValueSet] = {}
-    for make in (
-        _tokenizer_modes,
-        _quantization,
-        _load_formats,
-        _attention_backends,
-        _mla_prefill,
-        _mamba_backends,
-        _literal_sets,
-        _tool_parsers,
-        _reasoning_parsers,
-        _kv_connectors,
-    ):
+    for make in (_tokenizer_modes, _quantization, _load_formats, _attention_backends,
+                 _mla_prefill, _mamba_backends, _literal_sets, _tool_parsers,
+                 _reasoning_parsers, _kv_connectors):
         for vs in make(src):
             sets.setdefault(vs.name, vs)
     return sets
@@ -67,14 +58,10 @@ def _collect(src: WheelSource) -> dict[str, ValueSet]:
 
 # ---------------------------------------------------------------- helpers
 
-
 def _dict_assign(src: WheelSource, name: str, prefer: str = "") -> tuple[str, ast.Dict] | None:
     found = find_def(src, name, prefer)
-    if (
-        found
-        and isinstance(found[1], ast.Assign | ast.AnnAssign)
-        and isinstance(found[1].value, ast.Dict)
-    ):
+    if found and isinstance(found[1], ast.Assign | ast.AnnAssign) \
+            and isinstance(found[1].value, ast.Dict):
         return found[0], found[1].value
     return None
 
@@ -93,9 +80,8 @@ def _first_raise(src: WheelSource, path: str, *needles: str) -> str:
     return ""
 
 
-def _imported_class_modules(
-    src: WheelSource, path: str, func: ast.AST | None = None
-) -> dict[str, str]:
+def _imported_class_modules(src: WheelSource, path: str, func: ast.AST | None = None
+                            ) -> dict[str, str]:
     """Class name -> wheel path of the module it is imported from (in ``func`` or ``path``)."""
     tree = func or parse(src, path)
     out: dict[str, str] = {}
@@ -123,27 +109,19 @@ def _lowercased(src: WheelSource, cls_name: str, field_name: str) -> bool:
     for fn in found[1].body:
         if not isinstance(fn, ast.FunctionDef):
             continue
-        targets = [text_of(a) for d in fn.decorator_list if isinstance(d, ast.Call) for a in d.args]
+        targets = [text_of(a) for d in fn.decorator_list if isinstance(d, ast.Call)
+                   for a in d.args]
         if field_name not in targets:
             continue
         for node in ast.walk(fn):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("lower", "upper")
-            ):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("lower", "upper"):
                 return True
     return False
 
 
-def _enum_set(
-    src: WheelSource,
-    name: str,
-    cls_name: str,
-    prefer: str,
-    config_fields: tuple[tuple[str, str], ...],
-    message_needle: str,
-) -> list[ValueSet]:
+def _enum_set(src: WheelSource, name: str, cls_name: str, prefer: str,
+              config_fields: tuple[tuple[str, str], ...], message_needle: str) -> list[ValueSet]:
     found = find_def(src, cls_name, prefer)
     if not found or not isinstance(found[1], ast.ClassDef):
         return []
@@ -158,26 +136,13 @@ def _enum_set(
                 modules[member] = [mod]
     msg = _first_raise(src, path, message_needle)
     # a metaclass __getitem__ that upper-cases, or validators that do, make names case-insensitive
-    insensitive = any(_lowercased(src, c, f) for c, f in config_fields) or ".upper()" in src.read(
-        path
-    )
-    return [
-        ValueSet(
-            name,
-            values,
-            ref(path, cls),
-            (cls_name,),
-            config_fields,
-            not insensitive,
-            msg,
-            "engine_config",
-            modules,
-        )
-    ]
+    insensitive = any(_lowercased(src, c, f) for c, f in config_fields) or ".upper()" in \
+        src.read(path)
+    return [ValueSet(name, values, ref(path, cls), (cls_name,), config_fields,
+                     not insensitive, msg, "engine_config", modules)]
 
 
 # ---------------------------------------------------------------- the registries
-
 
 def _tokenizer_modes(src: WheelSource) -> list[ValueSet]:
     found = _dict_assign(src, "_VLLM_TOKENIZERS", "tokenizers")
@@ -192,12 +157,8 @@ def _tokenizer_modes(src: WheelSource) -> list[ValueSet]:
             modules[k.value] = [mod] if mod else []
     # modes resolved before the registry lookup (tokenizer_mode == "auto" / "slow")
     for cmp in ast.walk(src.parse(path)):
-        if (
-            isinstance(cmp, ast.Compare)
-            and dotted(cmp.left) == "tokenizer_mode"
-            and isinstance(cmp.ops[0], ast.Eq)
-            and isinstance(cmp.comparators[0], ast.Constant)
-        ):
+        if isinstance(cmp, ast.Compare) and dotted(cmp.left) == "tokenizer_mode" \
+                and isinstance(cmp.ops[0], ast.Eq) and isinstance(cmp.comparators[0], ast.Constant):
             mode = cmp.comparators[0].value
             if isinstance(mode, str) and mode not in values:
                 values.append(mode)
@@ -209,19 +170,10 @@ def _tokenizer_modes(src: WheelSource) -> list[ValueSet]:
                 if mod:
                     modules[k.value].append(mod)
     msg = _first_raise(src, path, "No tokenizer registered")
-    return [
-        ValueSet(
-            "tokenizer_mode",
-            values,
-            ref(path, node),
-            ("TokenizerMode",),
-            (("ModelConfig", "tokenizer_mode"),),
-            not _lowercased(src, "ModelConfig", "tokenizer_mode"),
-            msg,
-            "renderer",
-            modules,
-        )
-    ]
+    return [ValueSet("tokenizer_mode", values, ref(path, node), ("TokenizerMode",),
+                     (("ModelConfig", "tokenizer_mode"),),
+                     not _lowercased(src, "ModelConfig", "tokenizer_mode"), msg, "renderer",
+                     modules)]
 
 
 def _quantization(src: WheelSource) -> list[ValueSet]:
@@ -246,23 +198,14 @@ def _quantization(src: WheelSource) -> list[ValueSet]:
         for sub in ast.walk(getter[1]):
             if isinstance(sub, ast.Dict):
                 for k, v in zip(sub.keys, sub.values, strict=True):
-                    if isinstance(k, ast.Constant) and isinstance(v, ast.Name) and v.id in classes:
+                    if isinstance(k, ast.Constant) and isinstance(v, ast.Name) \
+                            and v.id in classes:
                         modules.setdefault(k.value, []).append(classes[v.id])
     model_cfg = find_def(src, "ModelConfig", "vllm/config")
     msg = _first_raise(src, model_cfg[0], "Unknown quantization method") if model_cfg else ""
-    return [
-        ValueSet(
-            "quantization",
-            [v for v in values if v],
-            ref(path, node),
-            ("QuantizationMethods",),
-            (("ModelConfig", "quantization"),),
-            True,
-            msg,
-            "engine_config",
-            modules,
-        )
-    ]
+    return [ValueSet("quantization", [v for v in values if v], ref(path, node),
+                     ("QuantizationMethods",), (("ModelConfig", "quantization"),),
+                     True, msg, "engine_config", modules)]
 
 
 def _load_formats(src: WheelSource) -> list[ValueSet]:
@@ -282,30 +225,14 @@ def _load_formats(src: WheelSource) -> list[ValueSet]:
                 if v.id in classes:
                     modules[k.value] = [classes[v.id]]
     msg = _first_raise(src, path, "not supported", "Unknown")
-    return [
-        ValueSet(
-            "load_format",
-            values,
-            ref(path, node),
-            ("LoadFormats",),
-            (("LoadConfig", "load_format"),),
-            not _lowercased(src, "LoadConfig", "load_format"),
-            msg,
-            "load",
-            modules,
-        )
-    ]
+    return [ValueSet("load_format", values, ref(path, node), ("LoadFormats",),
+                     (("LoadConfig", "load_format"),),
+                     not _lowercased(src, "LoadConfig", "load_format"), msg, "load", modules)]
 
 
 def _attention_backends(src: WheelSource) -> list[ValueSet]:
-    sets = _enum_set(
-        src,
-        "attention_backend",
-        "AttentionBackendEnum",
-        "attention",
-        (("AttentionConfig", "backend"),),
-        "Unknown attention backend",
-    )
+    sets = _enum_set(src, "attention_backend", "AttentionBackendEnum", "attention",
+                     (("AttentionConfig", "backend"),), "Unknown attention backend")
     if not sets:  # <= 0.12: platforms.interface._Backend, chosen via VLLM_ATTENTION_BACKEND
         sets = _enum_set(src, "attention_backend", "_Backend", "platforms", (), "Unknown")
         for vs in sets:
@@ -314,23 +241,15 @@ def _attention_backends(src: WheelSource) -> list[ValueSet]:
 
 
 def _mla_prefill(src: WheelSource) -> list[ValueSet]:
-    return _enum_set(
-        src,
-        "mla_prefill_backend",
-        "MLAPrefillBackendEnum",
-        "prefill",
-        (("AttentionConfig", "mla_prefill_backend"),),
-        "Unknown MLA prefill",
-    )
+    return _enum_set(src, "mla_prefill_backend", "MLAPrefillBackendEnum", "prefill",
+                     (("AttentionConfig", "mla_prefill_backend"),), "Unknown MLA prefill")
 
 
 def _mamba_backends(src: WheelSource) -> list[ValueSet]:
-    out = _enum_set(
-        src, "mamba_backend", "MambaBackendEnum", "config", (("MambaConfig", "backend"),), "Unknown"
-    )
-    out += _enum_set(
-        src, "mamba_attention_backend", "MambaAttentionBackendEnum", "attention", (), "Unknown"
-    )
+    out = _enum_set(src, "mamba_backend", "MambaBackendEnum", "config",
+                    (("MambaConfig", "backend"),), "Unknown")
+    out += _enum_set(src, "mamba_attention_backend", "MambaAttentionBackendEnum", "attention",
+                     (), "Unknown")
     return out
 
 
@@ -352,25 +271,15 @@ def _literal_sets(src: WheelSource) -> list[ValueSet]:
             cfg = find_def(src, cfg_field[0], "vllm/config")
             msg = ""
             if cfg and name == "speculative_method":
-                msg = _first_raise(
-                    src, cfg[0], "Unsupported speculative method", "Unknown speculative"
-                )
-            out.append(
-                ValueSet(
-                    name,
-                    values,
-                    ref(found[0], found[1]),
-                    (alias,),
-                    (cfg_field,),
-                    not _lowercased(src, *cfg_field),
-                    msg,
-                    "engine_config",
-                )
-            )
+                msg = _first_raise(src, cfg[0], "Unsupported speculative method",
+                                   "Unknown speculative")
+            out.append(ValueSet(name, values, ref(found[0], found[1]), (alias,), (cfg_field,),
+                                not _lowercased(src, *cfg_field), msg, "engine_config"))
     return out
 
 
-def _manager_registry(src: WheelSource, name: str, manager: str, lazy_dict: str) -> list[ValueSet]:
+def _manager_registry(src: WheelSource, name: str, manager: str, lazy_dict: str
+                      ) -> list[ValueSet]:
     """Names registered with ``<manager>.register_module("x")`` decorators or the lazy
     ``<lazy_dict> = {"x": (file, class)}`` table."""
     values: list[str] = []
@@ -380,20 +289,12 @@ def _manager_registry(src: WheelSource, name: str, manager: str, lazy_dict: str)
         tree = parse(src, path)
         if tree is None:
             continue
-        pkg = (
-            file_module(path).rsplit(".", 1)[0]
-            if not path.endswith("__init__.py")
+        pkg = file_module(path).rsplit(".", 1)[0] if not path.endswith("__init__.py") \
             else file_module(path)
-        )
         for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Assign | ast.AnnAssign)
-                and isinstance(node.value, ast.Dict)
-                and any(
-                    isinstance(t, ast.Name) and t.id == lazy_dict
-                    for t in getattr(node, "targets", [getattr(node, "target", None)])
-                )
-            ):
+            if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Dict) \
+                    and any(isinstance(t, ast.Name) and t.id == lazy_dict
+                            for t in getattr(node, "targets", [getattr(node, "target", None)])):
                 source = source or ref(path, node)
                 for k, v in zip(node.value.keys, node.value.values, strict=True):
                     if isinstance(k, ast.Constant) and isinstance(k.value, str):
@@ -401,16 +302,10 @@ def _manager_registry(src: WheelSource, name: str, manager: str, lazy_dict: str)
                         if isinstance(v, ast.Tuple) and v.elts:
                             mod = module_file(src, f"{pkg}.{text_of(v.elts[0])}")
                             modules[k.value] = [mod] if mod else []
-            if (
-                isinstance(node, ast.Call)
-                and dotted(node.func).endswith(f"{manager}.register_module")
-                and node.args
-            ):
-                names = (
-                    [text_of(node.args[0])]
-                    if text_of(node.args[0])
-                    else [text_of(e) for e in getattr(node.args[0], "elts", [])]
-                )
+            if isinstance(node, ast.Call) and dotted(node.func).endswith(
+                    f"{manager}.register_module") and node.args:
+                names = [text_of(node.args[0])] if text_of(node.args[0]) else \
+                    [text_of(e) for e in getattr(node.args[0], "elts", [])]
                 for n in names:
                     if n:
                         values.append(n)
@@ -423,9 +318,8 @@ def _manager_registry(src: WheelSource, name: str, manager: str, lazy_dict: str)
 
 
 def _tool_parsers(src: WheelSource) -> list[ValueSet]:
-    out = _manager_registry(
-        src, "tool_call_parser", "ToolParserManager", "_TOOL_PARSERS_TO_REGISTER"
-    )
+    out = _manager_registry(src, "tool_call_parser", "ToolParserManager",
+                            "_TOOL_PARSERS_TO_REGISTER")
     for vs in out:
         vs.stage = "api_args"
         check = _args_check(src, "tool_call_parser")
@@ -444,21 +338,16 @@ def _args_check(src: WheelSource, dest: str) -> tuple[str, tuple[str, ...], str]
             raise_ = next((n for n in node.body if isinstance(n, ast.Raise)), None)
             if raise_ is None or not isinstance(raise_.exc, ast.Call) or not raise_.exc.args:
                 continue
-            others = tuple(
-                dict.fromkeys(
-                    a.attr
-                    for a in ast.walk(node.test)
-                    if isinstance(a, ast.Attribute) and dotted(a.value) == "args" and a.attr != dest
-                )
-            )
+            others = tuple(dict.fromkeys(
+                a.attr for a in ast.walk(node.test) if isinstance(a, ast.Attribute)
+                and dotted(a.value) == "args" and a.attr != dest))
             return text_of(raise_.exc.args[0]) or "", others, ref(path, node)
     return None
 
 
 def _reasoning_parsers(src: WheelSource) -> list[ValueSet]:
-    out = _manager_registry(
-        src, "reasoning_parser", "ReasoningParserManager", "_REASONING_PARSERS_TO_REGISTER"
-    )
+    out = _manager_registry(src, "reasoning_parser", "ReasoningParserManager",
+                            "_REASONING_PARSERS_TO_REGISTER")
     for vs in out:
         vs.stage = "engine_config"
         vs.config_fields = (("StructuredOutputsConfig", "reasoning_parser"),)
@@ -475,11 +364,8 @@ def _kv_connectors(src: WheelSource) -> list[ValueSet]:
     for path in files_with(src, "KVConnectorFactory.register_connector("):
         tree = parse(src, path)
         for node in ast.walk(tree) if tree else []:
-            if (
-                isinstance(node, ast.Call)
-                and dotted(node.func).endswith("KVConnectorFactory.register_connector")
-                and len(node.args) >= 2
-            ):
+            if isinstance(node, ast.Call) and dotted(node.func).endswith(
+                    "KVConnectorFactory.register_connector") and len(node.args) >= 2:
                 name, mod = text_of(node.args[0]), text_of(node.args[1])
                 if name:
                     values.append(name)
@@ -489,16 +375,5 @@ def _kv_connectors(src: WheelSource) -> list[ValueSet]:
     if not values:
         return []
     # stage None: where an unknown connector fails differs by release (not a late_values set)
-    return [
-        ValueSet(
-            "kv_connector",
-            values,
-            source,
-            (),
-            (("KVTransferConfig", "kv_connector"),),
-            True,
-            "",
-            None,
-            modules,
-        )
-    ]
+    return [ValueSet("kv_connector", values, source, (), (("KVTransferConfig", "kv_connector"),),
+                     True, "", None, modules)]

@@ -15,13 +15,8 @@ from servelint.engines._build.astutil import Definition, ModuleIndex, first_line
 from servelint.engines._build.expressions import Opaque, PartialList
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.parser_configs import collect_configs
-from servelint.engines.vllm.builder.parser_interp import (
-    ActionClass,
-    ClassRef,
-    FuncRef,
-    Interpreter,
-    ParserObj,
-)
+from servelint.engines.vllm.builder.parser_interp import Interpreter
+from servelint.engines.vllm.builder.parser_objects import ActionClass, ClassRef, FuncRef, ParserObj
 from servelint.engines.vllm.builder.parser_rules import detect_rules
 from servelint.engines.vllm.builder.parser_types import TypeFn
 

@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import ast
 import itertools
-from dataclasses import dataclass, field
 from typing import Any
 
 from servelint.engines._build.astutil import Definition, ModuleIndex, absolute_module
 from servelint.engines._build.expressions import UNKNOWN, Expressions, Opaque
+from servelint.engines.vllm.builder.parser_objects import (
+    ClassRef,
+    FuncRef,
+    GroupObj,
+    ParserObj,
+    argparse_attr,
+    value_method,
+)
 from servelint.engines.vllm.builder.parser_types import (
     KwargsFeatures,
     TypeFn,
@@ -28,36 +35,6 @@ from servelint.engines.vllm.builder.parser_types import (
 
 SYS_ARGV = ["vllm", "serve"]
 MAX_DEPTH = 12
-
-
-@dataclass
-class ParserObj:
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    allow_abbrev: bool = True
-
-
-@dataclass
-class GroupObj:
-    parser: ParserObj
-    title: str
-
-
-@dataclass
-class ClassRef:
-    d: Definition
-
-
-@dataclass
-class FuncRef:
-    d: Definition
-    bound: Any = None  # the class for classmethods / super()
-    owner: Any = None  # the class whose body defines the method
-
-
-@dataclass
-class ActionClass:
-    name: str  # BooleanOptionalAction, store_true..., or a custom class name
-    d: Definition | None = None
 
 
 class _Return(Exception):
@@ -242,7 +219,7 @@ class Interpreter(Expressions):
         if entry and entry[0] == "import" and not self.index.has_module(entry[1][0]):
             mod, attr = entry[1]
             if mod == "argparse":
-                return _argparse_attr(attr)
+                return argparse_attr(attr)
             if mod == "json" and attr == "loads":
                 return TypeFn("json.loads")
             if mod == "sys" and attr == "argv":
@@ -259,7 +236,7 @@ class Interpreter(Expressions):
             and node.value.id == "argparse"
             and node.value.id not in env
         ):
-            return _argparse_attr(node.attr)
+            return argparse_attr(node.attr)
         if isinstance(node.value, ast.Name) and node.value.id == "json" and node.attr == "loads":
             return TypeFn("json.loads")
         if isinstance(node.value, ast.Name) and node.value.id == "sys" and node.attr == "argv":
@@ -483,58 +460,7 @@ class Interpreter(Expressions):
             if name == "set_defaults":
                 return None
             return UNKNOWN
-        if isinstance(obj, dict):
-            if name == "items":
-                return list(obj.items())
-            if name == "keys":
-                return list(obj.keys())
-            if name == "values":
-                return list(obj.values())
-            if name == "pop":
-                key = args[0] if args else None
-                return obj.pop(key, args[1] if len(args) > 1 else None)
-            if name == "get":
-                return obj.get(args[0], args[1] if len(args) > 1 else None)
-            if name == "update":
-                if args and isinstance(args[0], dict):
-                    obj.update(args[0])
-                obj.update({k: v for k, v in kwargs.items() if not k.startswith("__")})
-                return None
-            if name == "setdefault":
-                return obj.setdefault(args[0], args[1] if len(args) > 1 else None)
-            return UNKNOWN
-        if isinstance(obj, list):
-            if name == "remove" and args:
-                if args[0] in obj:
-                    obj.remove(args[0])
-                elif not isinstance(args[0], Opaque):
-                    self.notes.append(f"{module}:{node.lineno}: remove({args[0]!r}) not in list")
-                else:
-                    self.notes.append(f"{module}:{node.lineno}: remove of unknown value")
-                return None
-            if name == "append" and args:
-                obj.append(args[0])
-                return None
-            if name == "extend" and args and isinstance(args[0], (list, tuple)):
-                obj.extend(args[0])
-                return None
-            return UNKNOWN
-        if isinstance(obj, str):
-            if name == "replace" and len(args) == 2 and all(isinstance(a, str) for a in args):
-                return obj.replace(args[0], args[1])
-            if name in {"strip", "lower", "upper"}:
-                return getattr(obj, name)()
-            if (
-                name == "join"
-                and args
-                and isinstance(args[0], (list, tuple))
-                and all(isinstance(a, str) for a in args[0])
-            ):
-                return obj.join(args[0])
-            if name == "format":
-                return obj
-            return UNKNOWN
-        return UNKNOWN
+        return value_method(obj, name, args, kwargs, f"{module}:{node.lineno}", self.notes)
 
     # ---- add_argument ------------------------------------------------------------------------
     def record(
@@ -560,11 +486,3 @@ class Interpreter(Expressions):
                 "source": f"{path}:{node.lineno}",
             }
         )
-
-
-def _argparse_attr(attr: str) -> Any:
-    if attr.endswith("Action") or attr in {"BooleanOptionalAction"}:
-        return ActionClass(attr)
-    if attr == "SUPPRESS":
-        return "==SUPPRESS=="
-    return Opaque(f"argparse.{attr}")
