@@ -51,6 +51,7 @@ class VllmGroup:
 def _wheel(tmp_path: Path) -> Path:
     path = tmp_path / "ai_dynamo-9.9.9-py3-none-any.whl"
     with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("dynamo/vllm/__main__.py", "from dynamo.vllm.main import main\n")
         zf.writestr("dynamo/vllm/args.py", ARGS)
         zf.writestr("dynamo/vllm/backend_args.py", GROUP)
     return path
@@ -71,7 +72,7 @@ def test_builder_reads_the_worker_parser(tmp_path: Path) -> None:
     assert by["--disaggregation-mode"]["source"] == "dynamo/vllm/backend_args.py:13"
     assert by["--use-tok"]["accepted"] == ["--use-tok", "--no-use-tok"]
     assert by["--version"]["kind"] == "version"
-    assert set(prof["workers"]) == {"vllm"}  # no sglang/trtllm args.py in this wheel
+    assert set(prof["workers"]) == {"vllm"}  # the wheel's only `python -m dynamo.X` entrypoint
 
 
 def test_committed_profiles_carry_the_wheels_facts() -> None:

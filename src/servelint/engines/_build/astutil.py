@@ -1,16 +1,22 @@
 """Static name resolution over the Python sources of a wheel (no import).
 
 ``ModuleIndex`` maps dotted module names to files, follows ``from X import Y``
-(relative ones too) and finds the class, function or constant a name stands for.
+(relative ones too, through the one ``absolute_module``) and finds the class, function or
+constant a name stands for; ``ModuleIndex.info`` is the ordered index of a module's top-level
+statements the static evaluator (``static_eval.Evaluator``) runs. Every builder (vLLM, SGLang,
+TensorRT-LLM, Dynamo) resolves names through it.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from servelint.engines._build.wheel import WheelSource
+from servelint.engines._build.wheel import ParsedFiles
+
+# module-level calls that change a value in place (``CHOICES.append("x")``)
+MUTATORS = {"append", "extend", "add", "update", "insert"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,61 @@ def absolute_module(module: str, target: str | None, level: int, is_pkg: bool) -
     if level > 1:
         parts = parts[: len(parts) - (level - 1)]
     return ".".join(parts + ([target] if target else []))
+
+
+@dataclass
+class ModuleInfo:
+    """A module's top-level statements by what they define, in source order."""
+
+    name: str
+    path: str
+    tree: ast.Module
+    assigns: dict[str, list[ast.stmt]] = field(default_factory=dict)  # name -> stmts in order
+    imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # alias -> (mod, attr)
+    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
+    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+
+
+def collect_imports(
+    node_body: list[ast.stmt], module: str, is_pkg: bool, into: dict[str, tuple[str, str | None]]
+) -> None:
+    """alias -> (module, attribute or None) for the imports among ``node_body``."""
+    for st in node_body:
+        if isinstance(st, ast.ImportFrom):
+            mod = absolute_module(module, st.module, st.level, is_pkg)
+            for alias in st.names:
+                into[alias.asname or alias.name] = (mod, alias.name)
+        elif isinstance(st, ast.Import):
+            for alias in st.names:
+                if alias.asname:
+                    into[alias.asname] = (alias.name, None)
+                else:
+                    top = alias.name.split(".")[0]
+                    into[top] = (top, None)
+
+
+def _index_statement(info: ModuleInfo, st: ast.stmt) -> None:
+    if isinstance(st, ast.Assign):
+        for tgt in st.targets:
+            if isinstance(tgt, ast.Name):
+                info.assigns.setdefault(tgt.id, []).append(st)
+    elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value:
+        info.assigns.setdefault(st.target.id, []).append(st)
+    elif isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
+        info.assigns.setdefault(st.target.id, []).append(st)
+    elif (
+        isinstance(st, ast.Expr)
+        and isinstance(st.value, ast.Call)
+        and isinstance(st.value.func, ast.Attribute)
+        and st.value.func.attr in MUTATORS
+        and isinstance(st.value.func.value, ast.Name)
+    ):
+        info.assigns.setdefault(st.value.func.value.id, []).append(st)
+    elif isinstance(st, ast.ClassDef):
+        info.classes[st.name] = st
+    elif isinstance(st, ast.FunctionDef):
+        info.functions[st.name] = st
+    # `if TYPE_CHECKING:` blocks and try-imports are not values
 
 
 def _is_type_checking(test: ast.AST) -> bool:
@@ -74,7 +135,7 @@ def iter_top_statements(body: list[ast.stmt], _late: list[ast.stmt] | None = Non
 class ModuleIndex:
     """Resolve names to definitions across the modules of one wheel."""
 
-    def __init__(self, src: WheelSource):
+    def __init__(self, src: ParsedFiles):
         self.src = src
         self._files: dict[str, str] = {}
         for name in src.names:
@@ -86,6 +147,7 @@ class ModuleIndex:
             self._files[mod] = name
         self._tables: dict[str, dict[str, tuple[str, Any]]] = {}
         self._stars: dict[str, list[str]] = {}
+        self._infos: dict[str, ModuleInfo | None] = {}
 
     def modules(self) -> list[str]:
         return sorted(self._files)
@@ -105,6 +167,24 @@ class ModuleIndex:
         except SyntaxError:
             return None
 
+    def is_package(self, module: str) -> bool:
+        return (self._files.get(module) or "").endswith("__init__.py")
+
+    def info(self, module: str) -> ModuleInfo | None:
+        """The top-level statements of ``module`` by name (None: no such module or a file
+        that does not parse)."""
+        if module in self._infos:
+            return self._infos[module]
+        tree = self.tree(module)
+        info = None
+        if tree is not None:
+            info = ModuleInfo(module, self._files[module], tree)
+            collect_imports(tree.body, module, self.is_package(module), info.imports)
+            for st in tree.body:
+                _index_statement(info, st)
+        self._infos[module] = info
+        return info
+
     def _table(self, module: str) -> dict[str, tuple[str, Any]]:
         """name -> ("def", node) | ("value", expr) | ("import", (module, name)) | ("module", mod)."""
         if module in self._tables:
@@ -114,7 +194,7 @@ class ModuleIndex:
         tree = self.tree(module)
         if tree is None:
             return table
-        is_pkg = (self._files.get(module) or "").endswith("__init__.py")
+        is_pkg = self.is_package(module)
         for stmt in iter_top_statements(tree.body):
             if isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 table[stmt.name] = ("def", stmt)
@@ -246,8 +326,11 @@ def docstring_after(body: list[ast.stmt], index: int) -> str | None:
     """The attribute docstring: a string expression right after statement ``index``."""
     if index + 1 < len(body):
         nxt = body[index + 1]
-        if isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant) and isinstance(
-                nxt.value.value, str):
+        if (
+            isinstance(nxt, ast.Expr)
+            and isinstance(nxt.value, ast.Constant)
+            and isinstance(nxt.value.value, str)
+        ):
             return nxt.value.value
     return None
 

@@ -47,8 +47,9 @@ def build_from_wheel(engine: str, wheel: Path) -> dict[str, Any]:
     return profile
 
 
-def build(engine: str, version: str, *, wheel_dir: Path | None = None,
-          out_root: Path | None = None) -> tuple[Path, float]:
+def build(
+    engine: str, version: str, *, wheel_dir: Path | None = None, out_root: Path | None = None
+) -> tuple[Path, float]:
     """Download (or reuse) the wheel, build, write. Returns (path, seconds spent building)."""
     wheel = download(engine, version, wheel_dir)
     start = time.perf_counter()

@@ -1,32 +1,27 @@
-"""A small static evaluator over the Python sources of an SGLang wheel (no import).
+"""Module-level constants of an engine's sources, evaluated statically (no import).
 
-It resolves the constant expressions SGLang builds its parser from: literals, module-level
-choice lists (followed through imports, ``[*A, "x"]``, ``A + B``, ``list(D.keys())``,
-``set(...)``, ``sorted(...)``), class-level registries (``ReasoningParser.DetectorMap``) and
-module-level mutations (``X.append``/``extend``/``add``/``update``). Anything else evaluates to
-``UNKNOWN`` so callers can record "cannot be checked" instead of guessing.
+The strict ``Expressions`` evaluator (engines/_build/expressions.py) with names read from
+``ModuleIndex.info``: literals, module-level choice lists followed through imports
+(``[*A, "x"]``, ``A + B``, ``list(D.keys())``, ``set(...)``, ``sorted(...)``), class-level
+registries (``ReasoningParser.DetectorMap``), Enum members (``[m.value for m in Mode]``),
+no-argument helpers that return a value, and module-level mutations
+(``X.append``/``extend``/``add``/``update``). Anything else is ``UNKNOWN`` so callers record
+"cannot be checked" instead of guessing. The SGLang, TensorRT-LLM and Dynamo builders read
+their values through it; the vLLM builder's interpreter is the same evaluator in partial mode.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from servelint.engines._build.astutil import absolute_module
-from servelint.engines._build.wheel import WheelSource
+from servelint.engines._build.astutil import ModuleIndex, ModuleInfo, collect_imports
+from servelint.engines._build.expressions import UNKNOWN, Expressions, Opaque, _arithmetic
+from servelint.engines._build.wheel import ParsedFiles
 
+__all__ = ["UNKNOWN", "EnumMember", "Evaluator", "literal"]
 
-class _Unknown:
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-UNKNOWN: Any = _Unknown()
-_MUTATORS = {"append", "extend", "add", "update", "insert"}
 _BUILTINS = {"True": True, "False": False, "None": None}
 
 
@@ -39,87 +34,21 @@ def literal(node: ast.expr | None, default: Any = None) -> Any:
         return default
 
 
-@dataclass
-class ModuleInfo:
-    name: str
-    path: str
-    tree: ast.Module
-    assigns: dict[str, list[ast.stmt]] = field(default_factory=dict)  # name -> stmts in order
-    imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # alias -> (mod, attr)
-    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
-    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+class Evaluator(Expressions):
+    """Evaluate expressions of one wheel's (or source tree's) modules statically."""
 
+    STRICT = True
 
-def collect_imports(node_body: list[ast.stmt], module: str, is_pkg: bool,
-                    into: dict[str, tuple[str, str | None]]) -> None:
-    for st in node_body:
-        if isinstance(st, ast.ImportFrom):
-            mod = st.module or ""
-            if st.level:
-                mod = absolute_module(module, st.module, st.level, is_pkg)
-            for alias in st.names:
-                into[alias.asname or alias.name] = (mod, alias.name)
-        elif isinstance(st, ast.Import):
-            for alias in st.names:
-                if alias.asname:
-                    into[alias.asname] = (alias.name, None)
-                else:
-                    top = alias.name.split(".")[0]
-                    into[top] = (top, None)
-
-
-class Evaluator:
-    """Evaluate expressions of one wheel's modules statically."""
-
-    def __init__(self, src: WheelSource):
-        self.src = src
-        self._modules: dict[str, ModuleInfo | None] = {}
+    def __init__(self, src: ParsedFiles | ModuleIndex):
+        self.index = src if isinstance(src, ModuleIndex) else ModuleIndex(src)
+        self.src = self.index.src
         self._stack: set[tuple[str, str]] = set()
         # module -> line: while a module-level statement is evaluated, names of that module
         # only see the statements above it (module code runs top to bottom)
         self._limits: dict[str, int] = {}
 
-    # ---- modules -------------------------------------------------------------
-    def module_path(self, name: str) -> str | None:
-        base = name.replace(".", "/")
-        for cand in (base + ".py", base + "/__init__.py"):
-            if self.src.exists(cand):
-                return cand
-        return None
-
     def module(self, name: str) -> ModuleInfo | None:
-        if name in self._modules:
-            return self._modules[name]
-        path = self.module_path(name)
-        info = None
-        if path:
-            tree = self.src.parse(path)
-            info = ModuleInfo(name, path, tree)
-            collect_imports(tree.body, name, path.endswith("__init__.py"), info.imports)
-            for st in tree.body:
-                self._index_stmt(info, st)
-        self._modules[name] = info
-        return info
-
-    def _index_stmt(self, info: ModuleInfo, st: ast.stmt) -> None:
-        if isinstance(st, ast.Assign):
-            for tgt in st.targets:
-                if isinstance(tgt, ast.Name):
-                    info.assigns.setdefault(tgt.id, []).append(st)
-        elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value:
-            info.assigns.setdefault(st.target.id, []).append(st)
-        elif isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
-            info.assigns.setdefault(st.target.id, []).append(st)
-        elif (isinstance(st, ast.Expr) and isinstance(st.value, ast.Call)
-              and isinstance(st.value.func, ast.Attribute)
-              and st.value.func.attr in _MUTATORS and isinstance(st.value.func.value, ast.Name)):
-            info.assigns.setdefault(st.value.func.value.id, []).append(st)
-        elif isinstance(st, ast.ClassDef):
-            info.classes[st.name] = st
-        elif isinstance(st, ast.FunctionDef):
-            info.functions[st.name] = st
-        elif isinstance(st, ast.If):  # `if TYPE_CHECKING:` / try-imports are not values
-            pass
+        return self.index.info(name)
 
     # ---- names ---------------------------------------------------------------
     def lookup(self, module: str, name: str) -> Any:
@@ -163,7 +92,7 @@ class Evaluator:
                 if isinstance(st, ast.Assign | ast.AnnAssign):
                     value = self.eval(st.value, info.name)
                 elif isinstance(st, ast.AugAssign):
-                    value = self._binop(value, st.op, self.eval(st.value, info.name))
+                    value = _combine(value, st.op, self.eval(st.value, info.name))
                 elif isinstance(st, ast.Expr):
                     value = self._mutate(value, st.value, info.name, {})
             finally:
@@ -189,133 +118,75 @@ class Evaluator:
 
     def class_attr(self, module: str, cls: ast.ClassDef, attr: str) -> Any:
         for st in cls.body:
-            targets = st.targets if isinstance(st, ast.Assign) else (
-                [st.target] if isinstance(st, ast.AnnAssign) and st.value else [])
+            targets = (
+                st.targets
+                if isinstance(st, ast.Assign)
+                else ([st.target] if isinstance(st, ast.AnnAssign) and st.value else [])
+            )
             if any(isinstance(t, ast.Name) and t.id == attr for t in targets):
                 return self.eval(st.value, module)  # type: ignore[union-attr]
         return UNKNOWN
 
-    # ---- expressions -----------------------------------------------------------
-    def eval(self, node: ast.expr | None, module: str, local: dict | None = None) -> Any:
-        local = local or {}
+    # ---- what names, attributes and calls mean (the Expressions hooks) --------------------
+    def eval(
+        self, node: ast.AST | None, module: str, env: dict[str, Any] | None = None, depth: int = 0
+    ) -> Any:
         try:
-            return self._eval(node, module, local)
+            return self._eval(node, module, dict(env) if env else {}, depth)
         except RecursionError:
             return UNKNOWN
 
-    def _eval(self, node: ast.expr | None, module: str, local: dict) -> Any:
-        if node is None:
-            return None
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.List | ast.Tuple | ast.Set):
-            out: list = []
-            for elt in node.elts:
-                if isinstance(elt, ast.Starred):
-                    inner = self._eval(elt.value, module, local)
-                    if not isinstance(inner, list | tuple | set | dict | frozenset):
-                        return UNKNOWN
-                    out.extend(inner)
-                else:
-                    val = self._eval(elt, module, local)
-                    if val is UNKNOWN:
-                        return UNKNOWN
-                    out.append(val)
-            if isinstance(node, ast.Tuple):
-                return tuple(out)
-            return set(out) if isinstance(node, ast.Set) else out
-        if isinstance(node, ast.Dict):
-            result: dict = {}
-            for k, v in zip(node.keys, node.values, strict=True):
-                if k is None:
-                    inner = self._eval(v, module, local)
-                    if not isinstance(inner, dict):
-                        return UNKNOWN
-                    result.update(inner)
-                    continue
-                key = self._eval(k, module, local)
-                if key is UNKNOWN or isinstance(key, list | dict | set):
-                    return UNKNOWN
-                val = self._eval(v, module, local)
-                result[key] = val  # values may be UNKNOWN (classes): keys still count
-            return result
-        if isinstance(node, ast.Name):
-            if node.id in local:
-                return local[node.id]
-            if node.id in _BUILTINS:
-                return _BUILTINS[node.id]
-            return self.lookup(module, node.id)
-        if isinstance(node, ast.Attribute):
-            base = self._eval(node.value, module, local)
-            if isinstance(base, tuple) and len(base) >= 2 and base[0] == "module":
-                return self.lookup(base[1], node.attr)
-            if isinstance(base, tuple) and len(base) == 3 and base[0] == "class":
-                return self.class_attr(base[1], base[2], node.attr)
-            return UNKNOWN
-        if isinstance(node, ast.BinOp):
-            return self._binop(self._eval(node.left, module, local), node.op,
-                               self._eval(node.right, module, local))
-        if isinstance(node, ast.Call):
-            return self._call(node, module, local)
-        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
-            base = self._eval(node.value, module, local)
-            key = self._eval(node.slice, module, local)
-            if isinstance(base, list | tuple | dict) and key is not UNKNOWN:
-                try:
-                    return base[key]
-                except (KeyError, IndexError, TypeError):
-                    return UNKNOWN
-            return UNKNOWN
-        if isinstance(node, ast.UnaryOp):
-            val = self._eval(node.operand, module, local)
-            if isinstance(val, int | float) and not isinstance(val, bool):
-                if isinstance(node.op, ast.USub):
-                    return -val
-                if isinstance(node.op, ast.UAdd):
-                    return val
-            if isinstance(node.op, ast.Not) and val is not UNKNOWN and not isinstance(val, tuple):
-                return not val
-            return UNKNOWN
+    def name_value(self, name: str, module: str, env: dict[str, Any]) -> Any:
+        if name in env:
+            return env[name]
+        if name in _BUILTINS:
+            return _BUILTINS[name]
+        return self.lookup(module, name)
+
+    def attribute_value(self, node: ast.Attribute, module: str, env: dict[str, Any], depth: int):
+        base = self._eval(node.value, module, env, depth)
+        if isinstance(base, tuple) and len(base) >= 2 and base[0] == "module":
+            return self.lookup(base[1], node.attr)
+        if _is_marker(base, "class"):
+            return self.class_attr(base[1], base[2], node.attr)
+        if isinstance(base, EnumMember) and node.attr in {"name", "value"}:
+            return getattr(base, node.attr)
         return UNKNOWN
 
-    @staticmethod
-    def _binop(left: Any, op: ast.operator, right: Any) -> Any:
-        if left is UNKNOWN or right is UNKNOWN:
-            return UNKNOWN
-        try:
-            if isinstance(op, ast.Add):
-                return left + right
-            if isinstance(op, ast.BitOr) and isinstance(left, set | dict):
-                return left | right
-            if isinstance(op, ast.Sub) and isinstance(left, set | int | float):
-                return left - right
-            numbers = (isinstance(left, int | float) and isinstance(right, int | float))
-            if numbers and isinstance(op, ast.Mult):
-                return left * right
-            if numbers and isinstance(op, ast.LShift | ast.Pow) and isinstance(right, int) \
-                    and 0 <= right < 64:
-                return left << right if isinstance(op, ast.LShift) else left ** right
-            if isinstance(op, ast.Mult) and isinstance(left, list | str) and isinstance(right, int):
-                return left * right
-        except TypeError:
-            return UNKNOWN
-        return UNKNOWN
+    def is_marker(self, value: Any) -> bool:
+        return isinstance(value, tuple) and 2 <= len(value) <= 3 and value[0] in _MARKERS
+
+    def call_value(self, node: ast.Call, module: str, env: dict[str, Any], depth: int) -> Any:
+        return self._call(node, module, env)
 
     def _call(self, node: ast.Call, module: str, local: dict) -> Any:
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in {"keys", "values", "copy"} \
-                and not node.args:
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in {"keys", "values", "copy"}
+            and not node.args
+        ):
             base = self._eval(func.value, module, local)
             if isinstance(base, dict):
                 return list(getattr(base, func.attr)())
             if func.attr == "copy" and isinstance(base, list | set):
                 return type(base)(base)
             return UNKNOWN
-        if isinstance(func, ast.Name) and func.id in {"list", "set", "sorted", "tuple",
-                                                        "frozenset"}:
+        if isinstance(func, ast.Name) and func.id in {
+            "list",
+            "set",
+            "sorted",
+            "tuple",
+            "frozenset",
+        }:
             if not node.args and not node.keywords:
-                return {"list": [], "set": set(), "tuple": (), "frozenset": frozenset(),
-                        "sorted": UNKNOWN}[func.id]
+                return {
+                    "list": [],
+                    "set": set(),
+                    "tuple": (),
+                    "frozenset": frozenset(),
+                    "sorted": UNKNOWN,
+                }[func.id]
             if len(node.args) != 1:
                 return UNKNOWN
             arg = self._eval(node.args[0], module, local)
@@ -327,25 +198,90 @@ class Evaluator:
                     return sorted(items)
                 except TypeError:
                     return UNKNOWN
-            return {"list": list, "set": set, "tuple": tuple, "frozenset": frozenset}[
-                func.id](items)
+            return {"list": list, "set": set, "tuple": tuple, "frozenset": frozenset}[func.id](
+                items
+            )
         if isinstance(func, ast.Name) and not node.args and not node.keywords:
             target = local.get(func.id) if func.id in local else self.lookup(module, func.id)
             if isinstance(target, tuple) and len(target) == 3 and target[0] == "function":
                 return self.function_result(target[1], target[2])
         return UNKNOWN
 
+    def function_locals(self, module: str, fn: ast.AST) -> dict[str, Any]:
+        """The names a function's own imports bind (``from .x import Y`` inside its body)."""
+        imports: dict[str, tuple[str, str | None]] = {}
+        collect_imports(
+            [st for st in ast.walk(fn) if isinstance(st, ast.ImportFrom | ast.Import)],
+            module,
+            self.index.is_package(module),
+            imports,
+        )
+        local: dict[str, Any] = {}
+        for alias, (mod, attr) in imports.items():
+            if attr is None:
+                local[alias] = ("module", mod)
+            elif self.module(f"{mod}.{attr}"):
+                local[alias] = ("module", f"{mod}.{attr}")
+            else:
+                local[alias] = self.lookup(mod, attr)
+        return local
+
     def function_result(self, module: str, fn: ast.FunctionDef) -> Any:
         """Value of a no-argument helper returning a registry: the last ``return``.
 
         In-function imports are honoured; earlier conditional returns are ignored."""
-        local: dict[str, Any] = {}
-        imports: dict[str, tuple[str, str | None]] = {}
-        collect_imports([st for st in ast.walk(fn) if isinstance(st, ast.ImportFrom | ast.Import)],
-                        module, False, imports)
-        for alias, (mod, attr) in imports.items():
-            local[alias] = ("module", mod) if attr is None else self.lookup(mod, attr)
         returns = [st for st in fn.body if isinstance(st, ast.Return)]
         if not returns:
             return UNKNOWN
-        return self.eval(returns[-1].value, module, local)
+        return self.eval(returns[-1].value, module, self.function_locals(module, fn))
+
+    # ---- enums ------------------------------------------------------------------------
+    def iterate(self, value: Any) -> Any:
+        """The items ``for x in value`` sees: a container's, an Enum class's members."""
+        if _is_marker(value, "class"):
+            return self.enum_members(value[1], value[2])
+        return super().iterate(value)
+
+    def enum_members(self, module: str, cls: ast.ClassDef) -> Any:
+        """The members of an Enum class in definition order (UNKNOWN when one value is not
+        constant, or the class is not an Enum)."""
+        if not any(_base_name(b).endswith(("Enum", "Flag")) for b in cls.bases):
+            return UNKNOWN
+        out = []
+        for st in cls.body:
+            if not (isinstance(st, ast.Assign) and len(st.targets) == 1):
+                continue
+            target = st.targets[0]
+            if not isinstance(target, ast.Name) or target.id.startswith("_"):
+                continue
+            value = self.eval(st.value, module)
+            if value is UNKNOWN:
+                return UNKNOWN
+            out.append(EnumMember(target.id, value))
+        return out
+
+
+@dataclass(frozen=True)
+class EnumMember:
+    """One member of an Enum class: ``.name`` and ``.value``."""
+
+    name: str
+    value: Any
+
+
+_MARKERS = {"module", "class", "function"}
+
+
+def _combine(left: Any, op: ast.operator, right: Any) -> Any:
+    """``left op= right`` of a module-level augmented assignment."""
+    if isinstance(left, Opaque) or isinstance(right, Opaque):
+        return UNKNOWN
+    return _arithmetic(op, left, right)
+
+
+def _is_marker(value: Any, kind: str) -> bool:
+    return isinstance(value, tuple) and len(value) == 3 and value[0] == kind
+
+
+def _base_name(node: ast.expr) -> str:
+    return ast.unparse(node).rsplit(".", 1)[-1]

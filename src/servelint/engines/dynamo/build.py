@@ -1,8 +1,9 @@
 """Build a Dynamo worker profile from an ``ai-dynamo`` wheel, reading its sources (never
 importing them).
 
-For each worker entrypoint (``python -m dynamo.vllm|sglang|trtllm``) the builder reads
-``dynamo/<worker>/args.py:parse_args``: the outer ``argparse.ArgumentParser`` (its
+For each ``python -m dynamo.<name>`` entrypoint of the wheel (a package with a ``__main__``:
+the vllm/sglang/trtllm workers, the frontend, the routers, the mocker, ...) the builder reads
+its ``parse_args`` (in ``args.py``, or where ``__main__`` takes ``main`` from): the outer ``argparse.ArgumentParser`` (its
 ``allow_abbrev``), the ``ArgGroup`` classes whose ``add_arguments`` it calls, and how the
 rest of the command line reaches the engine (``parse_known_args`` then vLLM's
 ``AsyncEngineArgs.add_cli_args`` parser, SGLang's ``ServerArgs.add_cli_args`` parser, or no
@@ -14,139 +15,79 @@ spellings, choices, env var and file:line.
 from __future__ import annotations
 
 import ast
-import hashlib
-import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from servelint.engines._build.astutil import ModuleIndex, collect_imports
+from servelint.engines._build.static_eval import UNKNOWN, Evaluator
+from servelint.engines._build.wheel import WheelSource
+
 BUILDER_VERSION = 1
-WORKERS = ("vllm", "sglang", "trtllm", "frontend")
 _ENGINE_PARSERS = {
     "AsyncEngineArgs": "vllm-engine-args",
     "EngineArgs": "vllm-engine-args",
     "ServerArgs": "sglang-server-args",
 }
 _MAX_DEPTH = 4
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-@dataclass
 class Sources:
-    modules: dict[str, ast.Module] = field(default_factory=dict)
-    files: dict[str, str] = field(default_factory=dict)  # module -> path in the wheel
+    """The wheel's modules through the shared builder pieces: ``ModuleIndex`` resolves names
+    (relative imports included), ``static_eval.Evaluator`` computes constant values."""
+
+    def __init__(self, src: WheelSource) -> None:
+        self.index = ModuleIndex(src)
+        self.ev = Evaluator(self.index)
 
     @classmethod
     def from_wheel(cls, wheel: Path) -> Sources:
-        out = cls()
-        with zipfile.ZipFile(wheel) as zf:
-            for name in zf.namelist():
-                if not name.startswith("dynamo/") or not name.endswith(".py") or "/tests/" in name:
-                    continue
-                mod = name[:-3].replace("/", ".").removesuffix(".__init__")
-                try:
-                    out.modules[mod] = ast.parse(zf.read(name).decode("utf-8"))
-                except (SyntaxError, UnicodeDecodeError, ValueError):
-                    continue
-                out.files[mod] = name
-        return out
+        return cls(WheelSource(wheel))
 
-    def imports(self, mod: str) -> dict[str, tuple[str, str]]:
-        """local name -> (module, name) for ``from X import Y`` in a module."""
-        out: dict[str, tuple[str, str]] = {}
-        tree = self.modules.get(mod)
-        for node in ast.walk(tree) if tree else []:
-            if (
-                isinstance(node, ast.ImportFrom)
-                and node.module is not None
-                or isinstance(node, ast.ImportFrom)
-                and node.level
-            ):
-                base = _absolute(mod, node.module or "", node.level)
-                for alias in node.names:
-                    out[alias.asname or alias.name] = (base, alias.name)
-        return out
+    def file(self, mod: str) -> str:
+        return self.index.file_of(mod) or mod
 
-    def find(self, mod: str, name: str, depth: int = 0) -> tuple[str, ast.AST] | None:
-        """A top-level def/class/assignment named ``name`` seen from ``mod``."""
-        tree = self.modules.get(mod)
-        if tree is None or depth > 6:
+    def find(self, mod: str, name: str, scope: ast.AST | None = None) -> tuple[str, ast.AST] | None:
+        """The def, class or assigned value ``name`` stands for in ``mod`` (seen from inside
+        function ``scope``, whose own imports come first)."""
+        local = self._scope_imports(mod, scope).get(name)
+        found = self.index.resolve(*local) if local else self.index.resolve(mod, name)
+        if found is None or found.kind == "module":
             return None
-        for node in tree.body:
-            if (
-                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-                and node.name == name
-            ):
-                return mod, node
-            if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == name for t in node.targets
-            ):
-                return mod, node
-            if (
-                isinstance(node, ast.AnnAssign)
-                and node.value is not None
-                and isinstance(node.target, ast.Name)
-                and node.target.id == name
-            ):
-                return mod, node
-        src = self.imports(mod).get(name)
-        if src is None:
-            return None
-        if src[0] + "." + src[1] in self.modules:  # `from pkg import module`
-            return None
-        return self.find(src[0], src[1], depth + 1)
+        return found.module, found.node
 
-
-def _absolute(mod: str, target: str, level: int) -> str:
-    if not level:
-        return target
-    parts = mod.split(".")
-    base = parts[: len(parts) - level] if level else parts
-    return ".".join(base + ([target] if target else []))
+    def _scope_imports(self, mod: str, scope: ast.AST | None) -> dict[str, tuple[str, str]]:
+        imports: dict[str, tuple[str, str | None]] = {}
+        if scope is not None:
+            stmts = [st for st in ast.walk(scope) if isinstance(st, ast.ImportFrom)]
+            collect_imports(stmts, mod, self.index.is_package(mod), imports)
+        return {k: (m, a) for k, (m, a) in imports.items() if a is not None}
 
 
 class _Eval:
-    """Best-effort constant evaluation of choices / defaults (None when not constant)."""
+    """Constant values of choices / defaults (None when not constant), evaluated by the
+    shared evaluator in module ``mod`` as seen from function ``scope``."""
 
-    def __init__(self, src: Sources, mod: str) -> None:
+    def __init__(self, src: Sources, mod: str, scope: ast.AST | None = None) -> None:
         self.src, self.mod = src, mod
+        self.local = src.ev.function_locals(mod, scope) if scope is not None else {}
 
     def value(self, node: ast.AST | None) -> Any:
         if node is None:
             return None
-        try:
-            return ast.literal_eval(node)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            pass
-        if isinstance(node, ast.Name):
-            found = self.src.find(self.mod, node.id)
-            if found and isinstance(found[1], ast.Assign | ast.AnnAssign):
-                return _Eval(self.src, found[0]).value(found[1].value)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            a, b = self.value(node.left), self.value(node.right)
-            if isinstance(a, list) and isinstance(b, list):
-                return a + b
-        if isinstance(node, ast.ListComp) and len(node.generators) == 1:
-            gen = node.generators[0]
-            if (
-                isinstance(gen.iter, ast.Name)
-                and isinstance(node.elt, ast.Attribute)
-                and node.elt.attr == "value"
-            ):
-                return self.enum_values(gen.iter.id)
-        if isinstance(node, ast.List | ast.Tuple):
-            items = [self.value(e) for e in node.elts]
-            return None if any(i is None for i in items) else list(items)
-        return None
+        value = self.src.ev.eval(node, self.mod, dict(self.local))  # type: ignore[arg-type]
+        return _plain(value)
 
-    def enum_values(self, name: str) -> list | None:
-        found = self.src.find(self.mod, name)
-        if not found or not isinstance(found[1], ast.ClassDef):
-            return None
-        out = []
-        for stmt in found[1].body:
-            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant):
-                out.append(stmt.value.value)
-        return out or None
+
+def _plain(value: Any) -> Any:
+    """A value as the profile records it: tuples as lists, evaluator markers as None."""
+    if value is UNKNOWN or (
+        isinstance(value, tuple) and value[:1] in {("class",), ("module",), ("function",)}
+    ):
+        return None
+    if isinstance(value, tuple):
+        return list(value)
+    return value
 
 
 def _kw(call: ast.Call, name: str) -> ast.AST | None:
@@ -156,7 +97,7 @@ def _kw(call: ast.Call, name: str) -> ast.AST | None:
     return None
 
 
-def _option(call: ast.Call, src: Sources, mod: str, group: str) -> dict | None:
+def _option(call: ast.Call, src: Sources, mod: str, group: str, scope: ast.AST) -> dict | None:
     """One option from a helper call or ``add_argument`` call (None if not an option)."""
     func = call.func
     fname = (
@@ -166,8 +107,8 @@ def _option(call: ast.Call, src: Sources, mod: str, group: str) -> dict | None:
         if isinstance(func, ast.Attribute)
         else ""
     )
-    ev = _Eval(src, mod)
-    where = f"{src.files.get(mod, mod)}:{call.lineno}"
+    ev = _Eval(src, mod, scope)
+    where = f"{src.file(mod)}:{call.lineno}"
     if (
         fname in ("add_argument", "add_negatable_bool_argument")
         and _kw(call, "flag_name") is not None
@@ -282,13 +223,13 @@ def _table_options(fn: ast.AST, src: Sources, mod: str, group: str) -> list[dict
             and isinstance(loop.iter.func.value, ast.Name)
         ):
             continue
-        found = src.find(mod, loop.iter.func.value.id)
-        if not found or not isinstance(found[1], ast.Assign | ast.AnnAssign):
+        found = src.find(mod, loop.iter.func.value.id, fn)
+        if not found or isinstance(found[1], _DEFS):
             continue
-        table = _loose(found[1].value, _Eval(src, found[0]))
+        table = _loose(found[1], _Eval(src, found[0]))
         if not isinstance(table, dict):
             continue
-        where = f"{src.files.get(found[0], found[0])}:{found[1].lineno}"
+        where = f"{src.file(found[0])}:{found[1].lineno}"
         for info in table.values():
             flags = info.get("flags") if isinstance(info, dict) else None
             if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
@@ -328,11 +269,11 @@ def _options_of(
     seen.add((mod, getattr(fn, "name", ""), depth))
     out.extend(_table_options(fn, src, mod, group))
     for call in _calls(getattr(fn, "body", [])):
-        opt = _option(call, src, mod, group)
+        opt = _option(call, src, mod, group, fn)
         if opt is not None:
             out.append(opt)
             continue
-        for target_mod, target in _callees(call, src, mod):
+        for target_mod, target in _callees(call, src, mod, fn):
             if isinstance(target, ast.ClassDef):
                 method = next(
                     (
@@ -348,7 +289,7 @@ def _options_of(
                 _options_of(target, src, target_mod, group, depth + 1, out, seen)
 
 
-def _callees(call: ast.Call, src: Sources, mod: str) -> list[tuple[str, ast.AST]]:
+def _callees(call: ast.Call, src: Sources, mod: str, fn: ast.AST) -> list[tuple[str, ast.AST]]:
     """Group classes (``X().add_arguments(p)``) and helper functions a call reaches."""
     func = call.func
     if (
@@ -357,13 +298,13 @@ def _callees(call: ast.Call, src: Sources, mod: str) -> list[tuple[str, ast.AST]
         and isinstance(func.value, ast.Call)
         and isinstance(func.value.func, ast.Name)
     ):
-        found = src.find(mod, func.value.func.id)
+        found = src.find(mod, func.value.func.id, fn)
         return [found] if found else []
     if isinstance(func, ast.Name) and func.id not in (
         "add_argument",
         "add_negatable_bool_argument",
     ):
-        found = src.find(mod, func.id)
+        found = src.find(mod, func.id, fn)
         if found and isinstance(found[1], ast.FunctionDef | ast.ClassDef):
             return [found]
     return []
@@ -390,14 +331,33 @@ def _group_instances(fn: ast.AST, src: Sources, mod: str) -> list[tuple[str, ast
             and isinstance(func.value, ast.Name)
             and func.value.id in names
         ):
-            found = src.find(mod, names[func.value.id])
+            found = src.find(mod, names[func.value.id], fn)
             if found and isinstance(found[1], ast.ClassDef):
                 out.append(found)  # type: ignore[arg-type]
     return out
 
 
-# where each entrypoint's parse_args lives (the frontend keeps it in main.py)
-_PARSE_MODULES = {"frontend": "dynamo.frontend.main"}
+def entrypoints(src: Sources) -> list[str]:
+    """The ``python -m dynamo.<name>`` entrypoints of the wheel: packages with a ``__main__``."""
+    return sorted(
+        mod.split(".")[1]
+        for mod in src.index.modules()
+        if mod.startswith("dynamo.") and mod.endswith(".__main__") and mod.count(".") == 2
+    )
+
+
+def _parse_args(src: Sources, worker: str) -> tuple[str, ast.AST] | None:
+    """The entrypoint's ``parse_args``: in its ``args`` module, else in the module its
+    ``__main__`` takes ``main`` from (the frontend's ``main.py``)."""
+    candidates = [f"dynamo.{worker}.args"]
+    main = src.find(f"dynamo.{worker}.__main__", "main")
+    if main is not None:
+        candidates.append(main[0])
+    for mod in candidates:
+        found = src.find(mod, "parse_args")
+        if found is not None and isinstance(found[1], ast.FunctionDef | ast.AsyncFunctionDef):
+            return found[0], found[1]
+    return None
 
 
 def _rest_rejected_at(fn: ast.AST, path: str) -> str | None:
@@ -418,11 +378,10 @@ def _rest_rejected_at(fn: ast.AST, path: str) -> str | None:
 
 
 def worker_profile(src: Sources, worker: str) -> dict | None:
-    mod = _PARSE_MODULES.get(worker, f"dynamo.{worker}.args")
-    found = src.find(mod, "parse_args")
+    found = _parse_args(src, worker)
     if found is None:
         return None
-    fn = found[1]
+    mod, fn = found
     parser_line, abbrev = None, True
     engine_parser, engine_line, known = None, None, False
     for call in _calls(fn.body):  # type: ignore[attr-defined]
@@ -452,7 +411,7 @@ def worker_profile(src: Sources, worker: str) -> dict | None:
         if method is not None:
             _options_of(method, src, gmod, cls.name, 1, options, seen)
     _options_of(fn, src, mod, "parse_args", 1, options, seen)
-    path = src.files.get(mod, mod)
+    path = src.file(mod)
     return {
         "module": f"dynamo.{worker}",
         "parse_args": f"{path}:{fn.lineno}",
@@ -480,7 +439,7 @@ def _dedupe(options: list[dict]) -> list[dict]:
 
 def build_profile(wheel: Path, version: str) -> dict:
     src = Sources.from_wheel(wheel)
-    workers = {w: p for w in WORKERS if (p := worker_profile(src, w)) is not None}
+    workers = {w: p for w in entrypoints(src) if (p := worker_profile(src, w)) is not None}
     union = {}
     for prof in workers.values():
         for act in prof["actions"]:
@@ -490,7 +449,7 @@ def build_profile(wheel: Path, version: str) -> dict:
         "version": version,
         "format": 1,
         "builder_version": BUILDER_VERSION,
-        "wheel": {"filename": wheel.name, "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest()},
+        "wheel": {"filename": wheel.name, "sha256": src.index.src.sha256},  # type: ignore[attr-defined]
         "workers": workers,
         # the union of every worker's options, so generic profile tools (list/show) work
         "parser": {

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from servelint.engines._build.static_eval import ModuleInfo, collect_imports
+from servelint.engines._build.astutil import ModuleIndex, ModuleInfo
 from servelint.engines._build.static_eval import literal as _const
 
 LLM_ARGS_MODULE = "tensorrt_llm.llmapi.llm_args"
@@ -37,28 +37,10 @@ class _Classes:
 
     def __init__(self, src: Any):
         self.src = src
-        self.modules: dict[str, ModuleInfo | None] = {}
+        self.index = ModuleIndex(src)
 
     def module(self, name: str) -> ModuleInfo | None:
-        if name in self.modules:
-            return self.modules[name]
-        base = name.replace(".", "/")
-        path = next((p for p in (base + ".py", base + "/__init__.py") if self.src.exists(p)), None)
-        info = None
-        if path is not None:
-            tree = self.src.parse(path)
-            info = ModuleInfo(name, path, tree)
-            collect_imports(tree.body, name, path.endswith("__init__.py"), info.imports)
-            for st in tree.body:
-                if isinstance(st, ast.ClassDef):
-                    info.classes[st.name] = st
-                elif isinstance(st, ast.AnnAssign | ast.Assign):
-                    targets = [st.target] if isinstance(st, ast.AnnAssign) else st.targets
-                    for t in targets:
-                        if isinstance(t, ast.Name):
-                            info.assigns.setdefault(t.id, []).append(st)
-        self.modules[name] = info
-        return info
+        return self.index.info(name)
 
     def find(self, module: str, name: str, depth: int = 0) -> tuple[str, ast.AST] | None:
         """(module, ClassDef or alias expression) that ``name`` means in ``module``."""
@@ -67,10 +49,11 @@ class _Classes:
             return None
         if name in info.classes:
             return module, info.classes[name]
-        if name in info.assigns:
-            st = info.assigns[name][-1]
-            if st.value is not None:  # a type alias: SpeculativeConfig: TypeAlias = Union[...]
-                return module, st.value
+        bound = [
+            st for st in info.assigns.get(name, ()) if isinstance(st, ast.Assign | ast.AnnAssign)
+        ]
+        if bound:  # the last binding; a type alias: SpeculativeConfig: TypeAlias = Union[...]
+            return module, bound[-1].value  # type: ignore[return-value]
         if name in info.imports:
             mod, attr = info.imports[name]
             if attr is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from servelint.engines._build.astutil import absolute_module
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.facts_common import (
     dotted,
@@ -86,15 +87,10 @@ def _imported_class_modules(src: WheelSource, path: str, func: ast.AST | None = 
     out: dict[str, str] = {}
     if tree is None:
         return out
-    package = file_module(path).rsplit(".", 1)[0] if not path.endswith("__init__.py") \
-        else file_module(path)
+    module, is_pkg = file_module(path), path.endswith("__init__.py")
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            mod = node.module or ""
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
-                mod = ".".join(base + ([mod] if mod else []))
+            mod = absolute_module(module, node.module, node.level, is_pkg)
             target = module_file(src, mod)
             for alias in node.names:
                 sub = module_file(src, f"{mod}.{alias.name}")

@@ -12,24 +12,36 @@ import ast
 from typing import Any
 
 from servelint.engines._build.astutil import Definition, ModuleIndex, first_line
+from servelint.engines._build.expressions import Opaque, PartialList
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.parser_configs import collect_configs
-from servelint.engines.vllm.builder.parser_expr import Opaque, PartialList
-from servelint.engines.vllm.builder.parser_interp import (
-    ActionClass,
-    ClassRef,
-    FuncRef,
-    Interpreter,
-    ParserObj,
-)
+from servelint.engines.vllm.builder.parser_interp import Interpreter
+from servelint.engines.vllm.builder.parser_objects import ActionClass, ClassRef, FuncRef, ParserObj
 from servelint.engines.vllm.builder.parser_rules import detect_rules
 from servelint.engines.vllm.builder.parser_types import TypeFn
 
-FLAG_KINDS = {"store_true", "store_false", "store_const", "boolean_optional", "count", "help",
-              "version", "append_const"}
-STRING_ACTIONS = {"store": "store", "store_true": "store_true", "store_false": "store_false",
-                  "store_const": "store_const", "append": "append", "append_const": "other",
-                  "count": "count", "help": "help", "version": "version", "extend": "other"}
+FLAG_KINDS = {
+    "store_true",
+    "store_false",
+    "store_const",
+    "boolean_optional",
+    "count",
+    "help",
+    "version",
+    "append_const",
+}
+STRING_ACTIONS = {
+    "store": "store",
+    "store_true": "store_true",
+    "store_false": "store_false",
+    "store_const": "store_const",
+    "append": "append",
+    "append_const": "other",
+    "count": "count",
+    "help": "help",
+    "version": "version",
+    "extend": "other",
+}
 
 
 def _serve_parser(index: ModuleIndex, interp: Interpreter) -> tuple[ParserObj, str]:
@@ -42,8 +54,11 @@ def _serve_parser(index: ModuleIndex, interp: Interpreter) -> tuple[ParserObj, s
                 for stmt in node.body:
                     if isinstance(stmt, ast.FunctionDef) and stmt.name == "subparser_init":
                         cls = Definition(mod, node.name, node, "class")
-                        fn = FuncRef(Definition(mod, stmt.name, stmt, "function"),
-                                     ClassRef(cls), ClassRef(cls))
+                        fn = FuncRef(
+                            Definition(mod, stmt.name, stmt, "function"),
+                            ClassRef(cls),
+                            ClassRef(cls),
+                        )
                         top = ParserObj()
                         result = interp.call_function(fn, [top], {}, 0)
                         if isinstance(result, ParserObj):
@@ -115,8 +130,9 @@ def _custom_action(index: ModuleIndex, cls: Definition) -> tuple[str, bool, str]
     return kind, deprecated, message
 
 
-def _action_kind(index: ModuleIndex, kw: dict[str, Any], enable_disable: bool
-                 ) -> tuple[str, str | None, bool, str]:
+def _action_kind(
+    index: ModuleIndex, kw: dict[str, Any], enable_disable: bool
+) -> tuple[str, str | None, bool, str]:
     """-> (kind, action class name, deprecated, the action's own deprecation warning)."""
     act = kw.get("action")
     deprecated = kw.get("deprecated") is True
@@ -136,8 +152,11 @@ def _action_kind(index: ModuleIndex, kw: dict[str, Any], enable_disable: bool
         if dep and warning:
             explicit_message = warning
         action_class = act.d.name
-    if kind == "boolean_optional" and enable_disable and action_class in (
-            None, "BooleanOptionalAction"):
+    if (
+        kind == "boolean_optional"
+        and enable_disable
+        and action_class in (None, "BooleanOptionalAction")
+    ):
         action_class = "EnableDisableAction"
     return kind, action_class, deprecated, explicit_message
 
@@ -152,8 +171,9 @@ def _dest(strings: list[str], kw: dict[str, Any], positional: bool) -> str:
     return (longs or strings or ["?"])[0].lstrip("-").replace("-", "_")
 
 
-def _spellings(strings: list[str], kind: str, action_class: str | None
-               ) -> tuple[list[str], list[str], list[str], list[str]]:
+def _spellings(
+    strings: list[str], kind: str, action_class: str | None
+) -> tuple[list[str], list[str], list[str], list[str]]:
     """-> (accepted, option_strings, negative, hidden): ``--no-X`` and enable/disable forms."""
     accepted = list(strings)
     option_strings = list(strings)
@@ -169,7 +189,7 @@ def _spellings(strings: list[str], kind: str, action_class: str | None
             for s in strings:
                 for prefix, inverse in (("--enable-", "--disable-"), ("--disable-", "--enable-")):
                     if s.startswith(prefix):
-                        inverses.append(inverse + s[len(prefix):])
+                        inverses.append(inverse + s[len(prefix) :])
             if inverses:
                 option_strings = strings + inverses
                 hidden = neg
@@ -205,8 +225,11 @@ def _choices_of(kw: dict[str, Any]) -> tuple[list[str] | None, bool, dict[str, A
     return vals, choices_none, {"choices_open": True} if isinstance(choices, PartialList) else {}
 
 
-def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
-                  ) -> dict[str, Any]:
+def _build_action(
+    index: ModuleIndex,
+    rec: dict[str, Any],
+    enable_disable: bool,
+) -> dict[str, Any]:
     strings: list[str] = rec["strings"]
     kw: dict[str, Any] = rec["kwargs"]
     positional = bool(strings) and not strings[0].startswith("-")
@@ -230,8 +253,7 @@ def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
         "nargs": nargs,
         "type": _type_class(tfn, kind) if kind not in FLAG_KINDS else "bool",
         "type_repr": tfn.repr if tfn else None,
-        "json_dataclass": tfn.dataclass if tfn and tfn.base.startswith("dataclass-json")
-        else None,
+        "json_dataclass": tfn.dataclass if tfn and tfn.base.startswith("dataclass-json") else None,
         "optional": bool(tfn and tfn.repr.startswith("optional(")),
         "choices": choices_out,
         "choices_none": choices_none,
@@ -251,8 +273,13 @@ def _build_action(index: ModuleIndex, rec: dict[str, Any], enable_disable: bool,
     return entry
 
 
-def _add_notes(entry: dict[str, Any], kw: dict[str, Any], help_text: Any, deprecated: bool,
-               explicit_message: str) -> None:
+def _add_notes(
+    entry: dict[str, Any],
+    kw: dict[str, Any],
+    help_text: Any,
+    deprecated: bool,
+    explicit_message: str,
+) -> None:
     """Where the field is declared, from_cli and lambda types, deprecation messages."""
     fld = kw.get("_field")
     if fld is not None and getattr(fld, "path", None):
@@ -264,7 +291,8 @@ def _add_notes(entry: dict[str, Any], kw: dict[str, Any], help_text: Any, deprec
     if isinstance(lam, TypeFn) and lam.repr == "lambda" and lam.text:
         entry["type_lambda"] = lam.text
     entry["help_mentions_deprecated"] = isinstance(help_text, str) and (
-        "deprecat" in help_text.lower())
+        "deprecat" in help_text.lower()
+    )
     if explicit_message:
         entry["deprecated_message"] = first_line(explicit_message)
     elif deprecated and isinstance(help_text, str) and "deprecat" in help_text.lower():
@@ -272,12 +300,28 @@ def _add_notes(entry: dict[str, Any], kw: dict[str, Any], help_text: Any, deprec
 
 
 HELP_ACTION = {
-    "dest": "help", "option_strings": ["-h", "--help"], "accepted": ["-h", "--help"],
-    "negative": [], "hidden": [], "positional": False, "kind": "help", "nargs": 0,
-    "type": "bool", "type_repr": None, "json_dataclass": None, "optional": False,
-    "choices": None, "choices_none": False, "metavar": None, "const": None,
-    "default": "==SUPPRESS==", "deprecated": False, "deprecated_message": "",
-    "help": "show this help message and exit", "group": "options", "source": "argparse",
+    "dest": "help",
+    "option_strings": ["-h", "--help"],
+    "accepted": ["-h", "--help"],
+    "negative": [],
+    "hidden": [],
+    "positional": False,
+    "kind": "help",
+    "nargs": 0,
+    "type": "bool",
+    "type_repr": None,
+    "json_dataclass": None,
+    "optional": False,
+    "choices": None,
+    "choices_none": False,
+    "metavar": None,
+    "const": None,
+    "default": "==SUPPRESS==",
+    "deprecated": False,
+    "deprecated_message": "",
+    "help": "show this help message and exit",
+    "group": "options",
+    "source": "argparse",
     "help_mentions_deprecated": False,
 }
 

@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import ast
 import itertools
-from dataclasses import dataclass, field
 from typing import Any
 
 from servelint.engines._build.astutil import Definition, ModuleIndex, absolute_module
-from servelint.engines.vllm.builder.parser_expr import UNKNOWN, Expressions, Opaque
+from servelint.engines._build.expressions import UNKNOWN, Expressions, Opaque
+from servelint.engines.vllm.builder.parser_objects import (
+    ClassRef,
+    FuncRef,
+    GroupObj,
+    ParserObj,
+    argparse_attr,
+    value_method,
+)
 from servelint.engines.vllm.builder.parser_types import (
     KwargsFeatures,
     TypeFn,
@@ -30,42 +37,14 @@ SYS_ARGV = ["vllm", "serve"]
 MAX_DEPTH = 12
 
 
-@dataclass
-class ParserObj:
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    allow_abbrev: bool = True
-
-
-@dataclass
-class GroupObj:
-    parser: ParserObj
-    title: str
-
-
-@dataclass
-class ClassRef:
-    d: Definition
-
-
-@dataclass
-class FuncRef:
-    d: Definition
-    bound: Any = None  # the class for classmethods / super()
-    owner: Any = None  # the class whose body defines the method
-
-
-@dataclass
-class ActionClass:
-    name: str  # BooleanOptionalAction, store_true..., or a custom class name
-    d: Definition | None = None
-
-
 class _Return(Exception):
     def __init__(self, value: Any):
         self.value = value
 
 
 class Interpreter(Expressions):
+    STRICT = False  # kwargs tables keep the values it cannot know
+
     def __init__(self, index: ModuleIndex):
         self.index = index
         self.types = TypeResolver(index)
@@ -82,12 +61,15 @@ class Interpreter(Expressions):
                 table[f.name] = compute_kwargs(self.types, self.feats, f)
             self._kwargs_cache[key] = table
         # callers mutate: hand out a copy (get_kwargs deep-copies too)
-        return {k: dict(v, **({"choices": list(v["choices"])} if v.get("choices") else {}))
-                for k, v in self._kwargs_cache[key].items()}
+        return {
+            k: dict(v, **({"choices": list(v["choices"])} if v.get("choices") else {}))
+            for k, v in self._kwargs_cache[key].items()
+        }
 
     # ---- calls ---------------------------------------------------------------------------
-    def call_function(self, fn: FuncRef, args: list[Any], kwargs: dict[str, Any],
-                      depth: int) -> Any:
+    def call_function(
+        self, fn: FuncRef, args: list[Any], kwargs: dict[str, Any], depth: int
+    ) -> Any:
         if depth > MAX_DEPTH:
             return UNKNOWN
         node = fn.d.node
@@ -100,7 +82,7 @@ class Interpreter(Expressions):
         if (is_cls or (params and params[0] in {"self", "cls"} and not is_static)) and params:
             env[params[0]] = fn.bound if fn.bound is not None else UNKNOWN
             params = params[1:]
-        for name, default in zip(params[len(params) - len(defaults):], defaults, strict=False):
+        for name, default in zip(params[len(params) - len(defaults) :], defaults, strict=False):
             env[name] = self.eval(default, fn.d.module, {}, depth)
         for a in node.args.kwonlyargs:
             env[a.arg] = UNKNOWN
@@ -138,8 +120,7 @@ class Interpreter(Expressions):
             for target in stmt.targets:
                 self.assign(target, value, module, env, depth)
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            self.assign(stmt.target, self.eval(stmt.value, module, env, depth), module, env,
-                        depth)
+            self.assign(stmt.target, self.eval(stmt.value, module, env, depth), module, env, depth)
         elif isinstance(stmt, ast.AugAssign):
             cur = self.eval(stmt.target, module, env, depth)
             inc = self.eval(stmt.value, module, env, depth)
@@ -150,8 +131,10 @@ class Interpreter(Expressions):
         elif isinstance(stmt, ast.If):
             test = self.eval(stmt.test, module, env, depth)
             if isinstance(test, Opaque):
-                self.notes.append(f"{module}:{stmt.lineno}: condition not decidable, "
-                                  f"taking the if-branch: {ast.unparse(stmt.test)[:80]}")
+                self.notes.append(
+                    f"{module}:{stmt.lineno}: condition not decidable, "
+                    f"taking the if-branch: {ast.unparse(stmt.test)[:80]}"
+                )
                 self.exec_body(stmt.body, module, env, depth)
             elif test:
                 self.exec_body(stmt.body, module, env, depth)
@@ -179,13 +162,14 @@ class Interpreter(Expressions):
             for alias in stmt.names:
                 local = alias.asname or alias.name.split(".")[0]
                 if isinstance(stmt, ast.ImportFrom):
-                    base = absolute_module(module, stmt.module, stmt.level, False)
+                    base = absolute_module(
+                        module, stmt.module, stmt.level, self.index.is_package(module)
+                    )
                     d = self.index.resolve(base, alias.name)
                     env[local] = self.wrap(d) if d else UNKNOWN
         # everything else (class defs, asserts, raise, ...) is ignored
 
-    def assign(self, target: ast.AST, value: Any, module: str, env: dict[str, Any],
-               depth: int):
+    def assign(self, target: ast.AST, value: Any, module: str, env: dict[str, Any], depth: int):
         if isinstance(target, ast.Name):
             env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -215,19 +199,27 @@ class Interpreter(Expressions):
             return self.eval(d.node, d.module, {}, MAX_DEPTH - 2)
         return d  # module
 
-    def lookup(self, name: str, module: str, env: dict[str, Any]) -> Any:
+    def name_value(self, name: str, module: str, env: dict[str, Any]) -> Any:
         if name in env:
             return env[name]
-        builtin = {"int": TypeFn("int"), "float": TypeFn("float"), "str": TypeFn("str"),
-                   "True": True, "False": False, "None": None, "list": list, "dict": dict,
-                   "bool": TypeFn("bool")}
+        builtin = {
+            "int": TypeFn("int"),
+            "float": TypeFn("float"),
+            "str": TypeFn("str"),
+            "True": True,
+            "False": False,
+            "None": None,
+            "list": list,
+            "dict": dict,
+            "bool": TypeFn("bool"),
+        }
         entry = self.index._table(module).get(name)
         if entry is None and name in builtin:
             return builtin[name]
         if entry and entry[0] == "import" and not self.index.has_module(entry[1][0]):
             mod, attr = entry[1]
             if mod == "argparse":
-                return _argparse_attr(attr)
+                return argparse_attr(attr)
             if mod == "json" and attr == "loads":
                 return TypeFn("json.loads")
             if mod == "sys" and attr == "argv":
@@ -238,10 +230,13 @@ class Interpreter(Expressions):
         d = self.index.resolve(module, name)
         return self.wrap(d)
 
-    def attribute(self, node: ast.Attribute, module: str, env: dict[str, Any], depth: int):
-        if isinstance(node.value, ast.Name) and node.value.id == "argparse" and \
-                node.value.id not in env:
-            return _argparse_attr(node.attr)
+    def attribute_value(self, node: ast.Attribute, module: str, env: dict[str, Any], depth: int):
+        if (
+            isinstance(node.value, ast.Name)
+            and node.value.id == "argparse"
+            and node.value.id not in env
+        ):
+            return argparse_attr(node.attr)
         if isinstance(node.value, ast.Name) and node.value.id == "json" and node.attr == "loads":
             return TypeFn("json.loads")
         if isinstance(node.value, ast.Name) and node.value.id == "sys" and node.attr == "argv":
@@ -268,11 +263,15 @@ class Interpreter(Expressions):
             return ("method", base, node.attr)
         return Opaque(ast.unparse(node))
 
-    def call(self, node: ast.Call, module: str, env: dict[str, Any], depth: int) -> Any:
+    def call_value(self, node: ast.Call, module: str, env: dict[str, Any], depth: int) -> Any:
         func = node.func
         # super().method(...)
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and \
-                isinstance(func.value.func, ast.Name) and func.value.func.id == "super":
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name)
+            and func.value.func.id == "super"
+        ):
             cls = env.get("__class__")
             owner = env.get("__owner__")
             if isinstance(cls, ClassRef):
@@ -290,8 +289,12 @@ class Interpreter(Expressions):
             return tuple(lits) if lits else UNKNOWN
         callee = self.eval(func, module, env, depth)
         args, kwargs = self.call_args(node, module, env, depth)
-        if isinstance(callee, Opaque) and callee.text == "itertools.permutations" and args \
-                and isinstance(args[0], (list, tuple)):
+        if (
+            isinstance(callee, Opaque)
+            and callee.text == "itertools.permutations"
+            and args
+            and isinstance(args[0], (list, tuple))
+        ):
             r = kwargs.get("r", args[1] if len(args) > 1 else None)
             return [tuple(p) for p in itertools.permutations(args[0], r)]
         if isinstance(callee, tuple) and len(callee) == 3 and callee[0] == "method":
@@ -303,10 +306,14 @@ class Interpreter(Expressions):
             if name in {"optional_type", "parse_type"} and args:
                 inner = args[0].repr if isinstance(args[0], TypeFn) else "?"
                 wrap = "optional" if name == "optional_type" else "parse"
-                return TypeFn(f"{wrap}({inner})",
-                              args[0].dataclass if isinstance(args[0], TypeFn) else None)
-            if name in {"human_readable_int", "human_readable_int_or_auto", "union_dict_and_str"
-                        } or callee.d.module.startswith("vllm.utils") and not args:
+                return TypeFn(
+                    f"{wrap}({inner})", args[0].dataclass if isinstance(args[0], TypeFn) else None
+                )
+            if (
+                name in {"human_readable_int", "human_readable_int_or_auto", "union_dict_and_str"}
+                or callee.d.module.startswith("vllm.utils")
+                and not args
+            ):
                 return TypeFn(name)
             if name == "get_field":
                 return UNKNOWN
@@ -327,6 +334,9 @@ class Interpreter(Expressions):
             return list(args[0]) if isinstance(args[0], (list, tuple, dict)) else UNKNOWN
         return Opaque(ast.unparse(node)[:60])
 
+    def function_value(self, node: ast.Lambda) -> Any:
+        return TypeFn("lambda", text=ast.unparse(node))
+
     def registry_keys(self, cls: Definition, attr: str) -> list[str] | None:
         """Names registered into a class-level dict by ``@Cls.register_module("x")``.
 
@@ -334,8 +344,12 @@ class Interpreter(Expressions):
         registered once the package is imported)."""
         body = cls.node.body  # type: ignore[attr-defined]
         is_registry = any(
-            isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)
-            and st.target.id == attr and isinstance(st.value, ast.Dict) for st in body)
+            isinstance(st, ast.AnnAssign)
+            and isinstance(st.target, ast.Name)
+            and st.target.id == attr
+            and isinstance(st.value, ast.Dict)
+            for st in body
+        )
         if not is_registry or self.method_with_owner(cls, "register_module") is None:
             return None
         package = cls.module.rsplit(".", 1)[0]
@@ -352,12 +366,18 @@ class Interpreter(Expressions):
             if tree is None:
                 continue
             for n in ast.walk(tree):
-                if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                        and n.func.attr == "register_module"
-                        and ast.unparse(n.func.value) == cls.name):
+                if not (
+                    isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Attribute)
+                    and n.func.attr == "register_module"
+                    and ast.unparse(n.func.value) == cls.name
+                ):
                     continue
-                arg = n.args[0] if n.args else next(
-                    (k.value for k in n.keywords if k.arg == "name"), None)
+                arg = (
+                    n.args[0]
+                    if n.args
+                    else next((k.value for k in n.keywords if k.arg == "name"), None)
+                )
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     keys.append(arg.value)
                 elif isinstance(arg, (ast.List, ast.Tuple)):
@@ -378,8 +398,11 @@ class Interpreter(Expressions):
 
     def _is_type_function(self, d: Definition) -> bool:
         node = d.node
-        return isinstance(node, ast.FunctionDef) and len(node.args.args) == 1 and \
-            node.args.args[0].arg in {"val", "value", "s", "arg", "x", "text"}
+        return (
+            isinstance(node, ast.FunctionDef)
+            and len(node.args.args) == 1
+            and node.args.args[0].arg in {"val", "value", "s", "arg", "x", "text"}
+        )
 
     def _worth_calling(self, d: Definition) -> bool:
         """Only functions that register arguments or customise kwargs are interpreted."""
@@ -409,8 +432,15 @@ class Interpreter(Expressions):
                 kwargs[k.arg] = v
         return args, kwargs
 
-    def call_method(self, obj: Any, name: str, args: list[Any], kwargs: dict[str, Any],
-                    node: ast.Call, module: str) -> Any:
+    def call_method(
+        self,
+        obj: Any,
+        name: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        node: ast.Call,
+        module: str,
+    ) -> Any:
         if isinstance(obj, (ParserObj, GroupObj)):
             parser = obj if isinstance(obj, ParserObj) else obj.parser
             if name == "add_argument_group":
@@ -430,72 +460,29 @@ class Interpreter(Expressions):
             if name == "set_defaults":
                 return None
             return UNKNOWN
-        if isinstance(obj, dict):
-            if name == "items":
-                return list(obj.items())
-            if name == "keys":
-                return list(obj.keys())
-            if name == "values":
-                return list(obj.values())
-            if name == "pop":
-                key = args[0] if args else None
-                return obj.pop(key, args[1] if len(args) > 1 else None)
-            if name == "get":
-                return obj.get(args[0], args[1] if len(args) > 1 else None)
-            if name == "update":
-                if args and isinstance(args[0], dict):
-                    obj.update(args[0])
-                obj.update({k: v for k, v in kwargs.items() if not k.startswith("__")})
-                return None
-            if name == "setdefault":
-                return obj.setdefault(args[0], args[1] if len(args) > 1 else None)
-            return UNKNOWN
-        if isinstance(obj, list):
-            if name == "remove" and args:
-                if args[0] in obj:
-                    obj.remove(args[0])
-                elif not isinstance(args[0], Opaque):
-                    self.notes.append(f"{module}:{node.lineno}: remove({args[0]!r}) not in list")
-                else:
-                    self.notes.append(f"{module}:{node.lineno}: remove of unknown value")
-                return None
-            if name == "append" and args:
-                obj.append(args[0])
-                return None
-            if name == "extend" and args and isinstance(args[0], (list, tuple)):
-                obj.extend(args[0])
-                return None
-            return UNKNOWN
-        if isinstance(obj, str):
-            if name == "replace" and len(args) == 2 and all(isinstance(a, str) for a in args):
-                return obj.replace(args[0], args[1])
-            if name in {"strip", "lower", "upper"}:
-                return getattr(obj, name)()
-            if name == "join" and args and isinstance(args[0], (list, tuple)) and all(
-                    isinstance(a, str) for a in args[0]):
-                return obj.join(args[0])
-            if name == "format":
-                return obj
-            return UNKNOWN
-        return UNKNOWN
+        return value_method(obj, name, args, kwargs, f"{module}:{node.lineno}", self.notes)
 
     # ---- add_argument ------------------------------------------------------------------------
-    def record(self, parser: ParserObj, group: str | None, args: list[Any],
-               kwargs: dict[str, Any], node: ast.Call, module: str) -> None:
+    def record(
+        self,
+        parser: ParserObj,
+        group: str | None,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        node: ast.Call,
+        module: str,
+    ) -> None:
         strings = [a for a in args if isinstance(a, str)]
         if len(strings) != len(args):
-            self.notes.append(f"{module}:{node.lineno}: add_argument with unknown names "
-                              f"{ast.unparse(node)[:80]}")
+            self.notes.append(
+                f"{module}:{node.lineno}: add_argument with unknown names {ast.unparse(node)[:80]}"
+            )
         path = self.index.file_of(module) or module
-        parser.actions.append({
-            "strings": strings, "kwargs": kwargs, "group": group,
-            "source": f"{path}:{node.lineno}",
-        })
-
-
-def _argparse_attr(attr: str) -> Any:
-    if attr.endswith("Action") or attr in {"BooleanOptionalAction"}:
-        return ActionClass(attr)
-    if attr == "SUPPRESS":
-        return "==SUPPRESS=="
-    return Opaque(f"argparse.{attr}")
+        parser.actions.append(
+            {
+                "strings": strings,
+                "kwargs": kwargs,
+                "group": group,
+                "source": f"{path}:{node.lineno}",
+            }
+        )
