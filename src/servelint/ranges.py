@@ -8,10 +8,13 @@ A launch that pins a release (image tag, ``pip install vllm==X``, a versioned wh
 * ``latest``: ``pip install [-U] vllm``, ``uv pip install vllm``, an official ``:latest``
   image: today's newest release (every profiled release may have been the one it got);
 * ``any``: the document installs nothing and names no image: any profiled release;
-* ``after-newest``: a nightly image or wheel index, or vLLM built from source: newer than
-  every profile. The profiles record no release dates (the builder does not keep the wheel's
-  file timestamps), so a date in a nightly tag cannot place it between two releases: it is
-  judged as the newest release, and never above warning.
+* ``nightly``: a nightly image whose tag spells its build date (``nightly-dev-20260527-…``),
+  placed by the release dates read from each release's own sdist or wheel
+  (``servelint.release_facts``): judged as the newest release dated on or before the build
+  (the nightly is at or after it, and before the next release), never above warning;
+* ``after-newest``: a nightly built after the newest release, an undated nightly image or
+  wheel index, or the engine built from source: newer than every profile, judged as the
+  newest release, and never above warning.
 
 ``judge`` turns the errors found on the release a launch is judged against into the range's
 verdict, with ``works_on`` (the first and last release it passes on): an error when the launch
@@ -26,8 +29,15 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from servelint import profiles
-from servelint.model import Finding, LaunchSpec, PackageInstall, Severity
+from servelint import profiles, release_facts
+from servelint.model import (
+    Finding,
+    LaunchSpec,
+    PackageInstall,
+    ReleaseFrom,
+    Severity,
+    release_kind,
+)
 from servelint.resolve import (
     Resolution,
     Target,
@@ -53,9 +63,10 @@ _INDEX_OPTIONS = (
 @dataclass(frozen=True, slots=True)
 class ReleaseRange:
     engine: str
-    kind: str  # pinned | floor | latest | any | after-newest
+    kind: str  # pinned | floor | latest | any | nightly | after-newest
     releases: tuple[str, ...]  # profiled releases of the range, oldest first
     source: str  # what says so: "`uv pip install -U vllm` (line 12)", "min_vllm_version 0.10.0"
+    placement: release_facts.Placement | None = None  # a dated nightly among the releases
 
     @property
     def today(self) -> str | None:
@@ -64,10 +75,14 @@ class ReleaseRange:
 
     def describe(self) -> str:
         lo, hi = (self.releases[0], self.releases[-1]) if self.releases else ("", "")
+        if self.kind == "nightly" and self.placement is not None:
+            return f"{self.source} is {self.placement_text()}; judged as {hi}"
         if self.kind == "after-newest":
+            if self.placement is not None:
+                return f"{self.source} is {self.placement_text()}; judged as {hi}"
             return (
                 f"{self.source} is newer than every {self.engine} release servelint knows "
-                f"(judged as {hi}; the profiles record no release dates to place it)"
+                f"(judged as {hi})"
             )
         span = f"{self.engine} {lo}–{hi}" if lo != hi else f"{self.engine} {hi}"
         if self.kind == "floor":
@@ -78,6 +93,18 @@ class ReleaseRange:
                 f"({hi}); judged across {span}"
             )
         return f"no image or release pinned: judged across {span} ({self.source})"
+
+    def placement_text(self) -> str:
+        """ "a build of 2026-05-27: at or after vllm 0.22.0 (2026-05-15), before 0.22.1
+        (2026-06-02), by the release files' dates"."""
+        p = self.placement
+        assert p is not None
+        where = f"at or after {self.engine} {p.at} (released {p.at_date})"
+        if p.next:
+            where += f", before {p.next} ({p.next_date})"
+        else:
+            where += ", the newest release servelint knows"
+        return f"a build of {p.built}: {where}, by the dates of the releases' own files"
 
 
 # ------------------------------------------------------------------ installs of the engine
@@ -125,6 +152,7 @@ def pin_from_installs(spec: LaunchSpec) -> None:
         if spec.release:
             spec.release_span = inst.span
             spec.context.setdefault("release_from", f"`{inst.command}`")
+            spec.context.setdefault("release_kind", ReleaseFrom.INSTALL.value)
             return
 
 
@@ -141,7 +169,7 @@ def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | Non
     primary = [t for t in res.targets if t.role == "primary"]
     if not have or any(not t.floating for t in primary):
         return None, res
-    if spec.context.get("release_from", "").startswith("min_vllm_version"):
+    if release_kind(spec) == ReleaseFrom.FLOOR:
         rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
     elif spec.image:
         if not is_engines_own_image(spec.engine, spec.image):
@@ -190,7 +218,18 @@ def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None
         if spec.floor and spec.origin == "recipe":
             return _floor_range(spec, have, f"min_vllm_version {spec.floor}")
         return ReleaseRange(spec.engine, "latest", have, f"image {spec.image}")
-    return ReleaseRange(spec.engine, "after-newest", (have[-1],), f"image {spec.image}")
+    return _nightly_range(spec.engine, ref.tag, have, f"image {spec.image}")
+
+
+def _nightly_range(engine: str, tag: str, have: tuple[str, ...], source: str) -> ReleaseRange:
+    """A nightly placed by the date in its tag (the release dated on or before it), else
+    after the newest release."""
+    built = release_facts.tag_date(tag) if tag.lower().startswith("nightly") else None
+    place = release_facts.placed(engine, built) if built else None
+    if place is None:
+        return ReleaseRange(engine, "after-newest", (have[-1],), source)
+    kind = "nightly" if place.next else "after-newest"
+    return ReleaseRange(engine, kind, (place.at,), source, place)
 
 
 def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
@@ -228,11 +267,7 @@ def _judged_on(spec: LaunchSpec, res: Resolution, rng: ReleaseRange) -> Resoluti
         return res
     primary = Target(prof, "primary", rng.describe(), floating=True)
     others = [t for t in res.targets if t.role != "primary"]
-    notes = [
-        n
-        for n in res.notes
-        if not n.startswith(("no image or release pinned", "the command pins no image", "image "))
-    ]
+    notes = [n for n in res.notes if n not in res.guess_notes]
     return replace(res, targets=[primary, *others], notes=[rng.describe(), *notes], capped=True)
 
 
@@ -260,6 +295,11 @@ def _after(engine: str, release: str) -> str | None:
 def verdict(rng: ReleaseRange, works: dict[str, Any] | None) -> tuple[Severity, str]:
     """Severity and the words naming the releases, for an error found on ``rng.today``."""
     lo, hi, engine = rng.releases[0], rng.releases[-1], rng.engine
+    if rng.kind == "nightly" and rng.placement is not None:
+        return Severity.WARNING, (
+            f"fails on {engine} {hi}, the last release before {rng.source} was built "
+            f"({rng.placement.built}); the nightly is newer and cannot be checked exactly"
+        )
     if rng.kind == "after-newest":
         return Severity.WARNING, (
             f"fails on {engine} {hi}, the newest release servelint knows; "
@@ -314,12 +354,26 @@ def range_works(spec: LaunchSpec, rng: ReleaseRange, passes) -> dict[str, Any]: 
     return {"first": None, "last": None}
 
 
-def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
-    """A ``version-coherence`` warning when the history index proves the launch fails on the
-    release at its floor (a literal flag that release lacks, a value it rejects), naming the
-    first release the index does not rule out. No full check runs: failures only a full check
-    finds there (a package, a backend) are not looked for."""
+def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
+    """(span, why) the launch fails on ``release``: what the history index proves (a flag
+    the release lacks), else an error of the rules only a check on that release can give (a
+    package the release's image lacks, a backend its hardware limits reject)."""
     from servelint import works_on as works_on_mod
+    from servelint.pipeline import judge
+    from servelint.rules import backend_hardware, package_missing
+
+    why = works_on_mod.certain_failure(spec, release)
+    if why is not None:
+        return why
+    only = frozenset((package_missing.NAME, backend_hardware.NAME))
+    err = judge.first_error(spec, release, only)
+    return (err.span, err.message) if err is not None else None
+
+
+def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
+    """A ``version-coherence`` warning when the launch fails on the release at its floor (a
+    literal flag that release lacks, a value it rejects, a package its image lacks, a backend
+    its limits reject), naming the first release it does not fail on that way."""
     from servelint.rules import version_coherence as rule
 
     floor, have = release_version(spec.floor), profiles.available(spec.engine)
@@ -328,10 +382,10 @@ def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
     above = releases_from(spec.engine, str(floor))
     if not above or any(t.profile.version == above[0] for t in res.targets if t.role == "primary"):
         return None  # judged at the floor: its own findings say it
-    why = works_on_mod.certain_failure(spec, above[0])
+    why = _floor_failure(spec, above[0])
     if why is None:
         return None
-    first = next((r for r in above[1:] if works_on_mod.certain_failure(spec, r) is None), None)
+    first = next((r for r in above[1:] if _floor_failure(spec, r) is None), None)
     what = "min_vllm_version" if spec.origin == "recipe" else "the floor"
     later = (
         f"the first release this launch can work on ({spec.engine} {first})"

@@ -37,7 +37,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from servelint import hardware, image_contents
-from servelint.model import Finding, Fix, FixSafety, Severity, Span
+from servelint.model import Finding, Fix, FixSafety, ReleaseFrom, Severity, Span, release_kind
 from servelint.rules._fixes import drop_env, drop_tokens, option_tokens
 from servelint.rules._util import (
     canonical_pkg,
@@ -169,7 +169,7 @@ def installed_set_unknown(ctx: CheckContext) -> str:
     if spec.image:
         return ""
     own = [i for i in spec.installs if i.name and canonical_pkg(i.name) == spec.engine]
-    if not own and not spec.context.get("release_from", "").startswith("pip pin"):
+    if not own and release_kind(spec) != ReleaseFrom.PIP_PIN:
         return (f"the document installs no {spec.engine} and names no image: the packages "
                 f"where it runs are inferred from the {spec.engine} wheel")
     extras = [i.requirement for i in own if "[" in i.requirement]
