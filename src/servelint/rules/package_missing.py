@@ -223,6 +223,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.extra.get("custom_image") or not prof.image.get("packages"):
         return  # the image's package set is unknown: cannot check
     gpu = hardware.lookup(ctx.spec.gpu)
+    reported: set[tuple] = set()  # one finding per setting and requirement (several gates of
+    # one import, e.g. the import and its version check, are one failure)
     for gate in _candidates(ctx):
         trigger = gate.get("trigger")
         package = gate.get("package")
@@ -237,6 +239,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         span, shown = hit
         needed = gate.get("specifier") or ""
         requirement = f"{package}{needed}"
+        if (shown, requirement) in reported:
+            continue
         ok, set_known, basis = image_has(ctx, package, needed)
         if ok:
             continue
@@ -285,6 +289,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                     evidence=gate.get("source", ""),
                     severity=Severity.WARNING if weak else None)
         f.autofix = _drop_trigger(ctx, trigger, span, shown)
+        reported.add((shown, requirement))
         yield f
 
 
