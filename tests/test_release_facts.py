@@ -95,14 +95,15 @@ def test_nightly_tag_dates() -> None:
     assert release_facts.tag_date("nightly-20261340") is None
 
 
-def test_every_vllm_profile_has_a_date_in_release_order() -> None:
-    dates = release_facts.release_dates("vllm")
-    have = profiles.available("vllm")
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_every_profile_has_a_date_in_release_order(engine: str) -> None:
+    dates = release_facts.release_dates(engine)
+    have = profiles.available(engine)
     if not dates:
         pytest.skip("no release dates generated")
     assert set(have) <= set(dates)
     days = [dates[v][0] for v in have]
-    assert days == sorted(days)  # vLLM publishes no patch of an older line after a newer one
+    assert days == sorted(days)  # neither publishes a patch of an older line after a newer one
     assert all(" mtime " in dates[v][1] or " entry time " in dates[v][1] for v in have)
 
 

@@ -133,6 +133,19 @@ def _delta(per: dict[str, dict[str, str]], order: list[str]) -> dict[str, list]:
     return runs
 
 
+def _drop_shared_stamps(dates: dict[str, dict]) -> None:
+    """A stamp two releases share is a fixed build time (Dynamo's wheels all say
+    2020-02-02T00:00:00), not a build date: dropped."""
+    stamps: dict[str, list[str]] = {}
+    for version, entry in dates.items():
+        stamps.setdefault(entry["how"].rsplit(" ", 1)[-1], []).append(version)
+    for stamp, versions in stamps.items():
+        if len(versions) > 1:
+            print(f"{', '.join(versions)}: one stamp {stamp}, no build date", file=sys.stderr)
+            for version in versions:
+                del dates[version]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("engine")
@@ -167,6 +180,7 @@ def main() -> int:
             if not args.no_env:
                 per[version] = env_reads(package_sources(path, package))
             print(f"{version}: {date[0] if date else 'no date'} from {path.name}", file=sys.stderr)
+    _drop_shared_stamps(dates)
     order = [v for v in profiles.available(args.engine) if v in per]
     dates_doc = {
         "engine": args.engine,
@@ -174,7 +188,8 @@ def main() -> int:
         "generated_by": "tools/gen_release_facts.py",
         "releases": {v: dates[v] for v in profiles.available(args.engine) if v in dates},
     }
-    dates_path.write_text(json.dumps(dates_doc, indent=1, sort_keys=True) + "\n")
+    if dates_doc["releases"]:
+        dates_path.write_text(json.dumps(dates_doc, indent=1, sort_keys=True) + "\n")
     if not args.no_env and order:
         doc = {
             "engine": args.engine,
