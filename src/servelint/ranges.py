@@ -296,10 +296,20 @@ def verdict(rng: ReleaseRange, works: dict[str, Any] | None) -> tuple[Severity, 
     """Severity and the words naming the releases, for an error found on ``rng.today``."""
     lo, hi, engine = rng.releases[0], rng.releases[-1], rng.engine
     if rng.kind == "nightly" and rng.placement is not None:
-        return Severity.WARNING, (
+        # at or after the release before its build: a later release it passes on may hold
+        # what the nightly already has (release branches are cut before the release date)
+        before = (
             f"fails on {engine} {hi}, the last release before {rng.source} was built "
-            f"({rng.placement.built}); the nightly is newer and cannot be checked exactly"
+            f"({rng.placement.built})"
         )
+        later = (works or {}).get("first")
+        if later:
+            return (
+                Severity.WARNING,
+                f"{before}; it passes on {engine} {later}, which the nightly may already include",
+            )
+        newest = profiles.available(engine)[-1]
+        return Severity.WARNING, f"{before} and on every later release up to {newest}"
     if rng.kind == "after-newest":
         return Severity.WARNING, (
             f"fails on {engine} {hi}, the newest release servelint knows; "
@@ -345,9 +355,16 @@ def range_works(spec: LaunchSpec, rng: ReleaseRange, passes) -> dict[str, Any]: 
     """``{"first", "last"}`` as ``works_on`` gives them, as far as ``verdict`` needs them, for
     a launch that fails on the range's newest release: the scan goes down from there and
     stops at the first release it passes on (``None`` both: it passes on none of the range).
-    Releases the history index proves failing are not checked."""
+    Releases the history index proves failing are not checked. A placed nightly scans up
+    from its release instead."""
     from servelint import works_on as works_on_mod
 
+    if rng.kind == "nightly":  # at or after its release: the first later release it passes on
+        have = profiles.available(rng.engine)
+        for release in have[have.index(rng.releases[-1]) + 1 :]:
+            if not works_on_mod.certainly_fails(spec, release) and passes(spec, release):
+                return {"first": release, "last": None}
+        return {"first": None, "last": None}
     for release in reversed(rng.releases[:-1]):
         if not works_on_mod.certainly_fails(spec, release) and passes(spec, release):
             return {"first": release, "last": release}
@@ -365,9 +382,21 @@ def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
     why = works_on_mod.certain_failure(spec, release)
     if why is not None:
         return why
-    only = frozenset((package_missing.NAME, backend_hardware.NAME))
-    err = judge.first_error(spec, release, only)
+    only = {backend_hardware.NAME}
+    if _floor_image_known(spec):
+        only.add(package_missing.NAME)
+    err = judge.first_error(spec, release, frozenset(only))
     return (err.span, err.message) if err is not None else None
+
+
+def _floor_image_known(spec: LaunchSpec) -> bool:
+    """Whether the floor release's packages are what the launch gets there: a pip install of
+    the engine (no image) or the engine's own image under a moving tag; a custom tag
+    (``:hy3``) may hold anything."""
+    if not spec.image:
+        return True
+    ref = image_ref(spec.image)
+    return is_engines_own_image(spec.engine, spec.image) and not ref.custom
 
 
 def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
