@@ -375,18 +375,51 @@ def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
     """(span, why) the launch fails on ``release``: what the history index proves (a flag
     the release lacks), else an error of the rules only a check on that release can give (a
     package the release's image lacks, a backend its hardware limits reject)."""
+    from servelint import hardware
     from servelint import works_on as works_on_mod
     from servelint.pipeline import judge
-    from servelint.rules import backend_hardware, package_missing
 
     why = works_on_mod.certain_failure(spec, release)
     if why is not None:
         return why
-    only = {backend_hardware.NAME}
-    if _floor_image_known(spec):
-        only.add(package_missing.NAME)
-    err = judge.first_error(spec, release, frozenset(only))
+    # the full check runs only when the launch can meet a gate or a backend limit there
+    gpu = hardware.lookup(spec.gpu)
+    only = _rules_to_run(
+        spec.engine,
+        release,
+        tuple(None if t.symbolic else t.text for t in spec.argv),  # (symbolic: no value)
+        tuple((e.name, None if e.symbolic else e.value) for e in spec.env),
+        gpu is not None and gpu.compute_capability is not None,
+        _floor_image_known(spec),
+    )
+    if not only:
+        return None
+    err = judge.first_error(spec, release, only)
     return (err.span, err.message) if err is not None else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _rules_to_run(
+    engine: str,
+    release: str,
+    texts: tuple[str | None, ...],
+    env: tuple[tuple[str, str | None], ...],
+    hardware_known: bool,
+    image_known: bool,
+) -> frozenset[str]:
+    """The rules whose errors only a check on ``release`` finds that could fire for this
+    argv and env (memoised: renderings repeat them)."""
+    from servelint.rules import backend_hardware, package_missing
+
+    prof = profiles.load(engine, release)
+    if prof is None:
+        return frozenset()
+    only = set()
+    if hardware_known and backend_hardware.may_apply(prof, list(texts)):
+        only.add(backend_hardware.NAME)  # (limits are judged only on known hardware)
+    if image_known and package_missing.may_trigger(prof, dict(env), list(texts)):
+        only.add(package_missing.NAME)
+    return frozenset(only)
 
 
 def _floor_image_known(spec: LaunchSpec) -> bool:

@@ -209,6 +209,29 @@ def _gate_index(prof) -> tuple[dict[str, list[dict[str, Any]]], dict[int, int]]:
     return _INDEX[key]
 
 
+def may_trigger(prof, env: dict[str, str | None], option_texts: list[str | None]) -> bool:  # noqa: ANN001
+    """A cheap test before a full check: could one of the release's tied gates fire for these
+    env settings and (exactly written) options? Abbreviated options are not looked up."""
+    from servelint.rules._util import written_options
+
+    index, _ = _gate_index(prof)
+    for name, value in env.items():
+        for gate in index.get("env:" + name, ()):
+            if value is None or _matches_value(gate["trigger"].get("value"), value):
+                return True
+    for dest, value in written_options(prof, option_texts):
+        for gate in index.get("dest:" + dest, ()):
+            want = gate["trigger"].get("value")
+            if want in (None, "truthy") or value is None:
+                return True
+            if gate["trigger"].get("kind") == "config":  # a JSON value or a dotted key's
+                if str(want).lower() in value.lower():
+                    return True
+            elif _matches_value(want, value):
+                return True
+    return False
+
+
 def _candidates(ctx: CheckContext) -> list[dict[str, Any]]:
     """Only the gates this launch could trigger (an env var it sets, an option it uses), in
     the profile's order."""
