@@ -23,6 +23,25 @@ class Severity(IntEnum):
         return cls[text.strip().upper()]
 
 
+class ReleaseFrom(StrEnum):
+    """What gave a launch its release (``LaunchSpec.context["release_kind"]``; the human words
+    are ``context["release_from"]``): an ``image`` or ``pip-pin`` the document states before
+    the launch, the ``recipe-image`` its recipe names, the recipe's ``floor``
+    (``min_vllm_version``), or an ``install`` of the engine (``pip install vllm==X``, a
+    versioned wheel index)."""
+
+    IMAGE = "image"
+    PIP_PIN = "pip-pin"
+    RECIPE_IMAGE = "recipe-image"
+    FLOOR = "floor"
+    INSTALL = "install"
+
+
+def release_kind(spec: LaunchSpec) -> str:
+    """``spec``'s ``ReleaseFrom`` value, "" when nothing set one."""
+    return spec.context.get("release_kind", "")
+
+
 class FixSafety(StrEnum):
     """How far a machine edit can be trusted (ruff's applicability). ``safe``: the launch
     means the same after it, ``--fix`` applies it; ``unsafe``: it changes what runs (drops a

@@ -8,10 +8,13 @@ A launch that pins a release (image tag, ``pip install vllm==X``, a versioned wh
 * ``latest``: ``pip install [-U] vllm``, ``uv pip install vllm``, an official ``:latest``
   image: today's newest release (every profiled release may have been the one it got);
 * ``any``: the document installs nothing and names no image: any profiled release;
-* ``after-newest``: a nightly image or wheel index, or vLLM built from source: newer than
-  every profile. The profiles record no release dates (the builder does not keep the wheel's
-  file timestamps), so a date in a nightly tag cannot place it between two releases: it is
-  judged as the newest release, and never above warning.
+* ``nightly``: a nightly image whose tag spells its build date (``nightly-dev-20260527-…``),
+  placed by the release dates read from each release's own sdist or wheel
+  (``servelint.release_facts``): judged as the newest release dated on or before the build
+  (the nightly is at or after it, and before the next release), never above warning;
+* ``after-newest``: a nightly built after the newest release, an undated nightly image or
+  wheel index, or the engine built from source: newer than every profile, judged as the
+  newest release, and never above warning.
 
 ``judge`` turns the errors found on the release a launch is judged against into the range's
 verdict, with ``works_on`` (the first and last release it passes on): an error when the launch
@@ -26,9 +29,16 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from servelint import profiles
+from servelint import profiles, release_facts
 from servelint.lru import Lru
-from servelint.model import Finding, LaunchSpec, PackageInstall, Severity
+from servelint.model import (
+    Finding,
+    LaunchSpec,
+    PackageInstall,
+    ReleaseFrom,
+    Severity,
+    release_kind,
+)
 from servelint.resolve import (
     Resolution,
     Target,
@@ -54,9 +64,10 @@ _INDEX_OPTIONS = (
 @dataclass(frozen=True, slots=True)
 class ReleaseRange:
     engine: str
-    kind: str  # pinned | floor | latest | any | after-newest
+    kind: str  # pinned | floor | latest | any | nightly | after-newest
     releases: tuple[str, ...]  # profiled releases of the range, oldest first
     source: str  # what says so: "`uv pip install -U vllm` (line 12)", "min_vllm_version 0.10.0"
+    placement: release_facts.Placement | None = None  # a dated nightly among the releases
 
     @property
     def today(self) -> str | None:
@@ -65,10 +76,14 @@ class ReleaseRange:
 
     def describe(self) -> str:
         lo, hi = (self.releases[0], self.releases[-1]) if self.releases else ("", "")
+        if self.kind == "nightly" and self.placement is not None:
+            return f"{self.source} is {self.placement_text()}; judged as {hi}"
         if self.kind == "after-newest":
+            if self.placement is not None:
+                return f"{self.source} is {self.placement_text()}; judged as {hi}"
             return (
                 f"{self.source} is newer than every {self.engine} release servelint knows "
-                f"(judged as {hi}; the profiles record no release dates to place it)"
+                f"(judged as {hi})"
             )
         span = f"{self.engine} {lo}–{hi}" if lo != hi else f"{self.engine} {hi}"
         if self.kind == "floor":
@@ -79,6 +94,18 @@ class ReleaseRange:
                 f"({hi}); judged across {span}"
             )
         return f"no image or release pinned: judged across {span} ({self.source})"
+
+    def placement_text(self) -> str:
+        """ "a build of 2026-05-27: at or after vllm 0.22.0 (2026-05-15), before 0.22.1
+        (2026-06-02), by the release files' dates"."""
+        p = self.placement
+        assert p is not None
+        where = f"at or after {self.engine} {p.at} (released {p.at_date})"
+        if p.next:
+            where += f", before {p.next} ({p.next_date})"
+        else:
+            where += ", the newest release servelint knows"
+        return f"a build of {p.built}: {where}, by the dates of the releases' own files"
 
 
 # ------------------------------------------------------------------ installs of the engine
@@ -126,6 +153,7 @@ def pin_from_installs(spec: LaunchSpec) -> None:
         if spec.release:
             spec.release_span = inst.span
             spec.context.setdefault("release_from", f"`{inst.command}`")
+            spec.context.setdefault("release_kind", ReleaseFrom.INSTALL.value)
             return
 
 
@@ -142,7 +170,7 @@ def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | Non
     primary = [t for t in res.targets if t.role == "primary"]
     if not have or any(not t.floating for t in primary):
         return None, res
-    if spec.context.get("release_from", "").startswith("min_vllm_version"):
+    if release_kind(spec) == ReleaseFrom.FLOOR:
         rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
     elif spec.image:
         if not is_engines_own_image(spec.engine, spec.image):
@@ -187,7 +215,18 @@ def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None
         if spec.floor and spec.origin == "recipe":
             return _floor_range(spec, have, f"min_vllm_version {spec.floor}")
         return ReleaseRange(spec.engine, "latest", have, f"image {spec.image}")
-    return ReleaseRange(spec.engine, "after-newest", (have[-1],), f"image {spec.image}")
+    return _nightly_range(spec.engine, ref.tag, have, f"image {spec.image}")
+
+
+def _nightly_range(engine: str, tag: str, have: tuple[str, ...], source: str) -> ReleaseRange:
+    """A nightly placed by the date in its tag (the release dated on or before it), else
+    after the newest release."""
+    built = release_facts.tag_date(tag) if tag.lower().startswith("nightly") else None
+    place = release_facts.placed(engine, built) if built else None
+    if place is None:
+        return ReleaseRange(engine, "after-newest", (have[-1],), source)
+    kind = "nightly" if place.next else "after-newest"
+    return ReleaseRange(engine, kind, (place.at,), source, place)
 
 
 def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
@@ -225,11 +264,7 @@ def _judged_on(spec: LaunchSpec, res: Resolution, rng: ReleaseRange) -> Resoluti
         return res
     primary = Target(prof, "primary", rng.describe(), floating=True)
     others = [t for t in res.targets if t.role != "primary"]
-    notes = [
-        n
-        for n in res.notes
-        if not n.startswith(("no image or release pinned", "the command pins no image", "image "))
-    ]
+    notes = [n for n in res.notes if n not in res.guess_notes]
     return replace(res, targets=[primary, *others], notes=[rng.describe(), *notes], capped=True)
 
 
@@ -257,6 +292,21 @@ def _after(engine: str, release: str) -> str | None:
 def verdict(rng: ReleaseRange, works: dict[str, Any] | None) -> tuple[Severity, str]:
     """Severity and the words naming the releases, for an error found on ``rng.today``."""
     lo, hi, engine = rng.releases[0], rng.releases[-1], rng.engine
+    if rng.kind == "nightly" and rng.placement is not None:
+        # at or after the release before its build: a later release it passes on may hold
+        # what the nightly already has (release branches are cut before the release date)
+        before = (
+            f"fails on {engine} {hi}, the last release before {rng.source} was built "
+            f"({rng.placement.built})"
+        )
+        later = (works or {}).get("first")
+        if later:
+            return (
+                Severity.WARNING,
+                f"{before}; it passes on {engine} {later}, which the nightly may already include",
+            )
+        newest = profiles.available(engine)[-1]
+        return Severity.WARNING, f"{before} and on every later release up to {newest}"
     if rng.kind == "after-newest":
         return Severity.WARNING, (
             f"fails on {engine} {hi}, the newest release servelint knows; "
@@ -302,21 +352,87 @@ def range_works(spec: LaunchSpec, rng: ReleaseRange, passes) -> dict[str, Any]: 
     """``{"first", "last"}`` as ``works_on`` gives them, as far as ``verdict`` needs them, for
     a launch that fails on the range's newest release: the scan goes down from there and
     stops at the first release it passes on (``None`` both: it passes on none of the range).
-    Releases the history index proves failing are not checked."""
+    Releases the history index proves failing are not checked. A placed nightly scans up
+    from its release instead."""
     from servelint import works_on as works_on_mod
 
+    if rng.kind == "nightly":  # at or after its release: the first later release it passes on
+        have = profiles.available(rng.engine)
+        for release in have[have.index(rng.releases[-1]) + 1 :]:
+            if not works_on_mod.certainly_fails(spec, release) and passes(spec, release):
+                return {"first": release, "last": None}
+        return {"first": None, "last": None}
     for release in reversed(rng.releases[:-1]):
         if not works_on_mod.certainly_fails(spec, release) and passes(spec, release):
             return {"first": release, "last": release}
     return {"first": None, "last": None}
 
 
-def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
-    """A ``version-coherence`` warning when the history index proves the launch fails on the
-    release at its floor (a literal flag that release lacks, a value it rejects), naming the
-    first release the index does not rule out. No full check runs: failures only a full check
-    finds there (a package, a backend) are not looked for."""
+def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
+    """(span, why) the launch fails on ``release``: what the history index proves (a flag
+    the release lacks), else an error of the rules only a check on that release can give (a
+    package the release's image lacks, a backend its hardware limits reject)."""
+    from servelint import hardware
     from servelint import works_on as works_on_mod
+    from servelint.pipeline import judge
+
+    why = works_on_mod.certain_failure(spec, release)
+    if why is not None:
+        return why
+    # the full check runs only when the launch can meet a gate or a backend limit there
+    gpu = hardware.lookup(spec.gpu)
+    only = _rules_to_run(
+        spec.engine,
+        release,
+        tuple(None if t.symbolic else t.text for t in spec.argv),  # (symbolic: no value)
+        tuple((e.name, None if e.symbolic else e.value) for e in spec.env),
+        gpu is not None and gpu.compute_capability is not None,
+        _floor_image_known(spec),
+    )
+    if not only:
+        return None
+    err = judge.first_error(spec, release, only)
+    return (err.span, err.message) if err is not None else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _rules_to_run(
+    engine: str,
+    release: str,
+    texts: tuple[str | None, ...],
+    env: tuple[tuple[str, str | None], ...],
+    hardware_known: bool,
+    image_known: bool,
+) -> frozenset[str]:
+    """The rules whose errors only a check on ``release`` finds that could fire for this
+    argv and env (memoised: renderings repeat them)."""
+    from servelint.rules import backend_hardware, package_missing
+
+    prof = profiles.load(engine, release)
+    if prof is None:
+        return frozenset()
+    only = set()
+    if hardware_known and backend_hardware.may_apply(prof, list(texts)):
+        only.add(backend_hardware.NAME)  # (limits are judged only on known hardware)
+    if image_known and package_missing.may_trigger(prof, dict(env), list(texts)):
+        only.add(package_missing.NAME)
+    return frozenset(only)
+
+
+def _floor_image_known(spec: LaunchSpec) -> bool:
+    """Whether the floor release's packages are what the launch gets there: a pip install of
+    the engine (no image) or the engine's own image under a moving tag; a custom tag
+    (``:hy3``) may hold anything."""
+    if not spec.image:
+        return True
+    ref = image_ref(spec.image)
+    return is_engines_own_image(spec.engine, spec.image) and not ref.custom
+
+
+def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
+    """A ``version-coherence`` warning when the launch fails on the release at its floor (a
+    literal flag that release lacks, a value it rejects, a package its image lacks, a backend
+    its limits reject), naming the first release it does not fail on that way."""
     from servelint.rules import version_coherence as rule
 
     floor, have = release_version(spec.floor), profiles.available(spec.engine)
@@ -325,10 +441,10 @@ def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
     above = releases_from(spec.engine, str(floor))
     if not above or any(t.profile.version == above[0] for t in res.targets if t.role == "primary"):
         return None  # judged at the floor: its own findings say it
-    why = works_on_mod.certain_failure(spec, above[0])
+    why = _floor_failure(spec, above[0])
     if why is None:
         return None
-    first = next((r for r in above[1:] if works_on_mod.certain_failure(spec, r) is None), None)
+    first = next((r for r in above[1:] if _floor_failure(spec, r) is None), None)
     what = "min_vllm_version" if spec.origin == "recipe" else "the floor"
     later = (
         f"the first release this launch can work on ({spec.engine} {first})"

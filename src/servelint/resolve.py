@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from packaging.version import InvalidVersion, Version
@@ -18,7 +18,7 @@ from packaging.version import InvalidVersion, Version
 from servelint import profiles
 from servelint.engines import registry
 from servelint.lru import Lru
-from servelint.model import LaunchSpec
+from servelint.model import LaunchSpec, ReleaseFrom, release_kind
 from servelint.profiles import Profile
 
 
@@ -51,6 +51,12 @@ class Resolution:
     floor_release: str | None = None
     unknown_image: bool = False  # a tag that names no release (nightly, custom)
     capped: bool = False  # the release is a guess: errors are reported as warnings
+    # the notes that say the release is guessed or unknown (a release range replaces them)
+    guess_notes: list[str] = field(default_factory=list)
+
+    def note_guess(self, note: str) -> None:
+        self.notes.append(note)
+        self.guess_notes.append(note)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -95,7 +101,7 @@ def resolve(spec: LaunchSpec, *, target_version: str | None = None,
     if image_map is not None:  # config mappings: not memoised (configs differ between runs)
         return _resolve(spec, target_version=target_version, image_map=image_map)
     key = (spec.engine, spec.image, spec.release, spec.floor,
-           spec.context.get("release_from", ""), target_version)
+           release_kind(spec), target_version)
     return _RESOLVED.get_or(key, lambda: _resolve(spec, target_version=target_version))
 
 
@@ -119,23 +125,22 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
         else:
             # a command that pins no image runs wherever the reader puts it (plugins, other
             # platforms): its upgrade verdicts are capped at warning
-            source = spec.context.get("release_from", "")
-            pinned = not source.startswith(("min_vllm_version", "the recipe's docker_image")) \
-                and bool(spec.image or spec.release)
+            guessed = release_kind(spec) in (ReleaseFrom.FLOOR, ReleaseFrom.RECIPE_IMAGE)
+            pinned = not guessed and bool(spec.image or spec.release)
             res.targets.append(Target(prof, "primary", f"--target-version {target_version}",
                                       floating=not pinned))
             res.capped = not pinned
         return res
 
-    from_floor = spec.context.get("release_from", "").startswith("min_vllm_version")
+    from_floor = release_kind(spec) == ReleaseFrom.FLOOR
     if spec.release:
         prof, why = profile_for(engine, spec.release)
         if prof and from_floor:  # a guess: the document pins nothing, its recipe's floor is used
             res.targets.append(Target(prof, "primary", f"no pin; judged at the floor "
                                       f"{spec.release}", floating=True))
             res.capped = True
-            res.notes.append(f"the command pins no image or release: judged at the recipe's "
-                             f"floor {spec.release}")
+            res.note_guess(f"the command pins no image or release: judged at the recipe's "
+                           f"floor {spec.release}")
         elif prof:
             res.targets.append(Target(prof, "primary", f"pinned release {spec.release}"))
         else:
@@ -152,7 +157,7 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
         else:
             _resolve_image(spec, res)
     else:
-        notes.append("no image or release pinned: the engine release cannot be checked")
+        res.note_guess("no image or release pinned: the engine release cannot be checked")
 
     if floor_v is not None and floor_v >= Version(profiles.available(engine)[0]):
         floor_release = profiles.best_at_or_below(engine, str(floor_v))
@@ -229,9 +234,9 @@ def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
         assert prof is not None
         res.targets.append(Target(prof, "primary", f"{spec.image} taken as the newest release "
                                   f"servelint knows ({newest})", floating=True))
-        res.notes.append(f"image {spec.image} is a floating tag: judged as {spec.engine} {newest}, "
-                         "the newest release servelint has a profile for")
+        res.note_guess(f"image {spec.image} is a floating tag: judged as {spec.engine} {newest}, "
+                       "the newest release servelint has a profile for")
         return
     res.unknown_image = True
-    res.notes.append(f"image {spec.image} does not name a release ({ref.tag}): cannot check it "
-                     "exactly; map it in [tool.servelint.images] to check")
+    res.note_guess(f"image {spec.image} does not name a release ({ref.tag}): cannot check it "
+                   "exactly; map it in [tool.servelint.images] to check")

@@ -105,9 +105,13 @@ def _resolution(spec: LaunchSpec, options: Options) -> Resolution:
     return resolve(spec, target_version=target, image_map=image_map)
 
 
-def _findings(spec: LaunchSpec, options: Options, res: Resolution) -> Iterator[Finding]:
+def _findings(
+    spec: LaunchSpec, options: Options, res: Resolution, only: frozenset[str] | None = None
+) -> Iterator[Finding]:
     hist = history_mod.load(spec.engine)
     notes_rules, primary_rules = _rules_by_role(options.errors_only)
+    if only is not None:  # a subset of the rules (by name), per release only
+        notes_rules, primary_rules = (), tuple(r for r in primary_rules if r.name in only)
     primary = [t for t in res.targets if t.role == "primary"]
     # release-independent rules (resolution notes, runtime installs) run once per launch,
     # on the first primary release's parse (the argv memo's entry)
@@ -169,13 +173,14 @@ def launch_summary(lr: LaunchReport) -> dict[str, Any]:
     }
 
 
-def first_error(spec: LaunchSpec, version: str) -> Finding | None:
-    """The first error the launch gets judged as if its image were bumped to ``version``."""
+def first_error(
+    spec: LaunchSpec, version: str, only: frozenset[str] | None = None
+) -> Finding | None:
+    """The first error the launch gets judged as if its image were bumped to ``version``
+    (from the rules named in ``only``, when given)."""
     opts = Options(target_version=f"{spec.engine}=={version}", cap_guesses=False, errors_only=True)
-    return next(
-        (f for f in _findings(spec, opts, _resolution(spec, opts)) if f.severity == Severity.ERROR),
-        None,
-    )
+    found = _findings(spec, opts, _resolution(spec, opts), only)
+    return next((f for f in found if f.severity == Severity.ERROR), None)
 
 
 def _passes_once() -> Callable[[LaunchSpec, str], bool]:

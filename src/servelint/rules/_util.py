@@ -108,3 +108,23 @@ def option_dests(ctx) -> set[str]:
     parsed = ctx.parsed
     return argv_fact(parsed, "dests",
                      lambda: {o.action.dest for o in parsed.options if o.action is not None})
+
+
+def written_options(profile, texts: list[str | None]) -> list[tuple[str, str | None]]:  # noqa: ANN001
+    """(dest, value or None) of each exactly written ``--option[=value]`` (``_`` as ``-``,
+    a dotted key by its head; a ``None`` text is symbolic): a cheap look at an argv without
+    parsing it."""
+    out: list[tuple[str, str | None]] = []
+    for i, text in enumerate(texts):
+        if text is None or not text.startswith("--"):
+            continue
+        name, eq, value = text.partition("=")
+        head = name.split(".", 1)[0]
+        act = profile.option_index.get(head) or profile.option_index.get(head.replace("_", "-"))
+        if act is None:
+            continue
+        if not eq:
+            nxt = texts[i + 1] if i + 1 < len(texts) else None
+            value = nxt if nxt is not None and not nxt.startswith("-") else None
+        out.append((act.dest, value))
+    return out

@@ -63,6 +63,27 @@ def describe(limit: dict[str, Any]) -> str:
     return f"{limit.get('min', '?')}..{limit.get('max', '?')}"
 
 
+_BACKEND_DESTS: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def may_apply(prof, option_texts: list[str | None]) -> bool:  # noqa: ANN001
+    """A cheap test before a full check: does any (exactly written) option set a value the
+    release checks against a backend list? Abbreviated options are not looked up."""
+    key = (prof.engine, prof.version)
+    if key not in _BACKEND_DESTS:
+        _BACKEND_DESTS[key] = frozenset(
+            target.split(".", 1)[0] for name, entry in prof.late_values.items()
+            if "backend" in name for target in entry.get("targets", [])
+        )
+    from servelint.rules._util import written_options
+
+    dests = _BACKEND_DESTS[key]
+    return any(
+        dest in dests and (value is None or value.upper() in prof.backends or "{" in value)
+        for dest, value in written_options(prof, option_texts)
+    )
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     gpu = hardware.lookup(ctx.spec.gpu)
     if gpu is None or gpu.compute_capability is None:

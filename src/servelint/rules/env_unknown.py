@@ -7,6 +7,13 @@ ignores unknown ``SGLANG_*`` variables silently. Either way the setting you wrot
 no effect. servelint says whether the variable was removed (and what replaced it, when
 the release says so) or only exists in a later release.
 
+Which names are the engine's: those starting with a prefix its own variables share (a
+first word that at least a tenth of the release's registered and read names start with:
+``VLLM_`` for vLLM, ``SGLANG_``/``SGL_`` for SGLang, or the prefixes the profile names). A
+name is known when the release registers it or any of its code reads it by a literal name
+(connector, plugin and platform code: ``os.getenv``, ``os.environ[...]``, facts with the
+code location in ``profiles/data/<engine>/env_reads.json.gz``).
+
 Bad (``VLLM_USE_FASTOKENS`` first appears in vLLM 0.22.0):
 
 ```bash bad engine=vllm==0.21.0
@@ -25,10 +32,12 @@ Fix: drop it, or use what replaced it.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Iterator
 
 from packaging.version import Version
 
+from servelint import release_facts
 from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import suggest
 from servelint.rules.base import CheckContext, Scope, finding
@@ -40,20 +49,48 @@ MAY_ESCALATE = True  # an error when the launch sets --fail-on-environ-validatio
 SCOPE = Scope.LAUNCH
 FIX = FixSafety.NONE
 
-PREFIXES = {"vllm": ("VLLM_",), "sglang": ("SGLANG_", "SGL_")}
+_PREFIX_SHARE = 10  # a prefix is the engine's when >= 1/10 of its env names start with it
+
+
+def engine_prefixes(prof) -> tuple[str, ...]:  # noqa: ANN001
+    """The prefixes of the release's own env names: the profile's ``env.prefixes``, else the
+    first words shared by a tenth of its registered and read names, plus the prefix it
+    rewrites (SGLang's ``SGL_`` -> ``SGLANG_``)."""
+    key = (prof.engine, prof.version)
+    if key not in _PREFIXES:
+        _PREFIXES[key] = _prefixes(prof.data.get("env", {}))
+    return _PREFIXES[key]
+
+
+_PREFIXES: dict[tuple[str, str], tuple[str, ...]] = {}
+
+
+def _prefixes(env: dict) -> tuple[str, ...]:
+    if env.get("prefixes"):
+        return tuple(env["prefixes"])
+    names = [*env.get("registry", {}), *env.get("read_unregistered", ())]
+    words = Counter(n.split("_", 1)[0] + "_" for n in names if "_" in n)
+    out = {w for w, n in words.items() if n * _PREFIX_SHARE >= len(names)}
+    rewrite = env.get("prefix_rewrite") or {}
+    if rewrite.get("from"):
+        out.add(rewrite["from"])
+    return tuple(sorted(out))
+
+
+def _read_by_code(prof, name: str) -> bool:  # noqa: ANN001
+    return release_facts.env_read_at(prof.engine, prof.version, name) is not None
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     prof, spec = ctx.profile, ctx.spec
-    # an engine without a registry names the prefixes of its variables in its profile
-    prefixes = PREFIXES.get(prof.engine) or tuple(prof.data.get("env", {}).get("prefixes", ()))
+    prefixes = engine_prefixes(prof)
     strict = any(t.text == "--fail-on-environ-validation" for t in spec.argv)
     if ctx.extra.get("custom_image") and prof.data.get("env", {}).get("reads") is not None:
         return  # read-based facts say nothing of the code a custom build adds
     for env in spec.env:
         name = env.name
         if not name.startswith(prefixes) or name in prof.env_registry \
-                or name in prof.env_read_unregistered:
+                or name in prof.env_read_unregistered or _read_by_code(prof, name):
             continue
         if prof.engine == "sglang" and name.startswith("SGL_") and \
                 "SGLANG_" + name[4:] in prof.env_registry:
@@ -78,7 +115,8 @@ def _effect(prof) -> str:
 def _explain(ctx: CheckContext, name: str, effect: str) -> tuple[str, str]:
     prof, hist = ctx.profile, ctx.history
     hint = prof.env_removed_hints.get(name, "")
-    pres = hist.of("env", name).releases if hist else ()
+    pres = (hist.of("env", name).releases if hist else ()) or \
+        release_facts.env_read_releases(prof.engine, name)
     if pres:
         first, last = pres[0], pres[-1]
         if Version(first) > Version(prof.version):
@@ -87,9 +125,12 @@ def _explain(ctx: CheckContext, name: str, effect: str) -> tuple[str, str]:
         if Version(last) < Version(prof.version):
             return (f"{name} was removed after {prof.engine} {last}: {prof.label} no longer reads "
                     f"it; {effect}", hint or "drop it (or use what replaced it)")
-    guess = suggest(name, list(prof.env_registry) or sorted(prof.env_read_unregistered),
-                    cutoff=0.85)
+    known = {*prof.env_registry, *prof.env_read_unregistered}
+    reads = release_facts.env_reads_in(prof.engine, prof.version)
+    guess = suggest(name, known | set(reads), cutoff=0.85)
     msg = f"{name} is not a {prof.engine} environment variable in {prof.label}: {effect}"
     if guess:
-        msg += f'; did you mean "{guess}"?'
+        at = "" if guess in prof.env_registry else \
+            release_facts.env_read_at(prof.engine, prof.version, guess)
+        msg += f'; did you mean "{guess}"' + (f" (read at {at})" if at else "") + "?"
     return msg, hint or (f"use {guess}" if guess else "drop it")

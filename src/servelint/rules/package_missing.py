@@ -37,7 +37,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from servelint import hardware, image_contents
-from servelint.model import Finding, Fix, FixSafety, Severity, Span
+from servelint.model import Finding, Fix, FixSafety, ReleaseFrom, Severity, Span, release_kind
 from servelint.rules._fixes import drop_env, drop_tokens, option_tokens
 from servelint.rules._util import (
     canonical_pkg,
@@ -169,7 +169,7 @@ def installed_set_unknown(ctx: CheckContext) -> str:
     if spec.image:
         return ""
     own = [i for i in spec.installs if i.name and canonical_pkg(i.name) == spec.engine]
-    if not own and not spec.context.get("release_from", "").startswith("pip pin"):
+    if not own and release_kind(spec) != ReleaseFrom.PIP_PIN:
         return (f"the document installs no {spec.engine} and names no image: the packages "
                 f"where it runs are inferred from the {spec.engine} wheel")
     extras = [i.requirement for i in own if "[" in i.requirement]
@@ -209,6 +209,29 @@ def _gate_index(prof) -> tuple[dict[str, list[dict[str, Any]]], dict[int, int]]:
     return _INDEX[key]
 
 
+def may_trigger(prof, env: dict[str, str | None], option_texts: list[str | None]) -> bool:  # noqa: ANN001
+    """A cheap test before a full check: could one of the release's tied gates fire for these
+    env settings and (exactly written) options? Abbreviated options are not looked up."""
+    from servelint.rules._util import written_options
+
+    index, _ = _gate_index(prof)
+    for name, value in env.items():
+        for gate in index.get("env:" + name, ()):
+            if value is None or _matches_value(gate["trigger"].get("value"), value):
+                return True
+    for dest, value in written_options(prof, option_texts):
+        for gate in index.get("dest:" + dest, ()):
+            want = gate["trigger"].get("value")
+            if want in (None, "truthy") or value is None:
+                return True
+            if gate["trigger"].get("kind") == "config":  # a JSON value or a dotted key's
+                if str(want).lower() in value.lower():
+                    return True
+            elif _matches_value(want, value):
+                return True
+    return False
+
+
 def _candidates(ctx: CheckContext) -> list[dict[str, Any]]:
     """Only the gates this launch could trigger (an env var it sets, an option it uses), in
     the profile's order."""
@@ -223,6 +246,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.extra.get("custom_image") or not prof.image.get("packages"):
         return  # the image's package set is unknown: cannot check
     gpu = hardware.lookup(ctx.spec.gpu)
+    reported: set[tuple] = set()  # one finding per setting and requirement (several gates of
+    # one import, e.g. the import and its version check, are one failure)
     for gate in _candidates(ctx):
         trigger = gate.get("trigger")
         package = gate.get("package")
@@ -237,6 +262,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         span, shown = hit
         needed = gate.get("specifier") or ""
         requirement = f"{package}{needed}"
+        if (shown, requirement) in reported:
+            continue
         ok, set_known, basis = image_has(ctx, package, needed)
         if ok:
             continue
@@ -285,6 +312,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                     evidence=gate.get("source", ""),
                     severity=Severity.WARNING if weak else None)
         f.autofix = _drop_trigger(ctx, trigger, span, shown)
+        reported.add((shown, requirement))
         yield f
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from servelint import budget
-from servelint.model import EnvVar, LaunchSpec, Span, Token
+from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.markdown.doc_context import DocContext, config_file_value, prose_before
@@ -284,13 +284,17 @@ def _assign_release(spec: LaunchSpec, pins: list[Pin], floor: str | None,
     if pin is not None and pin.image:
         spec.image, spec.image_span = pin.image, pin.span
         spec.context["release_from"] = f"image {pin.image} at line {pin.line}"
+        spec.context["release_kind"] = ReleaseFrom.IMAGE.value
     elif pin is not None and pin.release:
         spec.release, spec.release_span = pin.release, pin.span
         spec.context["release_from"] = f"pip pin vllm=={pin.release} at line {pin.line}"
+        spec.context["release_kind"] = ReleaseFrom.PIP_PIN.value
     elif default_image is not None and spec.engine == "vllm":
         spec.image, spec.image_span = default_image
         spec.context["release_from"] = f"the recipe's docker_image {default_image[0]}"
+        spec.context["release_kind"] = ReleaseFrom.RECIPE_IMAGE.value
     elif floor and spec.engine == "vllm":
         spec.release, spec.release_span = floor, floor_span
         spec.context["release_from"] = f"min_vllm_version {floor}"
+        spec.context["release_kind"] = ReleaseFrom.FLOOR.value
 

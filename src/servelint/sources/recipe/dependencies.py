@@ -1,7 +1,8 @@
 """A recipe's ``dependencies:`` block: install steps the site shows above every command.
 
-Each step's ``command`` is a shell line (``uv pip install "fastokens>=0.2.0"``); its pip/uv
-installs are part of every launch of the recipe (its renderings and its ``guide:``), so they
+Each step's ``command`` is a shell line (``uv pip install "fastokens>=0.2.0"``), read with the
+bash grammar and interpreter the shell reader uses (quotes, ``&&``/``;`` lists, variables;
+never run); its pip/uv installs are part of every launch of the recipe (its renderings and its ``guide:``), so they
 satisfy package gates — incident 1's fix 2. A step with ``brand`` applies only to launches on
 that brand's hardware (and to launches whose hardware is unknown: a miss is better than a
 false error). Spans point at the step's ``command`` scalar.
@@ -9,16 +10,13 @@ false error). Spans point at the step's ``command`` scalar.
 
 from __future__ import annotations
 
-import re
-import shlex
+import os
+from dataclasses import replace
 
 from servelint import hardware
-from servelint.model import LaunchSpec, PackageInstall, Token
-from servelint.sources.common.pip import installs_from_tokens
+from servelint.model import LaunchSpec, PackageInstall, Span
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import Map, Scalar, Seq, load_yaml
-
-_SEPARATORS = re.compile(r"\s*(?:&&|\|\||;)\s*")
 
 
 def dependency_installs(path: str) -> list[tuple[PackageInstall, frozenset[str]]]:
@@ -35,16 +33,29 @@ def dependency_installs(path: str) -> list[tuple[PackageInstall, frozenset[str]]
         if not isinstance(command, Scalar) or not isinstance(command.value, str):
             continue
         vendors = _vendors(step.get("brand"))
-        for part in _SEPARATORS.split(command.value):
-            try:
-                words = shlex.split(part, comments=True)
-            except ValueError:
-                continue
-            tokens = [Token(w, command.span, "$" in w) for w in words]
-            for inst in installs_from_tokens(tokens):
-                inst.from_context = True
-                out.append((inst, vendors))
+        for inst in _installs_in(path, command.value, command.span):
+            out.append((inst, vendors))
     return out
+
+
+def _installs_in(path: str, command: str, span: Span | None) -> list[PackageInstall]:
+    """The pip/uv installs of one step's shell text, each at the step's ``command`` span."""
+    from servelint.sources.shell.interpreter import Interpreter, parse_source
+
+    interp = Interpreter(
+        path,
+        os.path.dirname(os.path.abspath(path)),
+        None,
+        max_states=8,
+        max_steps=20_000,
+        time_limit=1.0,
+    )
+    interp.run(parse_source(path, command.encode("utf-8", "replace")))
+    seen: dict[int, PackageInstall] = {}
+    for st in interp.end_states:
+        for inst in st.installs:
+            seen.setdefault(id(inst), inst)
+    return [replace(i, span=span, from_context=True) for i in seen.values()]
 
 
 def _vendors(node: object) -> frozenset[str]:
