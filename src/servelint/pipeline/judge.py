@@ -122,9 +122,15 @@ def _findings(spec: LaunchSpec, options: Options, res: Resolution) -> Iterator[F
         ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating)
         ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
         ctx.how = tgt.how
+        routing = getattr(ctx.parsed, "routing", "")
         for rule in primary_rules:
             found = argv_memo.findings(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
             for f in found:
+                # the entrypoint picks its parser from the model (sglang serve): at most a
+                # warning, naming both parsers (the argv model's text)
+                if routing and f.severity > Severity.WARNING:
+                    f.severity = Severity.WARNING
+                    f.message += f" ({routing})"
                 # judged by a neighbouring release (release_range): every finding says so
                 if tgt.floating and cap and (f.severity > Severity.WARNING or tgt.neighbour):
                     f.severity = min(f.severity, Severity.WARNING)

@@ -26,6 +26,33 @@ def config_trigger(fn: ast.FunctionDef | None) -> str | None:
     return None
 
 
+def logging_level_dests(fn: ast.FunctionDef | None) -> dict[str, Any] | None:
+    """``getattr(logging, raw_args.DEST.upper())`` in prepare_server_args: the dests whose
+    value must name a ``logging`` level before the server starts (and the line)."""
+    if fn is None:
+        return None
+    dests, line = [], 0
+    for node in ast.walk(fn):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and len(node.args) == 2
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == "logging"
+        ):
+            arg = node.args[1]
+            if (
+                isinstance(arg, ast.Call)
+                and isinstance(arg.func, ast.Attribute)
+                and arg.func.attr == "upper"
+                and isinstance(arg.func.value, ast.Attribute)
+            ):
+                dests.append(arg.func.value.attr)
+                line = node.lineno
+    return {"dests": dests, "source": f"{SERVER_ARGS}:{line}"} if dests else None
+
+
 def config_merge_rules(src: WheelSource) -> dict[str, Any]:
     """Facts of the release's ConfigArgumentMerger that decide the merged argv."""
     path = next(
