@@ -201,6 +201,30 @@ def _parse_merged(profile: Profile, argv: list[str], config_count: int = 0) -> P
     return ParseResult(True, None, None, take.options, [], warnings=take.warnings)
 
 
+class _ConfigPassthrough(Exception):
+    """``--config ''``: the release's merger returns argv unchanged (argparse then reads it)."""
+
+
+class _ConfigAbsent(Exception):
+    def __init__(self, rest: list[str]):
+        self.rest = rest
+
+
+def _without_required(profile: Profile, argv: list[str]) -> ParseResult:
+    """The parse of ``argv`` when an unread config file may hold the required options:
+    each one missing gets a stand-in value, and its stand-in is not reported."""
+    try:
+        return _parse_merged(profile, argv)
+    except ArgFail as exc:
+        if not exc.message.startswith("the following arguments are required"):
+            raise
+    extra = [
+        t for a in profile.actions if a.raw.get("required") for t in (a.option_strings[0], "x")
+    ]
+    result = _parse_merged(profile, argv + extra)
+    return dataclasses.replace(result, options=[o for o in result.options if o.index < len(argv)])
+
+
 def _load_yaml(path: str) -> Any:
     from servelint.engines.sglang import config_file
 
@@ -224,11 +248,15 @@ def _config_args(
     if at == len(argv) - 1:
         raise ArgFail("No config file specified after --config flag!", at, "exception")
     path = argv[at + 1]
+    if not path and rules.get("empty_path_passthrough"):
+        raise _ConfigPassthrough()
     suffix = Path(path).suffix.lower()
     if suffix not in rules.get("suffixes", [".yaml", ".yml"]):
         raise ArgFail(f"Config file must be YAML format, got: {suffix}", at + 1, "exception")
     if not Path(path).exists():
-        raise ArgFail(f"Config file not found: {path}", at + 1, "exception")
+        # absent where servelint runs, which says nothing of the launch machine: its
+        # options are unknown (parse() then lets the required ones be)
+        raise _ConfigAbsent(argv[:at] + argv[at + 2 :])
     import yaml
 
     try:
@@ -378,13 +406,24 @@ def parse(
         if profile.rules.get("config_file") and "--config" in argv:
             at = argv.index("--config")
             config_file = argv[at + 1] if at + 1 < len(argv) else None
-            merged, config_count = _config_args(profile, argv, config_loader or _load_yaml)
+            absent = False
+            kept = [k for k in range(len(argv)) if k not in (at, at + 1)]
+            try:
+                merged, config_count = _config_args(profile, argv, config_loader or _load_yaml)
+            except _ConfigAbsent as gone:
+                merged, config_count, absent = gone.rest, 0, True
+            except _ConfigPassthrough:
+                merged, config_count, kept = list(argv), 0, list(range(len(argv)))
             # map merged indices back to the original argv (config tokens -> the --config token)
-            offset_map = [at] * config_count + [
-                k for k in range(len(argv)) if k not in (at, at + 1)
-            ]
+            offset_map = [at] * config_count + kept
             argv = merged
-        result = _parse_merged(profile, argv, config_count)
+            result = (
+                _without_required(profile, argv)
+                if absent
+                else _parse_merged(profile, argv, config_count)
+            )
+        else:
+            result = _parse_merged(profile, argv, config_count)
     except ArgFail as exc:
 
         def back(k: int | None) -> int | None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-_INT64 = (-(2**63), 2**64 - 1)  # orjson: integers outside this range are an error
+_INT64 = (-(2**63), 2**64 - 1)  # orjson: integers outside this range are read as doubles
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
@@ -23,11 +24,16 @@ def _orjson_constant(name: str) -> Any:
     raise ValueError(f"orjson rejects {name}")
 
 
-def _orjson_int(text: str) -> int:
-    value = int(text)
-    if not _INT64[0] <= value <= _INT64[1]:
-        raise ValueError("Integer exceeds 64-bit range")
+def _orjson_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError("number is infinity when parsed as double")
     return value
+
+
+def _orjson_int(text: str) -> int | float:
+    value = int(text)
+    return value if _INT64[0] <= value <= _INT64[1] else _orjson_float(text)
 
 
 def _strings_in(value: Any) -> list[str]:
@@ -44,7 +50,9 @@ def json_loads(text: str, loader: str) -> Any:
     """``json.loads`` / ``orjson.loads`` of ``text``; ValueError when it fails."""
     if loader != "orjson":
         return json.loads(text)
-    value = json.loads(text, parse_constant=_orjson_constant, parse_int=_orjson_int)
+    value = json.loads(
+        text, parse_constant=_orjson_constant, parse_int=_orjson_int, parse_float=_orjson_float
+    )
     if any(_SURROGATE.search(s) for s in _strings_in(value)):
         raise ValueError("str is not valid UTF-8: surrogates not allowed")
     return value

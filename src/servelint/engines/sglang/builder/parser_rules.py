@@ -78,7 +78,19 @@ def config_merge_rules(src: WheelSource) -> dict[str, Any]:
                 first = first.left
             if isinstance(first, ast.Name) and first.id != "config_args":
                 order = "cli_first"
+    # `if not config_file_path: return cli_args`: an empty path leaves argv as it is
+    passthrough = any(
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.UnaryOp)
+        and isinstance(node.test.op, ast.Not)
+        and isinstance(node.test.operand, ast.Name)
+        and node.body
+        and isinstance(node.body[0], ast.Return)
+        and isinstance(node.body[0].value, ast.Name)
+        for node in ast.walk(tree)
+    )
     return {
+        "empty_path_passthrough": passthrough,
         "source": path,
         "order": order,
         "unsupported_action_error": "unsupported_actions" in text,
