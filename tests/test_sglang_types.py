@@ -148,3 +148,12 @@ def test_serve_unknown_flag_is_a_warning_naming_both_parsers():
     assert [(c, s) for c, s, _ in pinned] == [("SL101", "error")]
     launch = _findings("#!/bin/bash\npython -m sglang.launch_server --model-path m --num-gpus 2\n")
     assert [(c, s) for c, s, _ in launch] == [("SL101", "error")]
+
+
+def test_choices_computed_from_an_enum(p523):
+    # choices=[m.name.lower() for m in _real_kv_hash_modes()] (server_args.py:391), the
+    # function returning list(RealKvHashMode) (kernels/ops/kv_canary/consts.py)
+    act = p523.option_index["--kv-canary-real-data"]
+    assert act.choices == ["none", "partial", "all"]
+    assert verdict(p523, "--kv-canary-real-data", "partial") == (True, 0)
+    assert verdict(p523, "--kv-canary-real-data", "ALL") == (False, 2)

@@ -19,6 +19,7 @@ from typing import Any
 
 from servelint.engines._build.static_eval import UNKNOWN, Evaluator
 from servelint.engines._build.wheel import WheelSource
+from servelint.engines.sglang.builder.enum_choices import comprehension_choices
 from servelint.engines.sglang.builder.parser_annotations import type_info, unwrap_annotated
 from servelint.engines.sglang.builder.parser_rules import (
     config_merge_rules,
@@ -297,6 +298,10 @@ class ParserExtractor:
         if act["kind"] in {"store_true", "store_false"}:
             act["nargs"] = None
         choices, unresolved = choice_strings(val("choices"))
+        if unresolved:  # [m.name.lower() for m in _modes()]: an enum's members
+            computed = comprehension_choices(self.ev, module, kwargs.get("choices"))
+            if computed is not None:
+                choices, unresolved = computed, False
         act["choices"] = choices
         act["choices_unresolved"] = unresolved
         suppressed = name_of(kwargs.get("default")) == "SUPPRESS"  # type: ignore[arg-type]
