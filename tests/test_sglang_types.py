@@ -157,3 +157,16 @@ def test_choices_computed_from_an_enum(p523):
     assert act.choices == ["none", "partial", "all"]
     assert verdict(p523, "--kv-canary-real-data", "partial") == (True, 0)
     assert verdict(p523, "--kv-canary-real-data", "ALL") == (False, 2)
+
+
+@pytest.mark.parametrize("version", ["0.5.9", "0.5.23"])
+def test_serve_needs_a_model_path_before_any_parser(version):
+    # cli/utils.py get_model_path raises unless argv has --model-path X (0.5.23: also
+    # --model X or a positional model) in exactly those spellings
+    prof = profiles.load("sglang", version)
+    for argv in (["--tp-size", "2"], ["--model-p", "m"]):
+        res = sglang_argv.parse(prof, argv, entry="serve")
+        assert not res.ok and res.exit_code == 1 and "--model-path is required" in res.error
+    assert sglang_argv.parse(prof, ["--model-path=m"], entry="serve").ok
+    assert sglang_argv.parse(prof, ["--model-path", "$M"], entry="serve").ok
+    assert sglang_argv.parse(prof, ["--model", "m"], entry="serve").ok is (version == "0.5.23")

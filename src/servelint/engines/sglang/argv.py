@@ -321,6 +321,22 @@ def serve_model_type(profile: Profile, argv: list[str]) -> str | None:
     return found
 
 
+def _serve_model_missing(profile: Profile, argv: list[str]) -> str | None:
+    """``get_model_path`` raises before any parser runs when argv names no model path in
+    one of the spellings it compares (cli/utils.py; prefixes of the flag do not count)."""
+    rule = (profile.rules.get("serve_routing") or {}).get("model_path")
+    if not rule or any(t in ("-h", "--help") or "$" in t for t in argv):
+        return None  # help runs no parser; a symbolic token may hold the model path
+    exact, prefixes = set(rule.get("exact", [])), tuple(rule.get("prefixes", []))
+    for k, tok in enumerate(argv):
+        if (tok in exact and k + 1 < len(argv)) or (prefixes and tok.startswith(prefixes)):
+            return None
+    return (
+        f"Error: --model-path is required: `sglang serve` looks for "
+        f"{' or '.join(sorted(exact))} before choosing a parser ({rule.get('source')})"
+    )
+
+
 def _routing_note(profile: Profile, result: ParseResult) -> str:
     """What to say when the model decides the parser (sglang/cli/serve.py)."""
     routing = profile.rules.get("serve_routing")
@@ -393,6 +409,11 @@ def parse(
     if entry == "serve":
         inner, index_map = serve_argv(profile, list(argv))
         forced = serve_model_type(profile, list(argv))
+        missing = _serve_model_missing(profile, inner)
+        if missing:
+            return ParseResult(
+                False, missing, None, [], [], error_kind="exception", stage="parse", exit_code=1
+            )
         if forced not in (None, "llm"):
             return ParseResult(True, None, None, [], [], routing=_not_llm_note(profile, forced))
         result = parse(profile, inner, config_loader)

@@ -85,6 +85,51 @@ def _diffusion_options(src: WheelSource) -> tuple[list[str], str | None]:
     return sorted(found), where
 
 
+def model_path_flags(src: WheelSource) -> dict[str, Any] | None:
+    """How ``get_model_path`` (cli/utils.py) finds the model before any parser runs: the
+    exact flags it compares and the ``FLAG=`` prefixes; it raises when none is there."""
+    if not src.exists(UTILS):
+        return None
+    tree = src.parse(UTILS)
+    fns = [
+        f
+        for f in (_function(tree, "try_get_model_path"), _function(tree, "get_model_path"))
+        if f is not None
+    ]
+    raises = _function(tree, "get_model_path")
+    if not fns or raises is None or not any(isinstance(n, ast.Raise) for n in ast.walk(raises)):
+        return None
+    exact: set[str] = set()
+    prefixes: set[str] = set()
+    for fn in fns:
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.Eq | ast.In):
+                for comp in node.comparators:
+                    elts = comp.elts if isinstance(comp, ast.Tuple | ast.List) else [comp]
+                    exact |= {
+                        e.value
+                        for e in elts
+                        if isinstance(e, ast.Constant)
+                        and isinstance(e.value, str)
+                        and e.value.startswith("--")
+                    }
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "startswith"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                prefixes.add(node.args[0].value)
+    if not exact:
+        return None
+    return {
+        "exact": sorted(exact),
+        "prefixes": sorted(prefixes),
+        "source": f"{UTILS}:{raises.lineno}",
+    }
+
+
 def serve_routing(src: WheelSource) -> dict[str, Any] | None:
     if not src.exists(SERVE):
         return None
@@ -101,4 +146,5 @@ def serve_routing(src: WheelSource) -> dict[str, Any] | None:
         "diffusion_parser": where,
         "diffusion_options": options,
         "diffusion_passes_unknown": bool(_calls_named(tree, "parse_known_args")),
+        "model_path": model_path_flags(src) if _calls_named(tree, "get_model_path") else None,
     }
