@@ -4,6 +4,8 @@ disagreement listed with its reason in adversarial_known.json."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from adversarial import files, judge, known
 
@@ -33,3 +35,15 @@ def test_every_release_has_a_corpus():
         "adversarial-0.5.9.json.gz",
         "adversarial-0.5.23.json.gz",
     }
+
+
+def test_conformance_doc_has_the_current_sglang_section():
+    # docs/conformance.md's SGLang block is tools/sglang_oracle/write_conformance_doc.py's
+    # output (a regeneration of the vLLM part must keep it)
+    import importlib.util
+
+    tool = Path(__file__).parents[2] / "tools" / "sglang_oracle" / "write_conformance_doc.py"
+    spec = importlib.util.spec_from_file_location("sglang_conformance_doc", tool)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.section().strip() in mod.DOC.read_text()
