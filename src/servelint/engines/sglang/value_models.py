@@ -73,7 +73,13 @@ def _human_int(model: dict, text: str) -> str | None:
     try:
         int(value)
     except ValueError:
-        return f"Invalid integer value: '{value}'."
+        template = model.get("invalid_message")
+        try:
+            return (
+                template.format(value=value) if template else f"Invalid integer value: '{value}'."
+            )
+        except (KeyError, IndexError, ValueError):
+            return f"Invalid integer value: '{value}'."
     return None
 
 

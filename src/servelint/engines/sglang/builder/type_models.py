@@ -117,6 +117,10 @@ def _human_int(ev: Evaluator, mod: str, fn: ast.FunctionDef) -> dict[str, Any] |
                     and _raises_type_error(inner)
                 ):
                     no_decimals += tables[node.test.comparators[0].id]
+    invalid = None
+    for node in ast.walk(fn):
+        if isinstance(node, ast.ExceptHandler):
+            invalid = invalid or _raise_template(node)
     strip = any(
         isinstance(c.func, ast.Attribute) and c.func.attr == "strip"
         for c in ast.walk(fn)
@@ -127,7 +131,33 @@ def _human_int(ev: Evaluator, mod: str, fn: ast.FunctionDef) -> dict[str, Any] |
         "pattern": matches[0].args[0].value,
         "strip": strip,
         "no_decimal_suffixes": sorted(no_decimals),
+        "invalid_message": invalid,
     }
+
+
+def _raise_template(node: ast.AST) -> str | None:
+    """The message of the first ``raise ArgumentTypeError(f"...")`` under ``node`` as a
+    template (``{name}`` for each plain name it formats), when it formats only names."""
+    for sub in ast.walk(node):
+        if not (isinstance(sub, ast.Raise) and isinstance(sub.exc, ast.Call) and sub.exc.args):
+            continue
+        msg = sub.exc.args[0]
+        parts = msg.values if isinstance(msg, ast.JoinedStr) else [msg]
+        out = []
+        for part in parts:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                out.append(part.value.replace("{", "{{").replace("}", "}}"))
+            elif (
+                isinstance(part, ast.FormattedValue)
+                and isinstance(part.value, ast.Name)
+                and part.conversion == -1
+                and part.format_spec is None
+            ):
+                out.append("{" + part.value.id + "}")
+            else:
+                return None
+        return "".join(out)
+    return None
 
 
 def _json(ev: Evaluator, mod: str, fn: ast.FunctionDef) -> dict[str, Any] | None:
