@@ -64,9 +64,12 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     # a Dynamo entrypoint with no engine behind it (the frontend): no engine rules
     engineless = worker is not None and worker.worker in dynamo_launch.NO_ENGINE_ARGV
     run = options if rng is None else _uncapped(options)
-    out = [] if engineless else list(_findings(spec, run, res))
+    routed: list[Finding] = []  # errors of a parser the model may not pick (sglang serve)
+    out = [] if engineless else list(_findings(spec, run, res, routed))
     if rng is not None and ranges.has_error_on(out, rng.today):
         ranges.judge(out, rng, ranges.range_works(spec, rng, passes_on))
+    for f in routed:  # after the range verdict, which keeps its own note
+        f.severity = min(f.severity, Severity.WARNING)
     below = ranges.floor_below(spec, res)
     if below is not None:
         out.append(below)
@@ -107,7 +110,9 @@ def _resolution(spec: LaunchSpec, options: Options) -> Resolution:
     return resolve(spec, target_version=target, image_map=image_map)
 
 
-def _findings(spec: LaunchSpec, options: Options, res: Resolution) -> Iterator[Finding]:
+def _findings(
+    spec: LaunchSpec, options: Options, res: Resolution, routed: list[Finding] | None = None
+) -> Iterator[Finding]:
     hist = history_mod.load(spec.engine)
     notes_rules, primary_rules = _rules_by_role(options.errors_only)
     primary = [t for t in res.targets if t.role == "primary"]
@@ -126,11 +131,12 @@ def _findings(spec: LaunchSpec, options: Options, res: Resolution) -> Iterator[F
         for rule in primary_rules:
             found = argv_memo.findings(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
             for f in found:
-                # the entrypoint picks its parser from the model (sglang serve): at most a
-                # warning, naming both parsers (the argv model's text)
+                # the entrypoint picks its parser from the model (sglang serve): the text
+                # names both parsers; check_spec caps these at warning (``routed``)
                 if routing and f.severity > Severity.WARNING:
-                    f.severity = Severity.WARNING
                     f.message += f" ({routing})"
+                    if routed is not None:
+                        routed.append(f)
                 # judged by a neighbouring release (release_range): every finding says so
                 if tgt.floating and cap and (f.severity > Severity.WARNING or tgt.neighbour):
                     f.severity = min(f.severity, Severity.WARNING)
