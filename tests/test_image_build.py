@@ -137,3 +137,20 @@ def test_flavour() -> None:
     assert image_contents.flavour("vllm/vllm-openai:v0.33.0", None) == "cuda"
     assert image_contents.flavour("vllm/vllm-openai-rocm:v0.33.0", None) == "rocm"
     assert image_contents.flavour("vllm/vllm-openai:v0.33.0", "mi300x") == "rocm"
+
+
+# releases whose sdist the package index does not serve (`pip download --no-binary :all:
+# vllm==0.15.0` lists no 0.15.x): their image contents stay the inferred union
+NO_SDIST = {"0.15.0", "0.15.1"}
+
+
+def test_every_profiled_vllm_release_has_an_image_set() -> None:
+    data = Path(profiles.__file__).parent / "data" / "vllm"
+    releases = {p.name.removesuffix(".json.gz") for p in data.glob("*.json.gz")} - {"history"}
+    sets = {p.name.removesuffix(".json.gz") for p in (data / "images").glob("*.json.gz")}
+    assert releases - sets == NO_SDIST
+    for version in ("0.10.0", "0.11.0"):
+        prof = profiles.load("vllm", version)
+        assert prof is not None
+        cuda = image_contents.built_set(prof.image, "cuda")
+        assert cuda is not None and all(":" in e["at"] for e in cuda["packages"].values())

@@ -77,3 +77,54 @@ def test_markdown_guide_config_file_bad_yaml(capsys, tmp_path, monkeypatch) -> N
     code = main(["check", "guide.md", "--no-cache", "--engine", "vllm==0.33.0"])
     capsys.readouterr()
     assert code in (0, 1)
+
+
+def test_sglang_config_alias_bomb_is_one_finding(capsys, tmp_path, monkeypatch) -> None:
+    # str() of every value (the release's ConfigArgumentMerger) would never finish on it
+    rows = ['a0: &a0 ["x","x","x","x","x","x","x","x","x","x"]']
+    rows += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    (tmp_path / "bomb.yaml").write_text("\n".join(rows) + "\ntp-size: *a8\n")
+    script = SGLANG.replace("cfg.yaml", "bomb.yaml")
+    code, report = _check(capsys, tmp_path, monkeypatch, script, "--engine", "sglang==0.5.23")
+    errors = [f for f in report["findings"] if f["severity"] == "error"]
+    assert code == 1 and len(errors) == 1 and "through YAML aliases" in errors[0]["message"]
+    assert errors[0]["column"] == script.index("bomb.yaml") + 1
+
+
+def test_sglang_config_recursive_alias_is_read(capsys, tmp_path, monkeypatch) -> None:
+    # str() of a recursive list ends ('[[...]]'): read and judged like any other value
+    (tmp_path / "rec.yaml").write_text("served-model-name: &a [x, *a]\n")
+    script = SGLANG.replace("cfg.yaml", "rec.yaml")
+    code, report = _check(capsys, tmp_path, monkeypatch, script, "--engine", "sglang==0.5.23")
+    assert code in (0, 1) and all(f["line"] == 1 for f in report["findings"])
+    assert not any("through YAML aliases" in f["message"] for f in report["findings"])
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "python -m sglang.launch_server --model-path m --chat-template tmpl.jinja\n",
+        "sglang serve m --chat-template tmpl.jinja --tool-call-parser qwen25\n",
+        "python -m sglang.launch_server --model-path m --json-model-override-args @o.json\n",
+    ],
+)
+def test_sglang_referenced_files_never_crash(capsys, tmp_path, monkeypatch, script) -> None:
+    (tmp_path / "tmpl.jinja").write_bytes(b"{% if x %}\n{{ \xff")
+    (tmp_path / "o.json").write_text('{"unclosed": ')
+    code, report = _check(capsys, tmp_path, monkeypatch, script, "--engine", "sglang==0.5.23")
+    assert code in (0, 1)
+    assert all(f["line"] == 1 for f in report["findings"])
+
+
+def test_markdown_guide_sglang_config_bad_yaml(capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SERVELINT_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "s.yaml").write_bytes(b"tp-size: [\n\xff")
+    guide = "```bash\npython -m sglang.launch_server --model-path m --config s.yaml\n```\n"
+    (tmp_path / "guide.md").write_text(guide)
+    code = main(
+        ["check", "guide.md", "--no-cache", "--engine", "sglang==0.5.23", "--format", "json"]
+    )
+    report = json.loads(capsys.readouterr().out)
+    errors = [f for f in report["findings"] if f["severity"] == "error"]
+    assert code == 1 and len(errors) == 1 and errors[0]["line"] == 2

@@ -29,6 +29,13 @@ KNOWN_MESSAGE: dict[tuple[str, str], str] = {
 }
 
 
+# case id -> why the verdict differs by design (every release)
+KNOWN_VERDICT: dict[str, str] = {
+    "mut:config-missing": "the config file is absent where servelint runs, which says nothing "
+    "of the launch machine: its options are unknown, not an error (argv._ConfigAbsent)",
+}
+
+
 def _load(path: Path) -> tuple[str, list[dict]]:
     version = path.name[len("verdicts-"):-len(".json.gz")]
     with gzip.open(path, "rt") as fh:
@@ -60,6 +67,8 @@ def disagreements(version: str, cases: list[dict]) -> list[str]:
             continue
         res = sglang_argv.parse(profile, case["argv"])
         real_ok = case["verdict"] == "accepted"
+        if case["id"] in KNOWN_VERDICT:
+            continue
         if res.ok != real_ok:
             out.append(f"{case['id']}: real={case['verdict']} {_message(case)!r} ours={res.error!r}")
         elif not real_ok and case.get("kind") == "argparse" and case.get("exit_code") == 2 \

@@ -49,6 +49,26 @@ def _stop(cls, args):
 
 server_args_mod.ServerArgs.from_cli_args = classmethod(_stop)
 
+# Building the parser (hundreds of add_argument calls) costs most of a case. The release's
+# add_cli_args runs once; later calls hand the new parser the same, already built, state
+# (argparse keeps nothing per parse in it). SGLANG_ORACLE_REBUILD=1 rebuilds every time.
+_add_cli_args = server_args_mod.ServerArgs.add_cli_args
+_built: dict = {}
+
+
+def _reuse_add_cli_args(parser):
+    key = (type(parser), parser.prog, parser.allow_abbrev)
+    if key not in _built:
+        _add_cli_args(parser)
+        _built[key] = dict(vars(parser))
+        return None
+    vars(parser).update(_built[key])
+    return None
+
+
+if os.environ.get("SGLANG_ORACLE_REBUILD") != "1":
+    server_args_mod.ServerArgs.add_cli_args = staticmethod(_reuse_add_cli_args)
+
 
 def run(argv: list[str]) -> dict:
     """Verdict of the release's real parse step for one argv."""

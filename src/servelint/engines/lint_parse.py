@@ -35,6 +35,9 @@ class LintParse:
     problems: list[ArgProblem] = field(default_factory=list)
     positionals: list[str] = field(default_factory=list)
     ok: bool = True  # the final parse (after neutralising) succeeded
+    # the entrypoint picks its parser from the model, statically unknown (``sglang serve``):
+    # what the argv model says about it; findings on this parse are at most warnings
+    routing: str = ""
     # what the argv memo keeps with this parse: the argv rules' findings and facts derived
     # from the parse alone (servelint.pipeline.argv_memo)
     memo: dict[Any, Any] = field(default_factory=dict)
@@ -79,6 +82,9 @@ def _neutral_value(profile: Profile, argv: list[str], index: int) -> str | None:
         flag.replace("_", "-") if "." not in flag else flag)
     if action is None:
         return "0"
+    own = getattr(_parser_module(profile.engine), "neutral_value", None)
+    if own is not None and (value := own(profile, action)) is not None:
+        return value
     if action.choices:
         return action.choices[0]
     if action.json_dataclass or action.raw.get("type") in {"json", "json_dataclass"}:
@@ -86,11 +92,16 @@ def _neutral_value(profile: Profile, argv: list[str], index: int) -> str | None:
     return "0"
 
 
-def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = ()
-               ) -> LintParse:
+def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = (),
+               entry: str = "") -> LintParse:
     """All argv problems of ``argv`` on ``profile``'s release (a pure function: callers go
-    through the one argv memo, :mod:`servelint.pipeline.argv_memo`)."""
-    parse = _parser_module(profile.engine).parse
+    through the one argv memo, :mod:`servelint.pipeline.argv_memo`). ``entry``: the argv
+    model's name for an entrypoint that pre-processes argv (its ``ENTRIES``)."""
+    engine_parse = _parser_module(profile.engine).parse
+
+    def parse(prof: Profile, args: list[str]):
+        return engine_parse(prof, args, entry=entry) if entry else engine_parse(prof, args)
+
     work = list(argv)
     sym = set(symbolic)
     removed: set[int] = set()  # original indices dropped from the argv
@@ -114,6 +125,7 @@ def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...
     for _ in range(MAX_ROUNDS):
         kept = [i for i in range(len(work)) if i not in removed]
         result = parse(profile, [work[i] for i in kept])
+        out.routing = out.routing or getattr(result, "routing", "")
         if result.ok:
             out.ok = True
             out.options = [_reindex(o, kept) for o in result.options]

@@ -41,16 +41,30 @@ _ENTRIES = Lru(MAX_ENTRIES)
 _SHARED = Lru(MAX_SHARED_PARSES)
 
 
-def parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = ()) -> LintParse:
-    """The memo entry of ``argv`` on ``profile``'s release (its parse; read-only)."""
-    key = (profile.engine, profile.version, argv, symbolic)
-    return _ENTRIES.get_or(key, lambda: _parse(profile.engine, profile.version, argv, symbolic))
+def parse(
+    profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = (), entry: str = ""
+) -> LintParse:
+    """The memo entry of ``argv`` on ``profile``'s release (its parse; read-only). ``entry``:
+    the argv model's name for the entrypoint when it pre-processes argv (``sglang serve``)."""
+    key = (profile.engine, profile.version, argv, symbolic, entry)
+    return _ENTRIES.get_or(
+        key, lambda: _parse(profile.engine, profile.version, argv, symbolic, entry)
+    )
 
 
 def parse_spec(profile: Profile, spec: LaunchSpec) -> LintParse:
     texts = tuple(t.text for t in spec.argv)
     symbolic = tuple(i for i, t in enumerate(spec.argv) if t.symbolic)
-    return parse(profile, texts, symbolic)
+    return parse(profile, texts, symbolic, entry_of(profile.engine, spec.entrypoint))
+
+
+def entry_of(engine: str, entrypoint: str) -> str:
+    """The argv model's ``ENTRIES`` name for ``entrypoint`` ("" = its default parse)."""
+    from servelint.engines import registry
+
+    found = registry.find(engine)
+    model = found.argv_model() if found else None
+    return getattr(model, "ENTRIES", {}).get(entrypoint, "") if model is not None else ""
 
 
 def findings(rule: Any, ctx: CheckContext) -> list[Finding]:
@@ -69,13 +83,14 @@ def findings(rule: Any, ctx: CheckContext) -> list[Finding]:
 
 
 def _parse(
-    engine: str, version: str, argv: tuple[str, ...], symbolic: tuple[int, ...]
+    engine: str, version: str, argv: tuple[str, ...], symbolic: tuple[int, ...], entry: str = ""
 ) -> LintParse:
     profile = profiles.load(engine, version)
     assert profile is not None
-    canon, changed = _canonical(profile, argv, set(symbolic))
+    canon, changed = _canonical(profile, argv, set(symbolic)) if not entry else (argv, set())
     shared = _SHARED.get_or(
-        (engine, version, canon, symbolic), lambda: lint_parse(profile, canon, symbolic)
+        (engine, version, canon, symbolic, entry),
+        lambda: lint_parse(profile, canon, symbolic, entry),
     )
     if not changed:
         return LintParse(
@@ -83,6 +98,7 @@ def _parse(
             problems=shared.problems,
             positionals=shared.positionals,
             ok=shared.ok,
+            routing=shared.routing,
         )
     return _restore(shared, argv, changed)
 

@@ -65,9 +65,12 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     # a Dynamo entrypoint with no engine behind it (the frontend): no engine rules
     engineless = worker is not None and worker.worker in dynamo_launch.NO_ENGINE_ARGV
     run = options if rng is None else _uncapped(options)
-    out = [] if engineless else list(_findings(spec, run, res))
+    routed: list[Finding] = []  # errors of a parser the model may not pick (sglang serve)
+    out = [] if engineless else list(_findings(spec, run, res, routed))
     if rng is not None and ranges.has_error_on(out, rng.today):
         ranges.judge(out, rng, ranges.range_works(spec, rng, passes))
+    for f in routed:  # after the range verdict, which keeps its own note
+        f.severity = min(f.severity, Severity.WARNING)
     below = ranges.floor_below(spec, res)
     if below is not None:
         out.append(below)
@@ -106,7 +109,11 @@ def _resolution(spec: LaunchSpec, options: Options) -> Resolution:
 
 
 def _findings(
-    spec: LaunchSpec, options: Options, res: Resolution, only: frozenset[str] | None = None
+    spec: LaunchSpec,
+    options: Options,
+    res: Resolution,
+    routed: list[Finding] | None = None,
+    only: frozenset[str] | None = None,
 ) -> Iterator[Finding]:
     hist = history_mod.load(spec.engine)
     notes_rules, primary_rules = _rules_by_role(options.errors_only)
@@ -124,9 +131,16 @@ def _findings(
         ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating)
         ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
         ctx.how = tgt.how
+        routing = getattr(ctx.parsed, "routing", "")
         for rule in primary_rules:
             found = argv_memo.findings(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
             for f in found:
+                # the entrypoint picks its parser from the model (sglang serve): the text
+                # names both parsers; check_spec caps these at warning (``routed``)
+                if routing and f.severity > Severity.WARNING:
+                    f.message += f" ({routing})"
+                    if routed is not None:
+                        routed.append(f)
                 # judged by a neighbouring release (release_range): every finding says so
                 if tgt.floating and cap and (f.severity > Severity.WARNING or tgt.neighbour):
                     f.severity = min(f.severity, Severity.WARNING)
@@ -179,7 +193,7 @@ def first_error(
     """The first error the launch gets judged as if its image were bumped to ``version``
     (from the rules named in ``only``, when given)."""
     opts = Options(target_version=f"{spec.engine}=={version}", cap_guesses=False, errors_only=True)
-    found = _findings(spec, opts, _resolution(spec, opts), only)
+    found = _findings(spec, opts, _resolution(spec, opts), only=only)
     return next((f for f in found if f.severity == Severity.ERROR), None)
 
 

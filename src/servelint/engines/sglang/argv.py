@@ -18,6 +18,7 @@ from typing import Any
 
 from servelint.engines import argparse_emul
 from servelint.engines.argparse_emul import ArgFail, arg_name, consume, effective_nargs, table_for
+from servelint.engines.sglang import value_models
 from servelint.profiles import Action, Profile
 
 
@@ -31,40 +32,103 @@ class ParseResult(argparse_emul.ParseResult):
     exit_code: int = 0  # what the real CLI exits with (2 argparse, 1 exception, 0 --help)
     unrecognized_indices: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # deprecation warnings the release logs
+    # `sglang serve` picks the parser from the model: what is known of the choice (empty:
+    # the LLM server's parser is certain)
+    routing: str = ""
 
-# values human_readable_int accepts (int(), or a number with an SI/IEC suffix); anything it
-# might still accept is let through (IEC decimals are an error we do not report)
+
+# entrypoints whose argv this model pre-processes (servelint.pipeline.argv_memo.entry_of)
+ENTRIES = {"sglang serve": "serve"}
+
+# values human_readable_int accepts, for profiles built before its model was read from the
+# wheel (builder/type_models.py): anything it might accept is let through
 _HUMAN_INT = re.compile(r"^\s*([+-]?[\d_]+|\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T))\s*$")
 
 
-def check_value(action: Action, text: str, index: int | None) -> None:
-    """SGLang's argparse types (``int``, ``float``, ``human_readable_int``) and choices."""
+def _convert(action: Action, text: str, index: int | None) -> Any:
+    """argparse's ``type=`` step: ``int``, ``float`` or a modelled SGLang type function."""
     typ = action.raw.get("type")
-    value: Any = text
+    model = action.raw.get("value_model")
     if typ == "int":
         try:
-            value = int(text)
+            return int(text)
         except ValueError:
-            raise ArgFail(f"argument {arg_name(action)}: invalid int value: {text!r}",
-                          index) from None
-    elif typ == "float":
+            raise ArgFail(
+                f"argument {arg_name(action)}: invalid int value: {text!r}", index
+            ) from None
+    if typ == "float":
         try:
-            value = float(text)
+            return float(text)
         except ValueError:
-            raise ArgFail(f"argument {arg_name(action)}: invalid float value: {text!r}",
-                          index) from None
-    elif typ == "human_int" and not _HUMAN_INT.match(text):
-        raise ArgFail(f"argument {arg_name(action)}: Invalid integer value: '{text.strip()}'. "
-                      "Use a plain integer, SI suffixes (1k, 1M), or IEC suffixes "
-                      "(1Ki, 1Mi). Suffixes are case-sensitive.", index)
+            raise ArgFail(
+                f"argument {arg_name(action)}: invalid float value: {text!r}", index
+            ) from None
+    if typ == "human_int" and not model and not _HUMAN_INT.match(text):
+        raise ArgFail(
+            f"argument {arg_name(action)}: Invalid integer value: '{text.strip()}'. "
+            "Use a plain integer, SI suffixes (1k, 1M), or IEC suffixes "
+            "(1Ki, 1Mi). Suffixes are case-sensitive.",
+            index,
+        )
+    reason = value_models.type_error(model, text)
+    if reason is not None:
+        raise ArgFail(f"argument {arg_name(action)}: {reason}", index)
+    return text
+
+
+def check_value(action: Action, text: str, index: int | None) -> None:
+    """SGLang's argparse types (``int``, ``float``, custom type functions) and choices."""
+    typ = action.raw.get("type")
+    value = _convert(action, text, index)
     choices = action.choices
     if choices is None or action.raw.get("choices_unresolved"):
         return
-    if typ in {"int", "float", "str", None}:
+    if typ in {"int", "float", "str", None} or value_models.returns_input(
+        action.raw.get("value_model")
+    ):
         if str(value) not in choices:
-            listed = ", ".join(repr(c) if typ in {"str", None} else c for c in choices)
-            raise ArgFail(f"argument {arg_name(action)}: invalid choice: {value!r} "
-                          f"(choose from {listed})", index)
+            listed = ", ".join(repr(c) if typ not in {"int", "float"} else c for c in choices)
+            raise ArgFail(
+                f"argument {arg_name(action)}: invalid choice: {value!r} (choose from {listed})",
+                index,
+            )
+
+
+def neutral_value(profile: Profile, action: Action) -> str | None:
+    """A value ``action`` accepts, to parse on past a bad one (engines.lint_parse)."""
+    model = action.raw.get("value_model") or {}
+    if model.get("kind") in {"json", "json_phases"}:
+        return "{}"
+    if model.get("kind") == "braced_json":
+        return "x"
+    levels = (profile.rules.get("logging_level") or {}).get("dests", [])
+    default = action.raw.get("default")
+    if action.dest in levels and isinstance(default, str):
+        return default
+    return None
+
+
+def _check_action(action: Action, values: list[str], index: int) -> None:
+    """A modelled action class (``LoRAPathAction``) raising on its values: exit 1."""
+    reason = value_models.action_error(action.raw.get("value_model"), values)
+    if reason is not None:
+        raise ArgFail(reason, index, "exception")
+
+
+def _check_logging_levels(profile: Profile, options: list[ParsedOption]) -> None:
+    """``getattr(logging, args.log_level.upper())`` after parse_args (prepare_server_args)."""
+    rule = profile.rules.get("logging_level")
+    if not rule:
+        return
+    last = {o.action.dest: o for o in options}
+    for dest in rule.get("dests", []):
+        opt = last.get(dest)
+        if opt is None or not isinstance(opt.value, str):
+            continue
+        reason = value_models.logging_level_error(opt.value)
+        if reason is not None:
+            where = opt.value_index if opt.value_index is not None else opt.index
+            raise ArgFail(f"{reason} ({rule.get('source', '')})", where, "exception")
 
 
 class _Take:
@@ -75,8 +139,16 @@ class _Take:
         self.options: list[ParsedOption] = []
         self.warnings: list[str] = []  # deprecation warnings the release logs
 
-    def __call__(self, action: Action, values: list[str], i: int | None, opt: str,
-                 abbreviated: bool, value_pos: int | None, explicit: bool) -> None:
+    def __call__(
+        self,
+        action: Action,
+        values: list[str],
+        i: int | None,
+        opt: str,
+        abbreviated: bool,
+        value_pos: int | None,
+        explicit: bool,
+    ) -> None:
         if i is None:
             return  # SGLang's parser has no positionals
         nargs = effective_nargs(action)
@@ -84,11 +156,14 @@ class _Take:
         if not (nargs is None and not values):  # "--x=--": stores [] unchecked
             for k, text in enumerate(values):
                 check_value(action, text, (value_idx + k) if value_idx is not None else i)
+        if action.raw.get("action_class"):
+            _check_action(action, values, value_idx if value_idx is not None else i)
         if action.raw.get("deprecated_error"):
             raise ArgFail(action.raw.get("deprecated_message") or "deprecated", i)
         if action.deprecated and action.raw.get("deprecated_by") == "action":
             self.warnings.append(
-                f"'{opt}' is deprecated. {action.raw.get('deprecated_message', '')}".strip())
+                f"'{opt}' is deprecated. {action.raw.get('deprecated_message', '')}".strip()
+            )
         if action.kind == "help":
             raise ArgFail("help requested", i, "help")
         value: str | list[str] | None
@@ -98,9 +173,20 @@ class _Take:
             value = values[0] if values else None
         else:
             value = values
-        self.options.append(ParsedOption(action, self.argv[i].split("=", 1)[0], opt, value, i,
-                                         value_idx, abbreviated, False, None,
-                                         i < self.config_count))
+        self.options.append(
+            ParsedOption(
+                action,
+                self.argv[i].split("=", 1)[0],
+                opt,
+                value,
+                i,
+                value_idx,
+                abbreviated,
+                False,
+                None,
+                i < self.config_count,
+            )
+        )
 
 
 def _parse_merged(profile: Profile, argv: list[str], config_count: int = 0) -> ParseResult:
@@ -111,14 +197,38 @@ def _parse_merged(profile: Profile, argv: list[str], config_count: int = 0) -> P
         err = ArgFail(f"unrecognized arguments: {' '.join(left.texts)}", left.positions[0])
         err.extras = left.positions
         raise err
+    _check_logging_levels(profile, take.options)
     return ParseResult(True, None, None, take.options, [], warnings=take.warnings)
 
 
-def _load_yaml(path: str) -> Any:
-    import yaml
+class _ConfigPassthrough(Exception):
+    """``--config ''``: the release's merger returns argv unchanged (argparse then reads it)."""
 
-    with open(path) as fh:
-        return yaml.safe_load(fh)
+
+class _ConfigAbsent(Exception):
+    def __init__(self, rest: list[str]):
+        self.rest = rest
+
+
+def _without_required(profile: Profile, argv: list[str]) -> ParseResult:
+    """The parse of ``argv`` when an unread config file may hold the required options:
+    each one missing gets a stand-in value, and its stand-in is not reported."""
+    try:
+        return _parse_merged(profile, argv)
+    except ArgFail as exc:
+        if not exc.message.startswith("the following arguments are required"):
+            raise
+    extra = [
+        t for a in profile.actions if a.raw.get("required") for t in (a.option_strings[0], "x")
+    ]
+    result = _parse_merged(profile, argv + extra)
+    return dataclasses.replace(result, options=[o for o in result.options if o.index < len(argv)])
+
+
+def _load_yaml(path: str) -> Any:
+    from servelint.engines.sglang import config_file
+
+    return config_file.load(path)
 
 
 def _first_line(exc: Exception) -> str:
@@ -126,8 +236,9 @@ def _first_line(exc: Exception) -> str:
     return text[:200] or type(exc).__name__
 
 
-def _config_args(profile: Profile, argv: list[str],
-                 loader: Callable[[str], Any]) -> tuple[list[str], int]:
+def _config_args(
+    profile: Profile, argv: list[str], loader: Callable[[str], Any]
+) -> tuple[list[str], int]:
     """The argv after the release's ConfigArgumentMerger; (merged argv, #config tokens)."""
     rules = profile.rules.get("config_merge", {})
     idx = [i for i, a in enumerate(argv) if a == "--config"]
@@ -137,36 +248,49 @@ def _config_args(profile: Profile, argv: list[str],
     if at == len(argv) - 1:
         raise ArgFail("No config file specified after --config flag!", at, "exception")
     path = argv[at + 1]
+    if not path and rules.get("empty_path_passthrough"):
+        raise _ConfigPassthrough()
     suffix = Path(path).suffix.lower()
     if suffix not in rules.get("suffixes", [".yaml", ".yml"]):
         raise ArgFail(f"Config file must be YAML format, got: {suffix}", at + 1, "exception")
     if not Path(path).exists():
-        raise ArgFail(f"Config file not found: {path}", at + 1, "exception")
+        # absent where servelint runs, which says nothing of the launch machine: its
+        # options are unknown (parse() then lets the required ones be)
+        raise _ConfigAbsent(argv[:at] + argv[at + 2 :])
     import yaml
 
     try:
         data = loader(path)
     except (OSError, UnicodeError) as exc:  # the release's open() fails the same way
-        raise ArgFail(f"Config file {path} cannot be read: {_first_line(exc)}", at + 1,
-                      "exception") from None
+        raise ArgFail(
+            f"Config file {path} cannot be read: {_first_line(exc)}", at + 1, "exception"
+        ) from None
+    except ValueError as exc:  # config_file.ConfigTooLarge: str() of it would not end
+        raise ArgFail(f"Config file {path} {_first_line(exc)}", at + 1, "exception") from None
     except yaml.YAMLError as exc:  # the release's yaml.safe_load raises at startup
-        raise ArgFail(f"Config file {path} is not valid YAML: {_first_line(exc)}", at + 1,
-                      "exception") from None
+        raise ArgFail(
+            f"Config file {path} is not valid YAML: {_first_line(exc)}", at + 1, "exception"
+        ) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ArgFail("Config file must contain a dictionary at root level", at + 1, "exception")
-    store_true = {a.dest for a in profile.actions if a.kind == "store_true"
-                  and not a.raw.get("action_class")}
+    store_true = {
+        a.dest for a in profile.actions if a.kind == "store_true" and not a.raw.get("action_class")
+    }
     supported = {"store", "store_true"}
-    unsupported = {a.dest for a in profile.actions
-                   if a.option_strings and (a.kind not in supported or a.raw.get("action_class"))
-                   and "--config" not in a.option_strings and a.kind != "help"}
+    unsupported = {
+        a.dest
+        for a in profile.actions
+        if a.option_strings
+        and (a.kind not in supported or a.raw.get("action_class"))
+        and "--config" not in a.option_strings
+        and a.kind != "help"
+    }
     out: list[str] = []
     for key, value in data.items():
         norm = str(key).replace("-", "_")
-        if rules.get("unsupported_action_error") and norm in unsupported \
-                and norm not in store_true:
+        if rules.get("unsupported_action_error") and norm in unsupported and norm not in store_true:
             raise ArgFail(f"Unsupported config option '{norm}'", at + 1, "exception")
         if isinstance(value, bool):
             if norm in store_true:
@@ -180,8 +304,73 @@ def _config_args(profile: Profile, argv: list[str],
                 out += [str(v) for v in value]
         else:
             out += [f"--{key}", str(value)]
-    merged = out + argv[:at] + argv[at + 2:]
+    merged = out + argv[:at] + argv[at + 2 :]
     return merged, len(out)
+
+
+def serve_model_type(profile: Profile, argv: list[str]) -> str | None:
+    """The ``--model-type`` backend named on ``sglang serve`` (the last one), if any."""
+    if not profile.rules.get("serve_model_type_selector"):
+        return None
+    found = None
+    for k, tok in enumerate(argv):
+        if tok == "--model-type" and k + 1 < len(argv):
+            found = argv[k + 1]
+        elif tok.startswith("--model-type="):
+            found = tok.split("=", 1)[1]
+    return found
+
+
+def _serve_model_missing(profile: Profile, argv: list[str]) -> str | None:
+    """``get_model_path`` raises before any parser runs when argv names no model path in
+    one of the spellings it compares (cli/utils.py; prefixes of the flag do not count)."""
+    rule = (profile.rules.get("serve_routing") or {}).get("model_path")
+    if not rule or any(t in ("-h", "--help") or "$" in t for t in argv):
+        return None  # help runs no parser; a symbolic token may hold the model path
+    exact, prefixes = set(rule.get("exact", [])), tuple(rule.get("prefixes", []))
+    for k, tok in enumerate(argv):
+        if (tok in exact and k + 1 < len(argv)) or (prefixes and tok.startswith(prefixes)):
+            return None
+    return (
+        f"Error: --model-path is required: `sglang serve` looks for "
+        f"{' or '.join(sorted(exact))} before choosing a parser ({rule.get('source')})"
+    )
+
+
+def _routing_note(profile: Profile, result: ParseResult) -> str:
+    """What to say when the model decides the parser (sglang/cli/serve.py)."""
+    routing = profile.rules.get("serve_routing")
+    if not routing or result.ok:
+        return ""
+    detection = routing.get("detection") or {}
+    files = " or ".join(detection.get("files") or []) or "its model index"
+    key = detection.get("key") or "a diffusers version"
+    unknown = [t for t in result.unrecognized if t.startswith("-")]
+    known = set(routing.get("diffusion_options") or [])
+    theirs = [t.split("=", 1)[0] for t in unknown if t.split("=", 1)[0] in known]
+    took = (
+        f"which declares {', '.join(theirs)}"
+        if theirs
+        else "which passes flags it does not declare on to the pipeline"
+        if routing.get("diffusion_passes_unknown")
+        else ""
+    )
+    return (
+        f"`sglang serve` picks the parser from the model ({routing.get('source')}): "
+        f"this is the LLM server's parser (prepare_server_args); a diffusion model "
+        f"({files} naming {key}) goes to the multimodal-generation server's parser "
+        f"({routing.get('diffusion_parser')}){', ' + took if took else ''}; "
+        "add --model-type llm where the release has it to pin the LLM parser"
+    )
+
+
+def _not_llm_note(profile: Profile, backend: str) -> str:
+    routing = profile.rules.get("serve_routing") or {}
+    return (
+        f"`sglang serve --model-type {backend}`: the flags go to that backend's parser "
+        f"({routing.get('diffusion_parser') if backend == 'diffusion' else 'out of tree'})"
+        ", which servelint does not model"
+    )
 
 
 def serve_argv(profile: Profile, argv: list[str]) -> tuple[list[str], list[int]]:
@@ -207,17 +396,29 @@ def serve_argv(profile: Profile, argv: list[str]) -> tuple[list[str], list[int]]
     return [t for _, t in pairs], [k for k, _ in pairs]
 
 
-def parse(profile: Profile, argv: list[str],
-          config_loader: Callable[[str], Any] | None = None,
-          entry: str = "launch_server") -> ParseResult:
+def parse(
+    profile: Profile,
+    argv: list[str],
+    config_loader: Callable[[str], Any] | None = None,
+    entry: str = "launch_server",
+) -> ParseResult:
     """Parse ``argv`` as the release's ``prepare_server_args`` would (parse step only).
 
     ``entry="serve"``: argv follows ``sglang serve`` (its pre-processing is applied and
     indices refer to the argv given)."""
     if entry == "serve":
         inner, index_map = serve_argv(profile, list(argv))
+        forced = serve_model_type(profile, list(argv))
+        missing = _serve_model_missing(profile, inner)
+        if missing:
+            return ParseResult(
+                False, missing, None, [], [], error_kind="exception", stage="parse", exit_code=1
+            )
+        if forced not in (None, "llm"):
+            return ParseResult(True, None, None, [], [], routing=_not_llm_note(profile, forced))
         result = parse(profile, inner, config_loader)
-        return _remap(result, index_map)
+        note = "" if forced == "llm" else _routing_note(profile, result)
+        return dataclasses.replace(_remap(result, index_map), routing=note)
     argv = list(argv)
     config_count = 0
     config_file: str | None = None
@@ -226,30 +427,58 @@ def parse(profile: Profile, argv: list[str],
         if profile.rules.get("config_file") and "--config" in argv:
             at = argv.index("--config")
             config_file = argv[at + 1] if at + 1 < len(argv) else None
-            merged, config_count = _config_args(profile, argv, config_loader or _load_yaml)
+            absent = False
+            kept = [k for k in range(len(argv)) if k not in (at, at + 1)]
+            try:
+                merged, config_count = _config_args(profile, argv, config_loader or _load_yaml)
+            except _ConfigAbsent as gone:
+                merged, config_count, absent = gone.rest, 0, True
+            except _ConfigPassthrough:
+                merged, config_count, kept = list(argv), 0, list(range(len(argv)))
             # map merged indices back to the original argv (config tokens -> the --config token)
-            offset_map = [at] * config_count + [k for k in range(len(argv))
-                                                if k not in (at, at + 1)]
+            offset_map = [at] * config_count + kept
             argv = merged
-        result = _parse_merged(profile, argv, config_count)
+            result = (
+                _without_required(profile, argv)
+                if absent
+                else _parse_merged(profile, argv, config_count)
+            )
+        else:
+            result = _parse_merged(profile, argv, config_count)
     except ArgFail as exc:
+
         def back(k: int | None) -> int | None:
             if k is None or offset_map is None:
                 return k
             return offset_map[k] if k < len(offset_map) else None
 
         extras = [back(k) for k in exc.extras]
-        return ParseResult(False, str(exc), back(exc.index), [], [], error_kind=exc.kind,
-                           config_file=config_file,
-                           unrecognized=[argv[k] for k in exc.extras],
-                           stage="parse", exit_code=exc.exit_code,
-                           unrecognized_indices=[k for k in extras if k is not None])
+        return ParseResult(
+            False,
+            str(exc),
+            back(exc.index),
+            [],
+            [],
+            error_kind=exc.kind,
+            config_file=config_file,
+            unrecognized=[argv[k] for k in exc.extras],
+            stage="parse",
+            exit_code=exc.exit_code,
+            unrecognized_indices=[k for k in extras if k is not None],
+        )
     if offset_map is not None:
-        result = dataclasses.replace(result, config_file=config_file, options=[
-            dataclasses.replace(
-                o, index=offset_map[o.index],
-                value_index=offset_map[o.value_index] if o.value_index is not None else None)
-            for o in result.options])
+        result = dataclasses.replace(
+            result,
+            config_file=config_file,
+            options=[
+                dataclasses.replace(
+                    o,
+                    index=offset_map[o.index],
+                    value_index=offset_map[o.value_index] if o.value_index is not None else None,
+                )
+                for o in result.options
+            ],
+        )
     return result
 
 
@@ -260,7 +489,11 @@ def _remap(result: ParseResult, index_map: list[int]) -> ParseResult:
         return max(index_map[k], 0)
 
     return dataclasses.replace(
-        result, error_index=back(result.error_index),
+        result,
+        error_index=back(result.error_index),
         unrecognized_indices=[back(k) or 0 for k in result.unrecognized_indices],
-        options=[dataclasses.replace(o, index=back(o.index) or 0, value_index=back(o.value_index))
-                 for o in result.options])
+        options=[
+            dataclasses.replace(o, index=back(o.index) or 0, value_index=back(o.value_index))
+            for o in result.options
+        ],
+    )

@@ -24,18 +24,27 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from servelint.engines._build.wheel import WheelSource
 
-_PIP = re.compile(r"pip install\s+['\"]?([A-Za-z0-9_.\-]+(?:\[[A-Za-z0-9_,\-]+\])?"
-                  r"(?:[<>=!~]=?[A-Za-z0-9_.*]+)?)")
+_PIP = re.compile(
+    r"pip install\s+['\"]?([A-Za-z0-9_.\-]+(?:\[[A-Za-z0-9_,\-]+\])?"
+    r"(?:[<>=!~]=?[A-Za-z0-9_.*]+)?)"
+)
 _FLAG_VALUE = re.compile(r"(--[a-z0-9][a-z0-9\-]*)(?:=|\s+)['\"]?([A-Za-z0-9_.\-]+)")
-TARGET_ENV = {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64",
-              "python_version": "3.12", "python_full_version": "3.12.3",
-              "implementation_name": "cpython", "platform_python_implementation": "CPython",
-              "os_name": "posix"}
+TARGET_ENV = {
+    "sys_platform": "linux",
+    "platform_system": "Linux",
+    "platform_machine": "x86_64",
+    "python_version": "3.12",
+    "python_full_version": "3.12.3",
+    "implementation_name": "cpython",
+    "platform_python_implementation": "CPython",
+    "os_name": "posix",
+}
 
 
 def _strings(node: ast.AST) -> str:
-    return " ".join(c.value for c in ast.walk(node)
-                    if isinstance(c, ast.Constant) and isinstance(c.value, str))
+    return " ".join(
+        c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str)
+    )
 
 
 def _comparisons(fn: ast.AST, choices: dict[str, set[str]]) -> set[tuple[str, str]]:
@@ -44,8 +53,11 @@ def _comparisons(fn: ast.AST, choices: dict[str, set[str]]) -> set[tuple[str, st
         if not isinstance(node, ast.Compare) or len(node.ops) != 1:
             continue
         left = node.left
-        dest = left.attr if isinstance(left, ast.Attribute) else (
-            left.id if isinstance(left, ast.Name) else None)
+        dest = (
+            left.attr
+            if isinstance(left, ast.Attribute)
+            else (left.id if isinstance(left, ast.Name) else None)
+        )
         if dest not in choices:
             continue
         comp = node.comparators[0]
@@ -61,8 +73,9 @@ def _comparisons(fn: ast.AST, choices: dict[str, set[str]]) -> set[tuple[str, st
     return found
 
 
-def _index_functions(node: ast.AST, fn: ast.AST | None, raises: list,
-                     callers: dict[str, list[ast.AST]]) -> None:
+def _index_functions(
+    node: ast.AST, fn: ast.AST | None, raises: list, callers: dict[str, list[ast.AST]]
+) -> None:
     """One pass: each raise with its innermost enclosing function; callee name -> callers."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -77,7 +90,7 @@ def _index_functions(node: ast.AST, fn: ast.AST | None, raises: list,
 
 def _package(message: str, extras: dict[str, list[str]]) -> tuple[str, str, str | None] | None:
     m = _PIP.search(message)
-    if not m or message[m.end():m.end() + 1] in {"/", "+", ":"}:
+    if not m or message[m.end() : m.end() + 1] in {"/", "+", ":"}:
         return None  # a URL / path / VCS install names no registry package
     try:
         req = Requirement(m.group(1).rstrip(".,'\""))
@@ -93,10 +106,17 @@ def _package(message: str, extras: dict[str, list[str]]) -> tuple[str, str, str 
     return req.name, str(req.specifier), None
 
 
-def _gate(trigger: dict | None, pkg: tuple[str, str, str | None], path: str, node: ast.AST,
-          message: str) -> dict[str, Any]:
-    return {"trigger": trigger, "package": pkg[0], "specifier": pkg[1], "extra": pkg[2],
-            "source": f"{path}:{node.lineno}", "message": " ".join(message.split())[:300]}
+def _gate(
+    trigger: dict | None, pkg: tuple[str, str, str | None], path: str, node: ast.AST, message: str
+) -> dict[str, Any]:
+    return {
+        "trigger": trigger,
+        "package": pkg[0],
+        "specifier": pkg[1],
+        "extra": pkg[2],
+        "source": f"{path}:{node.lineno}",
+        "message": " ".join(message.split())[:300],
+    }
 
 
 def gates(src: WheelSource, profile: dict, extras: dict[str, list[str]]) -> list[dict[str, Any]]:
@@ -131,18 +151,38 @@ def gates(src: WheelSource, profile: dict, extras: dict[str, list[str]]) -> list
                 if act and value in (act.get("choices") or []):
                     triggers.add((act["dest"], value))
             if not triggers:  # a flag named without a value (--use-ray, --enable-http2)
-                named = {by_flag[f]["dest"] for f in re.findall(r"--[a-z0-9][a-z0-9\-]*", message)
-                         if f in by_flag}
+                named = {
+                    by_flag[f]["dest"]
+                    for f in re.findall(r"--[a-z0-9][a-z0-9\-]*", message)
+                    if f in by_flag
+                }
                 if len(named) == 1:
                     dest = named.pop()
-                    out.append(_gate({"kind": "option", "name": dest, "dest": dest,
-                                      "value": None}, pkg, name, node, message))
+                    out.append(
+                        _gate(
+                            {"kind": "option", "name": dest, "dest": dest, "value": None},
+                            pkg,
+                            name,
+                            node,
+                            message,
+                        )
+                    )
                     continue
                 envs_named = set(re.findall(r"\b(SGLANG_[A-Z0-9_]+)", message)) & registry
                 if len(envs_named) == 1:
-                    out.append(_gate({"kind": "env", "name": envs_named.pop(),
-                                      "value": "truthy" if "=1" in message else None},
-                                     pkg, name, node, message))
+                    out.append(
+                        _gate(
+                            {
+                                "kind": "env",
+                                "name": envs_named.pop(),
+                                "value": "truthy" if "=1" in message else None,
+                            },
+                            pkg,
+                            name,
+                            node,
+                            message,
+                        )
+                    )
                     continue
             if not triggers:
                 triggers = _comparisons(fn, choices)
@@ -160,8 +200,9 @@ def gates(src: WheelSource, profile: dict, extras: dict[str, list[str]]) -> list
 def image(src: WheelSource) -> dict[str, Any]:
     env = dict(default_environment())
     env.update(TARGET_ENV)
-    packages: dict[str, Any] = {"sglang": {"specifier": f"=={src.version}",
-                                           "source": "the wheel itself"}}
+    packages: dict[str, Any] = {
+        "sglang": {"specifier": f"=={src.version}", "source": "the wheel itself"}
+    }
     for text in src.requires_dist:
         try:
             req = Requirement(text)
@@ -171,18 +212,29 @@ def image(src: WheelSource) -> dict[str, Any]:
             env["extra"] = ""
             if not req.marker.evaluate(env):
                 continue
-        packages[req.name.lower()] = {"specifier": str(req.specifier), "source": "requires-dist",
-                                      "inferred": True}
+        packages[req.name.lower()] = {
+            "specifier": str(req.specifier),
+            "source": "requires-dist",
+            "inferred": True,
+        }
     # releases whose runtime deps sit behind an `srt` extra (<= 0.5.2): which extras the
     # image installed is not recorded in the wheel, so the set is known to be incomplete
-    runtime_extra = [e for e in src.provides_extra if e in {"srt", "runtime-common", "all"}
-                     and "srt" in src.provides_extra]
-    return {"repository": "lmsysorg/sglang", "tag": f"v{src.version}", "entrypoint": None,
-            "packages": packages, "complete": not runtime_extra,
-            "unknown_extras": runtime_extra,
-            "method": "wheel Requires-Dist (no extras) evaluated for linux x86_64 CPython 3.12; "
-                      "image additions unknown (no Dockerfile in the wheel); entrypoint not "
-                      "derivable from the wheel"}
+    runtime_extra = [
+        e
+        for e in src.provides_extra
+        if e in {"srt", "runtime-common", "all"} and "srt" in src.provides_extra
+    ]
+    return {
+        "repository": "lmsysorg/sglang",
+        "tag": f"v{src.version}",
+        "entrypoint": None,
+        "packages": packages,
+        "complete": not runtime_extra,
+        "unknown_extras": runtime_extra,
+        "method": "wheel Requires-Dist (no extras) evaluated for linux x86_64 CPython 3.12; "
+        "image additions unknown (no Dockerfile in the wheel); entrypoint not "
+        "derivable from the wheel",
+    }
 
 
 def extras_map(src: WheelSource) -> dict[str, list[str]]:
@@ -196,5 +248,9 @@ def extras_map(src: WheelSource) -> dict[str, list[str]]:
 
 def extract(src: WheelSource, profile: dict) -> dict:
     extras = extras_map(src)
-    return {"gates": gates(src, profile, extras), "late_values": {}, "image": image(src),
-            "extras": extras}
+    return {
+        "gates": gates(src, profile, extras),
+        "late_values": {},
+        "image": image(src),
+        "extras": extras,
+    }

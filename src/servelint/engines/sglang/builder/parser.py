@@ -19,10 +19,12 @@ from typing import Any
 
 from servelint.engines._build.static_eval import UNKNOWN, Evaluator
 from servelint.engines._build.wheel import WheelSource
+from servelint.engines.sglang.builder.enum_choices import comprehension_choices
 from servelint.engines.sglang.builder.parser_annotations import type_info, unwrap_annotated
 from servelint.engines.sglang.builder.parser_rules import (
     config_merge_rules,
     config_trigger,
+    logging_level_dests,
     value_remaps,
 )
 from servelint.engines.sglang.builder.parser_values import (
@@ -38,6 +40,8 @@ from servelint.engines.sglang.builder.parser_values import (
     stringify,
     type_name,
 )
+from servelint.engines.sglang.builder.serve_routes import serve_routing
+from servelint.engines.sglang.builder.type_models import action_model, model_of
 
 
 class ParserExtractor:
@@ -144,14 +148,19 @@ class ParserExtractor:
     def _const(self, node: ast.expr | None, module: str) -> Any:
         return None if node is None else self.ev.eval(node, module)
 
-    def _field_action(self, name: str, module: str, inner: ast.expr, arg: dict, default: Any,
-                      st: ast.AnnAssign) -> dict[str, Any]:
+    def _field_action(
+        self, name: str, module: str, inner: ast.expr, arg: dict, default: Any, st: ast.AnnAssign
+    ) -> dict[str, Any]:
         cli_name = self._const(arg.get("cli_name"), module) or "--" + name.replace("_", "-")
         aliases = self._const(arg.get("aliases"), module) or []
         names = [cli_name] + [str(a) for a in aliases] if isinstance(aliases, list) else [cli_name]
         help_text = first_help_line(self._const(arg.get("help"), module))
-        base = {"dest": name, "option_strings": names, "help": help_text,
-                "source": f"{module.replace('.', '/')}.py:{st.lineno}"}
+        base = {
+            "dest": name,
+            "option_strings": names,
+            "help": help_text,
+            "source": f"{module.replace('.', '/')}.py:{st.lineno}",
+        }
         has_default = default is not MISSING
         if arg.get("action") is not None:
             kwargs = {"action": arg["action"], "help": arg.get("help")}
@@ -168,14 +177,22 @@ class ParserExtractor:
         arg_choices = self._const(choices_node, module)
         type_parser = name_of(arg["type_parser"]) if arg.get("type_parser") is not None else None
         nargs = self._const(arg.get("nargs"), module)
-        act: dict[str, Any] = {"kind": "store", "nargs": None, "choices": None, "type": "str",
-                               "required": False}
+        act: dict[str, Any] = {
+            "kind": "store",
+            "nargs": None,
+            "choices": None,
+            "type": "str",
+            "required": False,
+        }
         if info["kind"] == "literal":
             vals = info["values"]
             chosen = arg_choices if arg_choices else vals
             first = vals[0] if vals else ""
-            act["type"] = type_name(type_parser) if type_parser else (
-                {int: "int", float: "float"}.get(type(first), "str"))
+            act["type"] = (
+                type_name(type_parser)
+                if type_parser
+                else ({int: "int", float: "float"}.get(type(first), "str"))
+            )
             act["choices"], unresolved = choice_strings(chosen)
             act["choices_unresolved"] = unresolved or any(v is UNKNOWN for v in vals)
         elif info["kind"] == "list" and type_parser is None:
@@ -194,8 +211,12 @@ class ParserExtractor:
             if nargs:
                 act["nargs"] = nargs
             required = self._const(arg.get("required"), module)
-            act["required"] = bool((required is True or (required is None and not has_default))
-                                   and any(n.startswith("-") for n in names))
+            act["required"] = bool(
+                (required is True or (required is None and not has_default))
+                and any(n.startswith("-") for n in names)
+            )
+        if arg.get("type_parser") is not None:
+            act["value_model"] = model_of(self.ev, module, arg["type_parser"])
         act["default"] = stringify(default) if has_default else None
         act["deprecated"] = help_says_deprecated(help_text)
         act["deprecated_message"] = help_text if act["deprecated"] else ""
@@ -204,8 +225,14 @@ class ParserExtractor:
         return act
 
     # ---- add_argument calls ----------------------------------------------------------
-    def _action_from_kwargs(self, module: str, names: list[str], kwargs: dict[str, Any],
-                            default: Any, local: dict | None = None) -> dict[str, Any]:
+    def _action_from_kwargs(
+        self,
+        module: str,
+        names: list[str],
+        kwargs: dict[str, Any],
+        default: Any,
+        local: dict | None = None,
+    ) -> dict[str, Any]:
         """One argparse action from ``add_argument`` keyword AST nodes."""
         local = local or {}
 
@@ -225,8 +252,12 @@ class ParserExtractor:
             action_name = name_of(action_node)
         help_text = first_help_line(val("help"))
         nargs = val("nargs")
-        act: dict[str, Any] = {"action_class": None, "nargs": nargs if nargs is not UNKNOWN else None,
-                               "type": None, "required": val("required") is True}
+        act: dict[str, Any] = {
+            "action_class": None,
+            "nargs": nargs if nargs is not UNKNOWN else None,
+            "type": None,
+            "required": val("required") is True,
+        }
         deprecated, message, error, by = False, "", False, None
         if action_name is None or action_name in STD_ACTIONS:
             kind = action_name or "store"
@@ -238,8 +269,11 @@ class ParserExtractor:
             cls_nargs = self._action_class_nargs(module, action_name)
             if "nargs" not in kwargs:
                 act["nargs"] = cls_nargs
-            act["kind"] = "store_const" if act["nargs"] == 0 else (
-                "store" if action_name.startswith("Deprecated") else "other")
+            act["kind"] = (
+                "store_const"
+                if act["nargs"] == 0
+                else ("store" if action_name.startswith("Deprecated") else "other")
+            )
             if action_name.startswith("Deprecated"):
                 deprecated, by = True, "action"
                 err = val("error_message")
@@ -253,13 +287,21 @@ class ParserExtractor:
                     message = help_text
         if act["kind"] in {"store", "append", "other"}:
             type_node = kwargs.get("type")
-            act["type"] = type_name(name_of(type_node)) if isinstance(type_node, ast.expr) else (
-                "str")
+            act["type"] = (
+                type_name(name_of(type_node)) if isinstance(type_node, ast.expr) else ("str")
+            )
             if isinstance(type_node, ast.expr) and act["type"] in {"other", "human_int", "json"}:
                 act["type_name"] = name_of(type_node)
+                act["value_model"] = model_of(self.ev, module, type_node)
+        if act["action_class"]:
+            act["value_model"] = action_model(self.ev, module, act["action_class"])
         if act["kind"] in {"store_true", "store_false"}:
             act["nargs"] = None
         choices, unresolved = choice_strings(val("choices"))
+        if unresolved:  # [m.name.lower() for m in _modes()]: an enum's members
+            computed = comprehension_choices(self.ev, module, kwargs.get("choices"))
+            if computed is not None:
+                choices, unresolved = computed, False
         act["choices"] = choices
         act["choices_unresolved"] = unresolved
         suppressed = name_of(kwargs.get("default")) == "SUPPRESS"  # type: ignore[arg-type]
@@ -272,8 +314,13 @@ class ParserExtractor:
             deprecated, message, by = True, help_text, "help"
         # deprecated_by: "action" = a Deprecated*Action that logs (or errors, deprecated_error);
         # "help" = only the help text says so (no runtime message)
-        act.update(deprecated=deprecated, deprecated_message=message, deprecated_error=error,
-                   deprecated_by=by, help=help_text)
+        act.update(
+            deprecated=deprecated,
+            deprecated_message=message,
+            deprecated_error=error,
+            deprecated_by=by,
+            help=help_text,
+        )
         return act
 
     def _action_class_nargs(self, module: str, name: str) -> Any:
@@ -283,7 +330,7 @@ class ParserExtractor:
         for st in target[2].body:
             if isinstance(st, ast.FunctionDef) and st.name == "__init__":
                 args = st.args
-                pos = args.args[len(args.args) - len(args.defaults):]
+                pos = args.args[len(args.args) - len(args.defaults) :]
                 for a, d in zip(pos, args.defaults, strict=True):
                     if a.arg == "nargs":
                         return self.ev.eval(d, target[1])
@@ -299,8 +346,9 @@ class ParserExtractor:
         self._walk(fn.body, local, out, shape, conditional=False)
         return out
 
-    def _walk(self, body: list[ast.stmt], local: dict, out: list, shape: str,
-              conditional: bool) -> None:
+    def _walk(
+        self, body: list[ast.stmt], local: dict, out: list, shape: str, conditional: bool
+    ) -> None:
         for st in body:
             if isinstance(st, ast.If):
                 test = self.ev.eval(st.test, SERVER_MOD, local)
@@ -311,8 +359,11 @@ class ParserExtractor:
                 else:
                     self._walk(st.body if test else st.orelse, local, out, shape, conditional)
                 continue
-            if isinstance(st, ast.Assign) and len(st.targets) == 1 \
-                    and isinstance(st.targets[0], ast.Name):
+            if (
+                isinstance(st, ast.Assign)
+                and len(st.targets) == 1
+                and isinstance(st.targets[0], ast.Name)
+            ):
                 local[st.targets[0].id] = self.ev.eval(st.value, SERVER_MOD, local)
                 continue
             call = st.value if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) else None
@@ -323,24 +374,33 @@ class ParserExtractor:
                 out.extend(self.field_actions(shape))
             elif fname == "add_argument":
                 out.append(self._add_argument(call, local, conditional))
-            elif fname in {"add", "append", "extend", "update"} \
-                    and isinstance(call.func, ast.Attribute) \
-                    and isinstance(call.func.value, ast.Name) and call.func.value.id in local:
+            elif (
+                fname in {"add", "append", "extend", "update"}
+                and isinstance(call.func, ast.Attribute)
+                and isinstance(call.func.value, ast.Name)
+                and call.func.value.id in local
+            ):
                 local[call.func.value.id] = self.ev._mutate(
-                    local[call.func.value.id], call, SERVER_MOD, local)
+                    local[call.func.value.id], call, SERVER_MOD, local
+                )
 
     def _add_argument(self, call: ast.Call, local: dict, conditional: bool) -> dict[str, Any]:
         names = [self.ev.eval(a, SERVER_MOD, local) for a in call.args]
         names = [n for n in names if isinstance(n, str)]
         kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
         default_node = kwargs.get("default")
-        if isinstance(default_node, ast.Call) and name_of(default_node.func) == "_declared_default" \
-                and default_node.args and isinstance(default_node.args[0], ast.Constant):
+        if (
+            isinstance(default_node, ast.Call)
+            and name_of(default_node.func) == "_declared_default"
+            and default_node.args
+            and isinstance(default_node.args[0], ast.Constant)
+        ):
             kwargs = dict(kwargs)
             declared = self.field_defaults.get(default_node.args[0].value, None)
             kwargs.pop("default")
-            act = self._action_from_kwargs(SERVER_MOD, names, kwargs,
-                                           None if declared is MISSING else declared, local)
+            act = self._action_from_kwargs(
+                SERVER_MOD, names, kwargs, None if declared is MISSING else declared, local
+            )
         else:
             act = self._action_from_kwargs(SERVER_MOD, names, kwargs, None, local)
         dest_node = kwargs.get("dest")
@@ -348,8 +408,9 @@ class ParserExtractor:
         if not isinstance(dest, str):
             longs = [n for n in names if n.startswith("--")]
             dest = (longs or names or ["?"])[0].lstrip("-").replace("-", "_")
-        act.update(dest=dest, option_strings=names, group=None,
-                   source=f"{SERVER_ARGS}:{call.lineno}")
+        act.update(
+            dest=dest, option_strings=names, group=None, source=f"{SERVER_ARGS}:{call.lineno}"
+        )
         if conditional:
             act["conditional"] = True
         return act
@@ -368,38 +429,62 @@ class ParserExtractor:
                             prog = self.ev.eval(kw.value, SERVER_MOD)
                         if kw.arg == "allow_abbrev":
                             allow_abbrev = bool(self.ev.eval(kw.value, SERVER_MOD))
-        return {"argparse_prog": prog if isinstance(prog, str) else None,
-                "allow_abbrev": allow_abbrev,
-                "config_trigger": config_trigger(fn)}
+        return {
+            "argparse_prog": prog if isinstance(prog, str) else None,
+            "allow_abbrev": allow_abbrev,
+            "config_trigger": config_trigger(fn),
+            "logging_levels": logging_level_dests(fn),
+        }
 
     def extract(self) -> dict[str, Any]:
         shape = self.shape()
         actions = self.walk_add_cli_args(shape)
-        help_action = {"dest": "help", "option_strings": ["-h", "--help"], "kind": "help",
-                       "nargs": 0, "type": None, "choices": None, "default": None,
-                       "deprecated": False, "deprecated_message": "", "help": "show help",
-                       "group": None, "required": False, "source": "argparse"}
+        help_action = {
+            "dest": "help",
+            "option_strings": ["-h", "--help"],
+            "kind": "help",
+            "nargs": 0,
+            "type": None,
+            "choices": None,
+            "default": None,
+            "deprecated": False,
+            "deprecated_message": "",
+            "help": "show help",
+            "group": None,
+            "required": False,
+            "source": "argparse",
+        }
         actions.insert(0, help_action)
         for act in actions:
             if act.get("kind") == "boolean_optional":  # argparse adds --no-X per --X
                 neg = ["--no-" + o[2:] for o in act["option_strings"] if o.startswith("--")]
-                act["option_strings"] = [x for o in act["option_strings"]
-                                         for x in ([o, "--no-" + o[2:]] if o.startswith("--")
-                                                   else [o])]
+                act["option_strings"] = [
+                    x
+                    for o in act["option_strings"]
+                    for x in ([o, "--no-" + o[2:]] if o.startswith("--") else [o])
+                ]
                 act["negative"] = neg
             act.setdefault("accepted", list(act["option_strings"]))
-            act.setdefault("negative", list(act["option_strings"])
-                           if act.get("kind") == "store_false" else [])
+            act.setdefault(
+                "negative", list(act["option_strings"]) if act.get("kind") == "store_false" else []
+            )
             act.setdefault("positional", False)
             act.setdefault("json_dataclass", None)
             act.setdefault("deprecated_error", False)
             act.setdefault("choices_unresolved", False)
         kw = self.parser_kwargs()
         config = any("--config" in a["option_strings"] for a in actions)
-        rules = {"underscore_to_dash": False, "dotted_keys": False, "dash_O": None,
-                 "model_flag_to_positional": False, "config_file": config and bool(
-                     kw["config_trigger"]), "config_trigger": kw["config_trigger"],
-                 "equals_form": True}
+        rules = {
+            "underscore_to_dash": False,
+            "dotted_keys": False,
+            "dash_O": None,
+            "model_flag_to_positional": False,
+            "config_file": config and bool(kw["config_trigger"]),
+            "config_trigger": kw["config_trigger"],
+            "equals_form": True,
+        }
+        if kw["logging_levels"]:  # getattr(logging, args.X.upper()) after parse_args
+            rules["logging_level"] = kw["logging_levels"]
         if rules["config_file"]:
             rules["config_merge"] = config_merge_rules(self.src)
         serve = "sglang/cli/serve.py"
@@ -408,13 +493,23 @@ class ParserExtractor:
         rules["serve_cli"] = bool(serve_text)
         rules["serve_positional_model"] = "def _normalize_positional_model_path" in serve_text
         rules["serve_model_type_selector"] = "def _extract_model_type_override" in serve_text
-        return {"prog": "python -m sglang.launch_server", "argparse_prog": kw["argparse_prog"],
-                "allow_abbrev": kw["allow_abbrev"], "shape": shape, "actions": actions,
-                "rules": rules}
+        routing = serve_routing(self.src)
+        if routing:
+            rules["serve_routing"] = routing
+        return {
+            "prog": "python -m sglang.launch_server",
+            "argparse_prog": kw["argparse_prog"],
+            "allow_abbrev": kw["allow_abbrev"],
+            "shape": shape,
+            "actions": actions,
+            "rules": rules,
+        }
 
 
 def extract(src: WheelSource, profile: dict) -> dict:
     extractor = ParserExtractor(src)
     parser = extractor.extract()
-    return {"parser": parser,
-            "value_remaps": value_remaps(extractor.ev, extractor.server_args_class())}
+    return {
+        "parser": parser,
+        "value_remaps": value_remaps(extractor.ev, extractor.server_args_class()),
+    }

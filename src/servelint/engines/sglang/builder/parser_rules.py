@@ -26,6 +26,33 @@ def config_trigger(fn: ast.FunctionDef | None) -> str | None:
     return None
 
 
+def logging_level_dests(fn: ast.FunctionDef | None) -> dict[str, Any] | None:
+    """``getattr(logging, raw_args.DEST.upper())`` in prepare_server_args: the dests whose
+    value must name a ``logging`` level before the server starts (and the line)."""
+    if fn is None:
+        return None
+    dests, line = [], 0
+    for node in ast.walk(fn):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and len(node.args) == 2
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == "logging"
+        ):
+            arg = node.args[1]
+            if (
+                isinstance(arg, ast.Call)
+                and isinstance(arg.func, ast.Attribute)
+                and arg.func.attr == "upper"
+                and isinstance(arg.func.value, ast.Attribute)
+            ):
+                dests.append(arg.func.value.attr)
+                line = node.lineno
+    return {"dests": dests, "source": f"{SERVER_ARGS}:{line}"} if dests else None
+
+
 def config_merge_rules(src: WheelSource) -> dict[str, Any]:
     """Facts of the release's ConfigArgumentMerger that decide the merged argv."""
     path = next(
@@ -51,7 +78,19 @@ def config_merge_rules(src: WheelSource) -> dict[str, Any]:
                 first = first.left
             if isinstance(first, ast.Name) and first.id != "config_args":
                 order = "cli_first"
+    # `if not config_file_path: return cli_args`: an empty path leaves argv as it is
+    passthrough = any(
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.UnaryOp)
+        and isinstance(node.test.op, ast.Not)
+        and isinstance(node.test.operand, ast.Name)
+        and node.body
+        and isinstance(node.body[0], ast.Return)
+        and isinstance(node.body[0].value, ast.Name)
+        for node in ast.walk(tree)
+    )
     return {
+        "empty_path_passthrough": passthrough,
         "source": path,
         "order": order,
         "unsupported_action_error": "unsupported_actions" in text,
