@@ -178,10 +178,11 @@ def model_of(profile: Profile) -> _Model:
 
 
 class _Checker:
-    def __init__(self, profile: Profile, backend: str):
+    def __init__(self, profile: Profile, backend: str, serve: bool = True):
         self.model = model_of(profile)
         self.profile = profile
         self.backend = backend
+        self.serve = serve  # trtllm-serve pops some keys before the LLM class sees them
         root_key = BACKEND_ROOTS.get(backend, "TorchLlmArgs")
         self.root = self.model.roots.get(root_key, "")
         # fields the merge converts to their config class (update_llm_args_with_extra_dict)
@@ -221,6 +222,8 @@ class _Checker:
 
     def popped(self, key: str) -> bool:
         """serve pops the key before the LLM class sees it (consumed or dropped)."""
+        if not self.serve:
+            return False
         entry = self.profile.data.get("cli", {}).get("popped_llm_args", {}).get(key)
         return entry is not None and (
             entry["backends"] is None or self.backend in entry["backends"]
@@ -347,9 +350,18 @@ def _field(fields: dict[str, Any], key: str) -> dict[str, Any] | None:
 
 
 def check(
-    profile: Profile, lines: tuple[tuple[str, Span | None, bool], ...], backend: str, anchor: Span
+    profile: Profile,
+    lines: tuple[tuple[str, Span | None, bool], ...],
+    backend: str,
+    anchor: Span,
+    *,
+    serve: bool = True,
 ) -> tuple[list[FileProblem], dict[str, Any]]:
-    """Problems of one option file, and facts for the summary (resolved / symbolic)."""
+    """Problems of one option file, and facts for the summary (resolved / symbolic).
+
+    ``serve``: the file reaches the LLM class through ``trtllm-serve`` (its pops and its
+    ``--backend`` choices); otherwise through ``update_llm_args_with_extra_options`` of another
+    launcher (Dynamo's trtllm worker), which pops nothing and judges only the PyTorch class."""
     doc = OptionFile(lines)
     facts = {"symbolic_values": len(doc.placeholders), "opaque": doc.opaque}
     if doc.opaque:
@@ -365,14 +377,23 @@ def check(
         ], facts
     if tree is None:
         return [], facts
-    override = _backend_override(profile, tree)
+    override = _backend_override(profile, tree) if serve else _pytorch_only(tree)
     if override is not None:
         problem, backend = override
         if problem is not None:
             return [problem], facts
         if backend is None:
             return [], facts  # a symbolic backend: the class is unknown
-    return list(_Checker(profile, backend).top(tree)), facts
+    return list(_Checker(profile, backend, serve).top(tree)), facts
+
+
+def _pytorch_only(tree: _Node) -> tuple[None, str | None] | None:
+    """Another launcher's ``backend:`` key: judged only when it names the PyTorch backend (the
+    launcher decides what other values mean)."""
+    if not isinstance(tree.items, dict) or "backend" not in tree.items:
+        return None
+    node = tree.items["backend"][1]
+    return None, ("pytorch" if not node.symbolic and node.value == "pytorch" else None)
 
 
 def _backend_override(
