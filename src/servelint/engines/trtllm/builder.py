@@ -16,7 +16,7 @@ from typing import Any
 from servelint.engines.trtllm import IMAGE_REPOSITORIES, NAME, build_cli, build_env, build_llm_args
 from servelint.engines.trtllm.source import TreeSource, WheelTree, provenance
 
-BUILDER_VERSION = "trtllm-1"
+BUILDER_VERSION = "trtllm-2"  # 2: field_validator bounds (build_bounds)
 _LLM_FILE = "tensorrt_llm/llmapi/llm.py"
 
 

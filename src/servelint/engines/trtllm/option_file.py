@@ -143,6 +143,20 @@ class _Model:
             self._fields[cls] = merged
         return self._fields[cls]
 
+    def refusals(self, cls: str, field: str) -> list[tuple[dict[str, Any], str]]:
+        """(refusal, validator name) of the ``field_validator``s of ``cls`` and its bases
+        whose bounds the builder read (``build_bounds``)."""
+        entry = self.classes.get(cls, {})
+        out = [
+            (r, v["name"])
+            for v in entry.get("validators", ())
+            if field in v.get("fields", ())
+            for r in v.get("refuses", ())
+        ]
+        for base in entry.get("bases", []):
+            out += self.refusals(base, field)
+        return out
+
     def forbids(self, cls: str) -> bool:
         entry = self.classes.get(cls, {})
         if "forbid" in entry:
@@ -265,6 +279,10 @@ class _Checker:
             return
         if node.symbolic:
             return
+        refused = self.refused(path, owner, node, ty)
+        if refused is not None:
+            yield refused
+            return
         if isinstance(node.items, dict):
             models = models_in(ty)
             if models:
@@ -280,6 +298,29 @@ class _Checker:
                             f"{path}[{i}]: {err} ({self.model.label}: {src})",
                             evidence=src,
                         )
+
+    def refused(self, path: str, cls: str, node: _Node, ty: Any) -> FileProblem | None:
+        """A number (or null) a validator of the field refuses (bounds read from its source)."""
+        value: Any = node.value
+        if node.items is not None:
+            return None
+        if isinstance(value, str):
+            value = _lax_number(ty, value)  # pydantic's lax mode parses a numeric string
+        elif value is None:
+            value = _NONE
+        if value is None or isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        name = path.rsplit(".", 1)[-1]
+        for refusal, validator in self.model.refusals(cls, name):
+            if bounds_refuse(refusal, value):
+                where = f"{self.model.classes.get(cls, {}).get('file', '?')}:{refusal['line']}"
+                return FileProblem(
+                    node.span,
+                    f"{path}: {node.value!r} is refused by {validator} "
+                    f"({_bound_text(refusal)}; {self.model.label}: {where})",
+                    evidence=where,
+                )
+        return None
 
     def mapping(self, path: str, models: list[str], node: _Node) -> Iterator[FileProblem]:
         cls = models[0]
@@ -341,6 +382,53 @@ class _Checker:
                     yield FileProblem(knode.span, msg, evidence=src)
                 continue
             yield from self.value(f"{path}.{key}", field, vnode, cls)
+
+
+_FLOAT_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
+_INT_TEXT = re.compile(r"^-?\d+$")
+
+
+def _lax_number(ty: Any, text: str) -> float | int | None:
+    """The number pydantic's lax mode makes of ``text`` for a field typed ``float``/``int``
+    (or Optional of one), for plain decimal text only; None otherwise."""
+    union = ty.get("union") if isinstance(ty, dict) else None
+    if isinstance(union, list) and len(union) == 2 and "none" in union:
+        ty = next(u for u in union if u != "none")
+    if ty == "float" and _FLOAT_TEXT.match(text):
+        return float(text)
+    if ty == "int" and _INT_TEXT.match(text):
+        return int(text)
+    return None
+
+
+_CMP = {
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+
+
+_NONE = float("nan")  # a YAML null given to a validator that compares it (TypeError)
+
+
+def bounds_refuse(refusal: dict[str, Any], value: float) -> bool:
+    """Whether the validator's ``if COND: raise`` fires for ``value``."""
+    if value is _NONE or "none" in refusal:
+        return value is _NONE and "none" in refusal
+    if "outside" in refusal:
+        (low, high), (op1, op2) = refusal["outside"], refusal["ops"]
+        return not (_CMP[op1](low, value) and _CMP[op2](value, high))
+    return _CMP[refusal["op"]](value, refusal["value"])
+
+
+def _bound_text(refusal: dict[str, Any]) -> str:
+    if "none" in refusal:
+        return "it compares the value with a number: None raises TypeError"
+    if "outside" in refusal:
+        (low, high), (op1, op2) = refusal["outside"], refusal["ops"]
+        return f"it must be {low} {op1} value {op2} {high}"
+    return f"it raises when value {refusal['op']} {refusal['value']}"
 
 
 def _field(fields: dict[str, Any], key: str) -> dict[str, Any] | None:
