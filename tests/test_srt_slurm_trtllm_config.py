@@ -108,3 +108,14 @@ def test_a_file_naming_another_backend_is_not_judged(tmp_path: Path) -> None:
     report = check_paths([str(_write(tmp_path, text))], Options())
     lines = sorted(f.span.line for f in report.findings if f.code == "SL113")
     assert lines == [12]  # the prefill role only
+
+
+def test_trtllm_serve_workers_get_the_serve_path(tmp_path: Path) -> None:
+    # frontend type trtllm_serve: each worker is `trtllm-serve MODEL ... --config FILE`
+    text = RECIPE.replace("backend:\n", "frontend: {type: trtllm_serve}\nbackend:\n", 1)
+    report = check_paths([str(_write(tmp_path, text))], Options())
+    got = sorted(
+        (f.span.line, f.message.split(" (")[0]) for f in report.findings if f.code == "SL113"
+    )
+    assert [line for line, _ in got] == [13, 19, 22]
+    assert all("dynamo.trtllm" not in f.message for f in report.findings)
