@@ -65,8 +65,10 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     engineless = worker is not None and worker.worker in dynamo_launch.NO_ENGINE_ARGV
     run = options if rng is None else _uncapped(options)
     out = [] if engineless else list(_findings(spec, run, res))
-    if worker is not None:  # the engine option file a worker passes on (dynamo.trtllm)
-        out += dynamo_launch.engine_file_findings(spec, worker.worker, res, run.cap_guesses)
+    if worker is not None:  # what a worker hands the engine without argv (dynamo.trtllm)
+        out += dynamo_launch.engine_file_findings(
+            spec, worker.worker, res, run.cap_guesses, _is_custom_image
+        )
     if rng is not None and ranges.has_error_on(out, rng.today):
         ranges.judge(out, rng, ranges.range_works(spec, rng, passes_on))
     below = ranges.floor_below(spec, res)

@@ -62,6 +62,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         msg, fix = _explain(ctx, name, effect)
         sev = Severity.ERROR if strict and prof.engine == "vllm" and prof.env_unknown_warning \
             else None
+        partial = prof.data.get("env", {}).get("partial")
+        if partial:  # read from part of the release only: a hint, never a warning
+            msg += f" (the release's env facts are partial: {partial})"
+            sev = Severity.INFO
         yield finding(sys.modules[__name__], ctx, env.span or spec.anchor, msg, fix=fix,
                       severity=sev)
 
