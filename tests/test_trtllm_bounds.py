@@ -60,3 +60,33 @@ def test_other_shapes_record_nothing() -> None:
     ):
         src = "def check(cls, v):\n" + textwrap.indent(body, "    ")
         assert refusals(_fn(src)) is None, body
+
+
+def test_model_validator_on_one_field() -> None:
+    from servelint.engines.trtllm.build_bounds import model_refusals
+
+    got = model_refusals(
+        _fn(
+            """
+            def check(self):
+                if self.ratio < 0 or self.ratio > 1:
+                    raise ValueError(f"ratio {self.ratio}")
+                return self
+            """
+        )
+    )
+    assert got == (
+        "ratio",
+        [
+            {"op": "<", "value": 0, "line": 4},
+            {"op": ">", "value": 1, "line": 4},
+            {"none": True, "line": 3},
+        ],
+    )
+    two_fields = """
+        def check(self):
+            if self.a < 0:
+                raise ValueError(f"{self.b}")
+            return self
+        """
+    assert model_refusals(_fn(two_fields)) is None

@@ -113,3 +113,10 @@ def test_a_guarded_validator_lets_null_through(prof) -> None:
     assert _messages(prof, text.format("null")) == []
     ((_, msg),) = _messages(prof, text.format("-1"))
     assert "refused by _validate_acceptance_window" in msg
+
+
+def test_model_validator_bounds_on_the_pytorch_backend(prof) -> None:
+    ((_, msg),) = _messages(prof, "stream_interval: 0")
+    assert "refused by validate_stream_interval" in msg and "llm_args.py:" in msg
+    assert _messages(prof, "stream_interval: 1") == []
+    assert _messages(prof, "batch_wait_max_tokens_ratio: 0.5") == []

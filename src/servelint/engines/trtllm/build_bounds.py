@@ -18,18 +18,63 @@ _OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
 
 def refusals(fn: ast.FunctionDef) -> list[dict[str, Any]] | None:
-    """The refusals of validator ``fn``, or None when its body is not of the shape above."""
+    """The refusals of field validator ``fn``, or None when its body is not of the shape
+    above."""
     args = fn.args.args
     if len(args) < 2:
         return None
-    name = args[1].arg
+    return _body_refusals(fn, _Subject(args[1].arg))
+
+
+def model_refusals(fn: ast.FunctionDef) -> tuple[str, list[dict[str, Any]]] | None:
+    """(field, refusals) of a ``mode="after"`` model validator whose tests all compare one
+    field ``self.F`` with numbers (``if self.F <= 0: raise …; return self``), else None."""
+    args = fn.args.args
+    if not args:
+        return None
+    fields = {
+        n.attr
+        for n in ast.walk(fn)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.value, ast.Name)
+        and n.value.id == args[0].arg
+        and isinstance(n.ctx, ast.Load)
+    }
+    if len(fields) != 1:
+        return None
+    field = next(iter(fields))
+    got = _body_refusals(fn, _Subject(args[0].arg, field), returns_self=True)
+    return (field, got) if got else None
+
+
+class _Subject:
+    """The value a validator tests: ``v`` (a parameter) or ``self.F``."""
+
+    def __init__(self, name: str, attr: str | None = None):
+        self.name, self.attr = name, attr
+
+    def __call__(self, node: ast.expr) -> bool:
+        if self.attr is None:
+            return _is_name(node, self.name)
+        return (
+            isinstance(node, ast.Attribute)
+            and node.attr == self.attr
+            and _is_name(node.value, self.name)
+        )
+
+
+def _body_refusals(
+    fn: ast.FunctionDef, subject: _Subject, returns_self: bool = False
+) -> list[dict[str, Any]] | None:
+    name = subject
     body = list(fn.body)
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]  # the docstring
     none_passes = bool(body) and _none_passes(body[0], name)
     if none_passes:
         body = body[1:]
-    if not body or not _returns(body[-1], name):
+    last = _Subject(subject.name) if returns_self else subject
+    if not body or not _returns(body[-1], last):
         return None
     out: list[dict[str, Any]] = []
     for st in body[:-1]:
@@ -46,13 +91,13 @@ def refusals(fn: ast.FunctionDef) -> list[dict[str, Any]] | None:
     return out or None
 
 
-def _none_passes(st: ast.stmt, name: str) -> bool:
+def _none_passes(st: ast.stmt, name: _Subject) -> bool:
     """``if v is None: return v`` (or ``return None``)."""
     return (
         isinstance(st, ast.If)
         and not st.orelse
         and isinstance(st.test, ast.Compare)
-        and _is_name(st.test.left, name)
+        and name(st.test.left)
         and len(st.test.ops) == 1
         and isinstance(st.test.ops[0], ast.Is)
         and isinstance(st.test.comparators[0], ast.Constant)
@@ -61,17 +106,17 @@ def _none_passes(st: ast.stmt, name: str) -> bool:
         and isinstance(st.body[0], ast.Return)
         and (
             st.body[0].value is None
-            or _is_name(st.body[0].value, name)
+            or name(st.body[0].value)
             or (isinstance(st.body[0].value, ast.Constant) and st.body[0].value.value is None)
         )
     )
 
 
-def _returns(st: ast.stmt, name: str) -> bool:
-    return isinstance(st, ast.Return) and st.value is not None and _is_name(st.value, name)
+def _returns(st: ast.stmt, name: _Subject) -> bool:
+    return isinstance(st, ast.Return) and st.value is not None and name(st.value)
 
 
-def _conditions(test: ast.expr, name: str) -> list[dict[str, Any]] | None:
+def _conditions(test: ast.expr, name: _Subject) -> list[dict[str, Any]] | None:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
         out: list[dict[str, Any]] = []
         for v in test.values:
@@ -85,7 +130,7 @@ def _conditions(test: ast.expr, name: str) -> list[dict[str, Any]] | None:
     if (
         isinstance(test, ast.Compare)
         and len(test.ops) == 1
-        and _is_name(test.left, name)
+        and name(test.left)
         and type(test.ops[0]) in _OPS
     ):
         value = _number_or_none(test.comparators[0])
@@ -94,7 +139,7 @@ def _conditions(test: ast.expr, name: str) -> list[dict[str, Any]] | None:
     return None
 
 
-def _between(test: ast.expr, name: str) -> list[dict[str, Any]] | None:
+def _between(test: ast.expr, name: _Subject) -> list[dict[str, Any]] | None:
     """``a <= v <= b`` (either op ``<`` or ``<=``) under a ``not``."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 2):
         return None
@@ -103,7 +148,7 @@ def _between(test: ast.expr, name: str) -> list[dict[str, Any]] | None:
     if (
         low is None
         or high is None
-        or not _is_name(test.comparators[0], name)
+        or not name(test.comparators[0])
         or any(o not in ("<", "<=") for o in ops)
     ):
         return None

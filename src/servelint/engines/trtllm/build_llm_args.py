@@ -412,6 +412,10 @@ def _validators(cls: ast.ClassDef) -> list[dict[str, Any]]:
             refuses = bounds.refusals(fn)
             if refuses is not None:
                 entry["refuses"] = refuses
+        elif entry["kind"] == "model_validator" and mode == "after":
+            found = bounds.model_refusals(fn)
+            if found is not None:
+                entry["fields"], entry["refuses"] = [found[0]], found[1]
         out.append(entry)
     return out
 
