@@ -119,3 +119,19 @@ def test_trtllm_serve_workers_get_the_serve_path(tmp_path: Path) -> None:
     )
     assert [line for line, _ in got] == [13, 19, 22]
     assert all("dynamo.trtllm" not in f.message for f in report.findings)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "b: [1, {a: 2}]",
+        "b: 5",
+        'b: {k: "multi\\nline\\n\\n x", t: "tab\\there", e: "", s: " lead", q: "yes"}',
+        "b: {x: 1e-3, y: 0x10, z: 2020-01-01, w: ~, v: [], u: {}, n: -0.0}",
+        "b: {deep: {deeper: [[1, 2], {k: [on, off]}]}}",
+    ],
+)
+def test_odd_values_read_back_as_srtctl_wrote_them(text: str) -> None:
+    block = load_tree(text, "r.yaml").get("b")
+    doc = "\n".join(t for t, _, _ in option_lines(block))
+    assert yaml.safe_load(doc) == block.plain()

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from servelint.engines.trtllm import BACKEND_ROOTS
+from servelint.engines.trtllm import BACKEND_ROOTS, bounds_check
 from servelint.engines.trtllm.lax_types import items_type, models_in, type_error
 from servelint.model import Span
 from servelint.profiles import Profile
@@ -305,19 +305,21 @@ class _Checker:
         if node.items is not None:
             return None
         if isinstance(value, str):
-            value = _lax_number(ty, value)  # pydantic's lax mode parses a numeric string
+            value = bounds_check.lax_number(
+                ty, value
+            )  # pydantic's lax mode parses a numeric string
         elif value is None:
-            value = _NONE
+            value = bounds_check.NONE
         if value is None or isinstance(value, bool) or not isinstance(value, int | float):
             return None
         name = path.rsplit(".", 1)[-1]
         for refusal, validator in self.model.refusals(cls, name):
-            if bounds_refuse(refusal, value):
+            if bounds_check.refuses(refusal, value):
                 where = f"{self.model.classes.get(cls, {}).get('file', '?')}:{refusal['line']}"
                 return FileProblem(
                     node.span,
                     f"{path}: {node.value!r} is refused by {validator} "
-                    f"({_bound_text(refusal)}; {self.model.label}: {where})",
+                    f"({bounds_check.describe(refusal)}; {self.model.label}: {where})",
                     evidence=where,
                 )
         return None
@@ -382,53 +384,6 @@ class _Checker:
                     yield FileProblem(knode.span, msg, evidence=src)
                 continue
             yield from self.value(f"{path}.{key}", field, vnode, cls)
-
-
-_FLOAT_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
-_INT_TEXT = re.compile(r"^-?\d+$")
-
-
-def _lax_number(ty: Any, text: str) -> float | int | None:
-    """The number pydantic's lax mode makes of ``text`` for a field typed ``float``/``int``
-    (or Optional of one), for plain decimal text only; None otherwise."""
-    union = ty.get("union") if isinstance(ty, dict) else None
-    if isinstance(union, list) and len(union) == 2 and "none" in union:
-        ty = next(u for u in union if u != "none")
-    if ty == "float" and _FLOAT_TEXT.match(text):
-        return float(text)
-    if ty == "int" and _INT_TEXT.match(text):
-        return int(text)
-    return None
-
-
-_CMP = {
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
-}
-
-
-_NONE = float("nan")  # a YAML null given to a validator that compares it (TypeError)
-
-
-def bounds_refuse(refusal: dict[str, Any], value: float) -> bool:
-    """Whether the validator's ``if COND: raise`` fires for ``value``."""
-    if value is _NONE or "none" in refusal:
-        return value is _NONE and "none" in refusal
-    if "outside" in refusal:
-        (low, high), (op1, op2) = refusal["outside"], refusal["ops"]
-        return not (_CMP[op1](low, value) and _CMP[op2](value, high))
-    return _CMP[refusal["op"]](value, refusal["value"])
-
-
-def _bound_text(refusal: dict[str, Any]) -> str:
-    if "none" in refusal:
-        return "it compares the value with a number: None raises TypeError"
-    if "outside" in refusal:
-        (low, high), (op1, op2) = refusal["outside"], refusal["ops"]
-        return f"it must be {low} {op1} value {op2} {high}"
-    return f"it raises when value {refusal['op']} {refusal['value']}"
 
 
 def _field(fields: dict[str, Any], key: str) -> dict[str, Any] | None:

@@ -10,6 +10,8 @@ item in the recipe, shifted so that a column in the generated line lands on the 
 
 from __future__ import annotations
 
+import json
+
 import yaml
 
 from servelint.model import Span
@@ -25,7 +27,7 @@ def option_lines(block: Node) -> tuple[Line, ...]:
     if block.is_map:
         _mapping(block, "", out)
     else:
-        out.append((_scalar(block.value), _at(block.span, 0), _symbolic(block.value)))
+        out.append((_scalar(block.plain()), _at(block.span, 0), _symbolic(block.value)))
     return tuple(out)
 
 
@@ -57,7 +59,10 @@ def _value(node: Node, head: str, indent: str, span: Span | None, out: list[Line
 
 
 def _scalar(value: object) -> str:
-    """``value`` as ``yaml.safe_dump`` writes it inside a mapping (flow style for {} / [])."""
+    """``value`` as ``yaml.safe_dump`` writes it inside a mapping (flow style for {} / []),
+    on one line (a string with line breaks as a JSON string, which YAML reads the same)."""
+    if isinstance(value, str) and ("\n" in value or "\r" in value):
+        return json.dumps(value)
     text = yaml.safe_dump(value, default_flow_style=True, width=1 << 30, allow_unicode=True)
     text = text.rstrip("\n")
     if text.endswith("\n..."):
