@@ -72,11 +72,10 @@ def test_wrapper_entries_say_why_they_are_not_read(result) -> None:
     )
 
 
-def test_trtllm_launches_are_held_back_with_one_note_per_file(result) -> None:
-    from servelint import profiles
-
-    if profiles.available("trtllm"):
-        pytest.skip("TensorRT-LLM profiles present: its launches are checked")
-    assert not [s for s in result.launches if s.engine == "trtllm" and s.origin == "srt-slurm"]
-    notes = [p for p in result.problems if "trtllm worker launch(es) rendered" in p.message]
-    assert len(notes) == len({p.path for p in notes}) == 94
+def test_trtllm_launches_are_checked_with_their_roles_option_files(result) -> None:
+    trt = [s for s in result.launches if s.engine == "trtllm" and s.origin == "srt-slurm"]
+    assert not [p for p in result.problems if "trtllm worker launch(es) rendered" in p.message]
+    workers = [s for s in trt if s.entrypoint == "python3 -m dynamo.trtllm"]
+    assert len(trt) == 281 and len(workers) == 187
+    with_file = [s for s in workers if s.option_file is not None]
+    assert len(with_file) == len([s for s in workers if s.context.get("config_files")]) > 150

@@ -124,3 +124,50 @@ def test_a_wheel_gives_the_same_facts_as_its_tree(tmp_path: Path, profile: dict)
     assert data["provenance"]["kind"] == "wheel"
     assert data["parser"] == profile["parser"] and data["llm_api"] == profile["llm_api"]
     assert data["env"]["reads"] == profile["env"]["reads"]
+
+
+def test_env_facts_are_partial_without_the_cpp_sources(profile: dict) -> None:
+    assert "no C++ sources" in profile["env"]["partial"]
+    assert "native_files" not in profile["provenance"]["env_scan"]
+
+
+def test_cpp_sources_name_the_variables_the_library_reads(tmp_path: Path) -> None:
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    (tree / "cpp" / "common").mkdir(parents=True)
+    (tree / "cpp" / "common" / "env.cpp").write_text(
+        'int a = getIntEnv("TRTLLM_NATIVE_KNOB");\n// "TLLM_x" lowercase: not a name\n'
+    )
+    (tree / "cpp" / "README.md").write_text('"TRTLLM_NOT_SOURCE"\n')
+    prof = build_profile(TreeSource(tree), {"repo": "example/repo"})
+    env = prof["env"]
+    assert "partial" not in env
+    assert env["native"] == {"TRTLLM_NATIVE_KNOB": ["cpp/common/env.cpp:1"]}
+    assert "TRTLLM_NATIVE_KNOB" in env["read_unregistered"]
+    assert "TRTLLM_NOT_SOURCE" not in env["read_unregistered"]
+    assert prof["provenance"]["env_scan"]["native_files"] == 1
+
+
+def test_env_unknown_is_only_a_hint_where_the_facts_are_partial(profile: dict) -> None:
+    from servelint.model import EnvVar, LaunchSpec, Severity, Span
+    from servelint.profiles import Profile
+    from servelint.rules import env_unknown
+    from servelint.rules.base import CheckContext
+
+    span = Span("x.sh", 1, 1)
+    spec = LaunchSpec(
+        engine="trtllm",
+        entrypoint="trtllm-serve",
+        argv=[],
+        path="x.sh",
+        anchor=span,
+        env=[EnvVar("TRTLLM_NOBODY_READS", "1", span, False)],
+    )
+    (f,) = env_unknown.check(CheckContext(spec=spec, profile=Profile(profile)))
+    assert f.severity == Severity.INFO and "env facts are partial" in f.message
+    full = json.loads(json.dumps(profile))
+    del full["env"]["partial"]
+    (f,) = env_unknown.check(CheckContext(spec=spec, profile=Profile(full)))
+    assert f.severity == Severity.WARNING

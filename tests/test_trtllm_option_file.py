@@ -92,3 +92,31 @@ def test_the_files_backend_key_picks_the_class(prof) -> None:
 def test_a_missing_dispatch_key_is_refused(prof) -> None:
     ((line, msg),) = _messages(prof, "speculative_config:\n  max_draft_len: 3")
     assert "decoding_type is missing" in msg
+
+
+def test_validator_bounds_read_from_the_source(prof) -> None:
+    ((line, msg),) = _messages(prof, "kv_cache_config:\n  free_gpu_memory_fraction: 1.5")
+    assert line == 2 and "refused by validate_free_gpu_memory_fraction" in msg
+    assert "0 <= value <= 1" in msg and "llm_args.py:" in msg
+    assert _messages(prof, "kv_cache_config:\n  free_gpu_memory_fraction: 1") == []
+    # pydantic's lax mode parses the numeric string first; the validator then refuses it
+    assert _messages(prof, "kv_cache_config:\n  free_gpu_memory_fraction: '8'")
+    ((_, msg),) = _messages(prof, "cuda_graph_config:\n  max_batch_size: '-1'")
+    assert "refused by validate_cuda_graph_max_batch_size" in msg
+    # no `if v is None` guard: `0 <= None` raises TypeError
+    ((_, msg),) = _messages(prof, "kv_cache_config:\n  free_gpu_memory_fraction: null")
+    assert "None raises TypeError" in msg
+
+
+def test_a_guarded_validator_lets_null_through(prof) -> None:
+    text = "speculative_config:\n  decoding_type: MTP\n  acceptance_window: {}"
+    assert _messages(prof, text.format("null")) == []
+    ((_, msg),) = _messages(prof, text.format("-1"))
+    assert "refused by _validate_acceptance_window" in msg
+
+
+def test_model_validator_bounds_on_the_pytorch_backend(prof) -> None:
+    ((_, msg),) = _messages(prof, "stream_interval: 0")
+    assert "refused by validate_stream_interval" in msg and "llm_args.py:" in msg
+    assert _messages(prof, "stream_interval: 1") == []
+    assert _messages(prof, "batch_wait_max_tokens_ratio: 0.5") == []

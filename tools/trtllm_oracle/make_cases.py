@@ -5,7 +5,8 @@
 Independent of servelint's rules: mutations are blind text edits (option spellings with
 dashes, dropped or doubled letters, case changes of values, flags given values, numbers where
 words go and back, YAML 1.1 boolean spellings, keys renamed, nested keys moved, unknown
-``decoding_type``s, lists where scalars go). Symbolic lines of option files are dropped and
+``decoding_type``s, lists where scalars go; then numbers swapped for other numbers, for the
+validators' bounds). Symbolic lines of option files are dropped and
 symbolic argv values replaced by a fixed sample.
 """
 
@@ -119,8 +120,8 @@ def corpus(root: str) -> tuple[list[list[str]], list[str]]:
     specs = [s for job in discover([root], Options()) for s in read_job(job, ReadContext()).specs]
     argvs, files = [], []
     for s in specs:
-        if s.engine != "trtllm":
-            continue
+        if s.engine != "trtllm" or s.entrypoint != "trtllm-serve":
+            continue  # Dynamo's trtllm workers: their argv is Dynamo's, not trtllm-serve's
         argv = []
         for t in s.argv:
             argv.append(
@@ -278,6 +279,43 @@ def file_cases(rng: random.Random, files: list[str], n: int) -> list[str]:
     return out
 
 
+NUMBERS = [
+    "-1",
+    "0",
+    "0.0",
+    "1",
+    "1.0",
+    "1.5",
+    "2",
+    "-0.5",
+    "0.999",
+    "1000000",
+    "-1000",
+    "'0.5'",
+    "'2'",
+    "'-1'",
+    "1e-9",
+    "0.0001",
+]
+_NUMBER_LINE = re.compile(r"^(\s*)([A-Za-z_]\w*)(\s*:\s*)(-?\d+(?:\.\d+)?)\s*$")
+
+
+def number_cases(rng: random.Random, files: list[str], n: int) -> list[str]:
+    """A numeric value of a corpus option file replaced by another number (bounds of the
+    release's validators), blind to which fields have one."""
+    out: list[str] = []
+    while len(out) < n:
+        lines = rng.choice(files).splitlines()
+        nums = [i for i, line in enumerate(lines) if _NUMBER_LINE.match(line)]
+        if not nums:
+            continue
+        i = rng.choice(nums)
+        indent, key, sep, _ = _NUMBER_LINE.match(lines[i]).groups()  # type: ignore[union-attr]
+        lines[i] = indent + key + sep + rng.choice(NUMBERS)
+        out.append("\n".join(lines))
+    return out
+
+
 def main() -> None:
     root, dest = sys.argv[1], sys.argv[2]
     seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 16
@@ -290,6 +328,8 @@ def main() -> None:
     for k, text in enumerate(file_cases(rng, files, 1200)):
         backend = ["--backend", "tensorrt"] if k % 7 == 6 else []
         cases.append({"id": f"file-{k}", "argv": base + backend, "option_file": text})
+    for k, text in enumerate(number_cases(rng, files, 400)):  # after the others: they stay
+        cases.append({"id": f"num-{k}", "argv": base, "option_file": text})
     with open(dest, "w") as fh:
         json.dump(cases, fh)
     print(f"{len(cases)} cases ({len(argvs)} corpus argvs, {len(files)} corpus option files)")

@@ -67,6 +67,10 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     run = options if rng is None else _uncapped(options)
     routed: list[Finding] = []  # errors of a parser the model may not pick (sglang serve)
     out = [] if engineless else list(_findings(spec, run, res, routed))
+    if worker is not None:  # what a worker hands the engine without argv (dynamo.trtllm)
+        out += dynamo_launch.engine_file_findings(
+            spec, worker.worker, res, run.cap_guesses, _is_custom_image
+        )
     if rng is not None and ranges.has_error_on(out, rng.today):
         ranges.judge(out, rng, ranges.range_works(spec, rng, passes))
     for f in routed:  # after the range verdict, which keeps its own note

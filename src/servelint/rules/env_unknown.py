@@ -89,48 +89,75 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         return  # read-based facts say nothing of the code a custom build adds
     for env in spec.env:
         name = env.name
-        if not name.startswith(prefixes) or name in prof.env_registry \
-                or name in prof.env_read_unregistered or _read_by_code(prof, name):
+        if (
+            not name.startswith(prefixes)
+            or name in prof.env_registry
+            or name in prof.env_read_unregistered
+            or _read_by_code(prof, name)
+        ):
             continue
-        if prof.engine == "sglang" and name.startswith("SGL_") and \
-                "SGLANG_" + name[4:] in prof.env_registry:
+        if (
+            prof.engine == "sglang"
+            and name.startswith("SGL_")
+            and "SGLANG_" + name[4:] in prof.env_registry
+        ):
             continue  # SGLang rewrites SGL_* to SGLANG_* (with a warning)
         effect = _effect(prof)
         msg, fix = _explain(ctx, name, effect)
-        sev = Severity.ERROR if strict and prof.engine == "vllm" and prof.env_unknown_warning \
+        sev = (
+            Severity.ERROR
+            if strict and prof.engine == "vllm" and prof.env_unknown_warning
             else None
-        yield finding(sys.modules[__name__], ctx, env.span or spec.anchor, msg, fix=fix,
-                      severity=sev)
+        )
+        partial = prof.data.get("env", {}).get("partial")
+        if partial:  # read from part of the release only: a hint, never a warning
+            msg += f" (the release's env facts are partial: {partial})"
+            sev = Severity.INFO
+        yield finding(
+            sys.modules[__name__], ctx, env.span or spec.anchor, msg, fix=fix, severity=sev
+        )
 
 
 def _effect(prof) -> str:
     if prof.data.get("env", {}).get("reads") is not None:
         return "no code of the release reads it"
     if prof.engine == "vllm":
-        return ("it logs an unknown-variable warning and ignores it" if prof.env_unknown_warning
-                else "it ignores it without a warning")
+        return (
+            "it logs an unknown-variable warning and ignores it"
+            if prof.env_unknown_warning
+            else "it ignores it without a warning"
+        )
     return "it ignores it silently"
 
 
 def _explain(ctx: CheckContext, name: str, effect: str) -> tuple[str, str]:
     prof, hist = ctx.profile, ctx.history
     hint = prof.env_removed_hints.get(name, "")
-    pres = (hist.of("env", name).releases if hist else ()) or \
-        release_facts.env_read_releases(prof.engine, name)
+    pres = (hist.of("env", name).releases if hist else ()) or release_facts.env_read_releases(
+        prof.engine, name
+    )
     if pres:
         first, last = pres[0], pres[-1]
         if Version(first) > Version(prof.version):
-            return (f"{name} is not registered in {prof.label} (it first appears in {first}): "
-                    f"{effect}", f"pin {prof.engine} >= {first}, or drop it")
+            return (
+                f"{name} is not registered in {prof.label} (it first appears in {first}): {effect}",
+                f"pin {prof.engine} >= {first}, or drop it",
+            )
         if Version(last) < Version(prof.version):
-            return (f"{name} was removed after {prof.engine} {last}: {prof.label} no longer reads "
-                    f"it; {effect}", hint or "drop it (or use what replaced it)")
+            return (
+                f"{name} was removed after {prof.engine} {last}: {prof.label} no longer reads "
+                f"it; {effect}",
+                hint or "drop it (or use what replaced it)",
+            )
     known = {*prof.env_registry, *prof.env_read_unregistered}
     reads = release_facts.env_reads_in(prof.engine, prof.version)
     guess = suggest(name, known | set(reads), cutoff=0.85)
     msg = f"{name} is not a {prof.engine} environment variable in {prof.label}: {effect}"
     if guess:
-        at = "" if guess in prof.env_registry else \
-            release_facts.env_read_at(prof.engine, prof.version, guess)
+        at = (
+            ""
+            if guess in prof.env_registry
+            else release_facts.env_read_at(prof.engine, prof.version, guess)
+        )
         msg += f'; did you mean "{guess}"' + (f" (read at {at})" if at else "") + "?"
     return msg, hint or (f"use {guess}" if guess else "drop it")

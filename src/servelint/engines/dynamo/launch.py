@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from servelint import profiles
+from servelint.engines.dynamo import engine_file
 from servelint.engines.dynamo.worker import ENGINE_OPTION_SOURCES, Split, Target, split_argv
 from servelint.engines.dynamo.worker import targets as dynamo_targets
 from servelint.model import Finding, LaunchSpec, Severity, Token
@@ -22,6 +23,8 @@ WORKER_MODULES = {
     "python3 -m dynamo.frontend": "frontend",
     "python -m dynamo.frontend": "frontend",
 }
+# the worker's engine option file, judged against the engine release (dynamo.trtllm)
+engine_file_findings = engine_file.findings
 # entrypoints with no engine behind them: nothing of their argv reaches an engine parser
 NO_ENGINE_ARGV = {"frontend", "trtllm"}
 

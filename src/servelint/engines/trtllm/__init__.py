@@ -34,7 +34,12 @@ ENGINE = Engine(
     # built from a source tree or a wheel by servelint.engines.trtllm.builder
     extractors=("servelint.engines.trtllm.builder",),
     option_file_checks=True,
-    judged_entrypoints=("trtllm-serve",),
+    # Dynamo's trtllm worker and frontend: their argv is Dynamo's (engines.dynamo), the
+    # worker's --extra-engine-args file this release's LLM API (engines.dynamo.engine_file)
+    judged_entrypoints=(
+        "trtllm-serve",
+        *(f"{py} -m dynamo.{w}" for py in ("python3", "python") for w in ("trtllm", "frontend")),
+    ),
     sparse_profiles=True,
 )
 # the LLM API model each ``--backend`` builds (tensorrt_llm/llmapi/llm.py picks the class)

@@ -5,12 +5,16 @@ TensorRT-LLM has no central registry: modules call ``os.environ.get("X")``, ``os
 location. Names reach reads through variables and enums too (``LlmLauncherEnvs``), so every
 string constant that looks like one of the engine's variable names (``TRTLLM_*``, ``TLLM_*``)
 is kept as "mentioned": a launch variable neither read nor mentioned is one no code of the
-release looks at.
+release looks at. The compiled library (``libtensorrt_llm``, ``th_common``) reads more of
+them through ``getenv``/``getEnv`` in its C++ sources: where the tree has ``cpp/``, every
+string literal there that is such a name is mentioned too (with its first places); where it
+has none (a wheel, a package-only tree) the facts are ``partial`` and say so.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from typing import Any
 
@@ -81,4 +85,33 @@ def extract(src: Any) -> dict[str, Any]:
             ):
                 mentioned.add(node.value)
     reads = {k: sorted(set(v))[:5] for k, v in sorted(reads.items())}
-    return {"prefixes": list(PREFIXES), "reads": reads, "mentioned": sorted(mentioned - set(reads))}
+    native = src.native_sources() if hasattr(src, "native_sources") else []
+    out: dict[str, Any] = {"prefixes": list(PREFIXES), "reads": reads}
+    if native:
+        out["native"] = _native(src, native)
+    else:
+        out["partial"] = (
+            "no C++ sources in the tree: the variables the compiled library reads are not known"
+        )
+    named = set(out.get("native", {}).get("names", {}))
+    out["mentioned"] = sorted((mentioned | named) - set(reads))
+    return out
+
+
+_NATIVE_NAME = re.compile(rb'"((?:TRTLLM|TLLM)_[A-Z0-9_]{2,})"')
+
+
+def _native(src: Any, files: list[str]) -> dict[str, Any]:
+    """Names in string literals of the C++ sources, each with its first places, and a digest
+    over the files scanned."""
+    names: dict[str, list[str]] = {}
+    digest = hashlib.sha256()
+    for path in files:
+        data = src.read_native(path)
+        digest.update(f"{path}\0{hashlib.sha256(data).hexdigest()}\n".encode())
+        for m in _NATIVE_NAME.finditer(data):
+            line = data.count(b"\n", 0, m.start()) + 1
+            places = names.setdefault(m.group(1).decode(), [])
+            if len(places) < 3:
+                places.append(f"{path}:{line}")
+    return {"files": len(files), "sha256": digest.hexdigest(), "names": dict(sorted(names.items()))}

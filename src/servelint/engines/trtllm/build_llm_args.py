@@ -16,6 +16,7 @@ from typing import Any
 
 from servelint.engines._build.astutil import ModuleIndex, ModuleInfo
 from servelint.engines._build.static_eval import literal as _const
+from servelint.engines.trtllm import build_bounds as bounds
 
 LLM_ARGS_MODULE = "tensorrt_llm.llmapi.llm_args"
 ROOTS = ("TorchLlmArgs", "TrtLlmArgs", "BaseLlmArgs")
@@ -386,7 +387,19 @@ def _validators(cls: ast.ClassDef) -> list[dict[str, Any]]:
         if not decs or not any(isinstance(n, ast.Raise) for n in ast.walk(fn)):
             continue
         fields = [v for d in decs for v in (_const(a) for a in d.args) if isinstance(v, str)]
-        out.append({"name": fn.name, "line": fn.lineno, "fields": fields, "kind": _callee(decs[0])})
+        entry = {"name": fn.name, "line": fn.lineno, "fields": fields, "kind": _callee(decs[0])}
+        mode = next((_const(k.value) for d in decs for k in d.keywords if k.arg == "mode"), None)
+        if mode is not None:
+            entry["mode"] = mode
+        if entry["kind"] == "field_validator" and mode in (None, "after"):
+            refuses = bounds.refusals(fn)
+            if refuses is not None:
+                entry["refuses"] = refuses
+        elif entry["kind"] == "model_validator" and mode == "after":
+            found = bounds.model_refusals(fn)
+            if found is not None:
+                entry["fields"], entry["refuses"] = [found[0]], found[1]
+        out.append(entry)
     return out
 
 

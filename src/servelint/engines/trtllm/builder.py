@@ -16,7 +16,7 @@ from typing import Any
 from servelint.engines.trtllm import IMAGE_REPOSITORIES, NAME, build_cli, build_env, build_llm_args
 from servelint.engines.trtllm.source import TreeSource, WheelTree, provenance
 
-BUILDER_VERSION = "trtllm-1"
+BUILDER_VERSION = "trtllm-3"  # 2: field_validator bounds; 3: C++ env names, partial env
 _LLM_FILE = "tensorrt_llm/llmapi/llm.py"
 
 
@@ -59,6 +59,9 @@ def build_profile(src: TreeSource, origin: dict[str, str]) -> dict[str, Any]:
     env = build_env.extract(src)
     prov = provenance(src, origin, read)
     prov["env_scan"] = {"python_files": len(src.glob("tensorrt_llm/*.py"))}
+    if "native" in env:
+        prov["env_scan"]["native_files"] = env["native"]["files"]
+        prov["env_scan"]["native_sha256"] = env["native"]["sha256"]
     return {
         "format": 1,
         "engine": NAME,
@@ -82,6 +85,8 @@ def build_profile(src: TreeSource, origin: dict[str, str]) -> dict[str, Any]:
             "read_unregistered": sorted(set(env["reads"]) | set(env["mentioned"])),
             "reads": env["reads"],
             "prefixes": env["prefixes"],
+            **({"native": env["native"]["names"]} if "native" in env else {}),
+            **({"partial": env["partial"]} if "partial" in env else {}),
         },
         "image": {"repository": IMAGE_REPOSITORIES[0]},
     }

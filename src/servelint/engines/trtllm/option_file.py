@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from servelint.engines.trtllm import BACKEND_ROOTS
+from servelint.engines.trtllm import BACKEND_ROOTS, bounds_check
 from servelint.engines.trtllm.lax_types import items_type, models_in, type_error
 from servelint.model import Span
 from servelint.profiles import Profile
@@ -143,6 +143,20 @@ class _Model:
             self._fields[cls] = merged
         return self._fields[cls]
 
+    def refusals(self, cls: str, field: str) -> list[tuple[dict[str, Any], str]]:
+        """(refusal, validator name) of the ``field_validator``s of ``cls`` and its bases
+        whose bounds the builder read (``build_bounds``)."""
+        entry = self.classes.get(cls, {})
+        out = [
+            (r, v["name"])
+            for v in entry.get("validators", ())
+            if field in v.get("fields", ())
+            for r in v.get("refuses", ())
+        ]
+        for base in entry.get("bases", []):
+            out += self.refusals(base, field)
+        return out
+
     def forbids(self, cls: str) -> bool:
         entry = self.classes.get(cls, {})
         if "forbid" in entry:
@@ -178,10 +192,11 @@ def model_of(profile: Profile) -> _Model:
 
 
 class _Checker:
-    def __init__(self, profile: Profile, backend: str):
+    def __init__(self, profile: Profile, backend: str, serve: bool = True):
         self.model = model_of(profile)
         self.profile = profile
         self.backend = backend
+        self.serve = serve  # trtllm-serve pops some keys before the LLM class sees them
         root_key = BACKEND_ROOTS.get(backend, "TorchLlmArgs")
         self.root = self.model.roots.get(root_key, "")
         # fields the merge converts to their config class (update_llm_args_with_extra_dict)
@@ -221,6 +236,8 @@ class _Checker:
 
     def popped(self, key: str) -> bool:
         """serve pops the key before the LLM class sees it (consumed or dropped)."""
+        if not self.serve:
+            return False
         entry = self.profile.data.get("cli", {}).get("popped_llm_args", {}).get(key)
         return entry is not None and (
             entry["backends"] is None or self.backend in entry["backends"]
@@ -262,6 +279,10 @@ class _Checker:
             return
         if node.symbolic:
             return
+        refused = self.refused(path, owner, node, ty)
+        if refused is not None:
+            yield refused
+            return
         if isinstance(node.items, dict):
             models = models_in(ty)
             if models:
@@ -277,6 +298,31 @@ class _Checker:
                             f"{path}[{i}]: {err} ({self.model.label}: {src})",
                             evidence=src,
                         )
+
+    def refused(self, path: str, cls: str, node: _Node, ty: Any) -> FileProblem | None:
+        """A number (or null) a validator of the field refuses (bounds read from its source)."""
+        value: Any = node.value
+        if node.items is not None:
+            return None
+        if isinstance(value, str):
+            value = bounds_check.lax_number(
+                ty, value
+            )  # pydantic's lax mode parses a numeric string
+        elif value is None:
+            value = bounds_check.NONE
+        if value is None or isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        name = path.rsplit(".", 1)[-1]
+        for refusal, validator in self.model.refusals(cls, name):
+            if bounds_check.refuses(refusal, value):
+                where = f"{self.model.classes.get(cls, {}).get('file', '?')}:{refusal['line']}"
+                return FileProblem(
+                    node.span,
+                    f"{path}: {node.value!r} is refused by {validator} "
+                    f"({bounds_check.describe(refusal)}; {self.model.label}: {where})",
+                    evidence=where,
+                )
+        return None
 
     def mapping(self, path: str, models: list[str], node: _Node) -> Iterator[FileProblem]:
         cls = models[0]
@@ -347,9 +393,18 @@ def _field(fields: dict[str, Any], key: str) -> dict[str, Any] | None:
 
 
 def check(
-    profile: Profile, lines: tuple[tuple[str, Span | None, bool], ...], backend: str, anchor: Span
+    profile: Profile,
+    lines: tuple[tuple[str, Span | None, bool], ...],
+    backend: str,
+    anchor: Span,
+    *,
+    serve: bool = True,
 ) -> tuple[list[FileProblem], dict[str, Any]]:
-    """Problems of one option file, and facts for the summary (resolved / symbolic)."""
+    """Problems of one option file, and facts for the summary (resolved / symbolic).
+
+    ``serve``: the file reaches the LLM class through ``trtllm-serve`` (its pops and its
+    ``--backend`` choices); otherwise through ``update_llm_args_with_extra_options`` of another
+    launcher (Dynamo's trtllm worker), which pops nothing and judges only the PyTorch class."""
     doc = OptionFile(lines)
     facts = {"symbolic_values": len(doc.placeholders), "opaque": doc.opaque}
     if doc.opaque:
@@ -365,14 +420,23 @@ def check(
         ], facts
     if tree is None:
         return [], facts
-    override = _backend_override(profile, tree)
+    override = _backend_override(profile, tree) if serve else _pytorch_only(tree)
     if override is not None:
         problem, backend = override
         if problem is not None:
             return [problem], facts
         if backend is None:
             return [], facts  # a symbolic backend: the class is unknown
-    return list(_Checker(profile, backend).top(tree)), facts
+    return list(_Checker(profile, backend, serve).top(tree)), facts
+
+
+def _pytorch_only(tree: _Node) -> tuple[None, str | None] | None:
+    """Another launcher's ``backend:`` key: judged only when it names the PyTorch backend (the
+    launcher decides what other values mean)."""
+    if not isinstance(tree.items, dict) or "backend" not in tree.items:
+        return None
+    node = tree.items["backend"][1]
+    return None, ("pytorch" if not node.symbolic and node.value == "pytorch" else None)
 
 
 def _backend_override(

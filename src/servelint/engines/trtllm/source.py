@@ -18,6 +18,7 @@ from servelint.engines._build.wheel import ParsedFiles, WheelSource
 
 _VERSION = re.compile(r"""^__version__\s*=\s*["']([^"']+)["']""", re.M)
 VERSION_FILE = "tensorrt_llm/version.py"
+NATIVE_SUFFIXES = (".cpp", ".h", ".cu", ".cuh", ".hpp", ".inl", ".cc")
 
 
 class TreeSource(ParsedFiles):
@@ -63,6 +64,21 @@ class TreeSource(ParsedFiles):
             digest.update(f"{name}\0{hashlib.sha256(data).hexdigest()}\n".encode())
         return digest.hexdigest()
 
+    def native_sources(self) -> list[str]:
+        """The C++/CUDA sources of the compiled library (``cpp/`` beside the package), when
+        the tree has them: the environment variables the library reads are named there."""
+        cpp = self.root / "cpp"
+        if not cpp.is_dir():
+            return []
+        return sorted(
+            str(p.relative_to(self.root))
+            for p in cpp.rglob("*")
+            if p.is_file() and p.suffix in NATIVE_SUFFIXES
+        )
+
+    def read_native(self, name: str) -> bytes:
+        return (self.root / name).read_bytes()
+
 
 class WheelTree(TreeSource):
     """A TensorRT-LLM wheel, read in place (no install, no import)."""
@@ -85,6 +101,9 @@ class WheelTree(TreeSource):
 
     def tree_digest(self) -> str:
         return self._wheel.sha256
+
+    def native_sources(self) -> list[str]:
+        return []  # the library is compiled: its reads are not read here
 
 
 def provenance(src: TreeSource, origin: dict[str, str], read: dict[str, str]) -> dict:

@@ -19,6 +19,7 @@ from servelint.model import EnvVar, LaunchSpec, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.srt_slurm.command import BUILDERS, Context, Topology, py_str
+from servelint.sources.srt_slurm.option_lines import engine_option_file
 from servelint.sources.srt_slurm.tree import Node, RecipeYamlError, load_tree
 from servelint.sources.srt_slurm.variants import SelectorError, Variant, variants
 
@@ -350,6 +351,7 @@ def _read_variant(
             spec.context["srtctl_added"] = ";".join(f"{a}:{b}" for a, b in sorted(added))
         if cmd.files:
             spec.context["config_files"] = ",".join(cmd.files)
+            spec.option_file = engine_option_file(btype, cmd.files)
         result.launches.append(spec)
     workers = [
         s
