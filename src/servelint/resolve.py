@@ -91,22 +91,34 @@ def profile_for(engine: str, release: str) -> tuple[Profile | None, str]:
 _RESOLVED = Lru(4096)  # resolutions by the launch facts they depend on
 
 
-def resolve(spec: LaunchSpec, *, target_version: str | None = None,
-            image_map: Callable[[str], tuple[str, str] | None] | None = None) -> Resolution:
+def resolve(
+    spec: LaunchSpec,
+    *,
+    target_version: str | None = None,
+    image_map: Callable[[str], tuple[str, str] | None] | None = None,
+) -> Resolution:
     """The release(s) to judge ``spec`` against (memoised: it depends only on these facts)."""
     found = registry.find(spec.engine)
     if found is not None and not found.judges(spec.entrypoint):
-        return Resolution([], [f"{spec.entrypoint}: servelint does not model this command's "
-                               "arguments yet: not checked"])
+        return Resolution(
+            [],
+            [
+                f"{spec.entrypoint}: servelint does not model this command's "
+                "arguments yet: not checked"
+            ],
+        )
     if image_map is not None:  # config mappings: not memoised (configs differ between runs)
         return _resolve(spec, target_version=target_version, image_map=image_map)
-    key = (spec.engine, spec.image, spec.release, spec.floor,
-           release_kind(spec), target_version)
+    key = (spec.engine, spec.image, spec.release, spec.floor, release_kind(spec), target_version)
     return _RESOLVED.get_or(key, lambda: _resolve(spec, target_version=target_version))
 
 
-def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
-             image_map: Callable[[str], tuple[str, str] | None] | None = None) -> Resolution:
+def _resolve(
+    spec: LaunchSpec,
+    *,
+    target_version: str | None = None,
+    image_map: Callable[[str], tuple[str, str] | None] | None = None,
+) -> Resolution:
     engine = spec.engine
     notes: list[str] = []
     if not profiles.available(engine):
@@ -116,8 +128,10 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
     floor_v = release_version(spec.floor)
     if target_version:
         if spec.image and not is_engines_own_image(engine, spec.image):
-            notes.append(f"{spec.image} is not an official {engine} image: what a bump to "
-                         f"{target_version} would do to it cannot be checked")
+            notes.append(
+                f"{spec.image} is not an official {engine} image: what a bump to "
+                f"{target_version} would do to it cannot be checked"
+            )
             return res
         prof, why = profile_for(engine, target_version)
         if prof is None:
@@ -127,8 +141,9 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
             # platforms): its upgrade verdicts are capped at warning
             guessed = release_kind(spec) in (ReleaseFrom.FLOOR, ReleaseFrom.RECIPE_IMAGE)
             pinned = not guessed and bool(spec.image or spec.release)
-            res.targets.append(Target(prof, "primary", f"--target-version {target_version}",
-                                      floating=not pinned))
+            res.targets.append(
+                Target(prof, "primary", f"--target-version {target_version}", floating=not pinned)
+            )
             res.capped = not pinned
         return res
 
@@ -136,11 +151,15 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
     if spec.release:
         prof, why = profile_for(engine, spec.release)
         if prof and from_floor:  # a guess: the document pins nothing, its recipe's floor is used
-            res.targets.append(Target(prof, "primary", f"no pin; judged at the floor "
-                                      f"{spec.release}", floating=True))
+            res.targets.append(
+                Target(
+                    prof, "primary", f"no pin; judged at the floor {spec.release}", floating=True
+                )
+            )
             res.capped = True
-            res.note_guess(f"the command pins no image or release: judged at the recipe's "
-                           f"floor {spec.release}")
+            res.note_guess(
+                f"the command pins no image or release: judged at the recipe's floor {spec.release}"
+            )
         elif prof:
             res.targets.append(Target(prof, "primary", f"pinned release {spec.release}"))
         else:
@@ -151,7 +170,9 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
             m_engine, m_release = mapped
             prof, why = profile_for(m_engine, m_release)
             if prof:
-                res.targets.append(Target(prof, "primary", f"{spec.image} mapped to {m_release} in config"))
+                res.targets.append(
+                    Target(prof, "primary", f"{spec.image} mapped to {m_release} in config")
+                )
             else:
                 notes.append(f"cannot check image {spec.image}: {why}")
         else:
@@ -166,8 +187,9 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
         if floor_release and floor_release != primary:
             prof = profiles.load(engine, floor_release)
             assert prof is not None
-            res.targets.append(Target(prof, "floor", f"min_vllm_version {spec.floor}",
-                                      floating=True))
+            res.targets.append(
+                Target(prof, "floor", f"min_vllm_version {spec.floor}", floating=True)
+            )
     res.capped = res.capped or res.unknown_image
     if res.unknown_image and not any(t.role == "primary" for t in res.targets):
         # nightly / custom tag: judge against the floor (else the newest), capped at warning
@@ -178,14 +200,26 @@ def _resolve(spec: LaunchSpec, *, target_version: str | None = None,
         elif res.floor_release and not res.targets:
             prof = profiles.load(engine, res.floor_release)
             assert prof is not None
-            res.targets.append(Target(prof, "primary", f"{spec.image} has no release; judged at "
-                                      f"its floor {res.floor_release}", floating=True))
+            res.targets.append(
+                Target(
+                    prof,
+                    "primary",
+                    f"{spec.image} has no release; judged at its floor {res.floor_release}",
+                    floating=True,
+                )
+            )
         else:
             newest = profiles.newest(engine)
             prof = profiles.load(engine, newest) if newest else None
             if prof is not None:
-                res.targets.append(Target(prof, "primary", f"{spec.image} has no release; judged "
-                                          f"as the newest profile {newest}", floating=True))
+                res.targets.append(
+                    Target(
+                        prof,
+                        "primary",
+                        f"{spec.image} has no release; judged as the newest profile {newest}",
+                        floating=True,
+                    )
+                )
     return res
 
 
@@ -216,8 +250,10 @@ def image_ref(ref: str):
 def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
     ref = image_ref(spec.image or "")
     if ref.engine and ref.engine != spec.engine and spec.engine != "unknown":
-        res.notes.append(f"image {spec.image} is a {ref.engine} image but the launch starts "
-                         f"{spec.engine}: cannot check the release")
+        res.notes.append(
+            f"image {spec.image} is a {ref.engine} image but the launch starts "
+            f"{spec.engine}: cannot check the release"
+        )
         return
     if ref.release:
         res.image_release = ref.release
@@ -232,11 +268,21 @@ def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
     if ref.tag in {"latest", None, ""} and official and not ref.custom and newest:
         prof = profiles.load(spec.engine, newest)
         assert prof is not None
-        res.targets.append(Target(prof, "primary", f"{spec.image} taken as the newest release "
-                                  f"servelint knows ({newest})", floating=True))
-        res.note_guess(f"image {spec.image} is a floating tag: judged as {spec.engine} {newest}, "
-                       "the newest release servelint has a profile for")
+        res.targets.append(
+            Target(
+                prof,
+                "primary",
+                f"{spec.image} taken as the newest release servelint knows ({newest})",
+                floating=True,
+            )
+        )
+        res.note_guess(
+            f"image {spec.image} is a floating tag: judged as {spec.engine} {newest}, "
+            "the newest release servelint has a profile for"
+        )
         return
     res.unknown_image = True
-    res.note_guess(f"image {spec.image} does not name a release ({ref.tag}): cannot check it "
-                   "exactly; map it in [tool.servelint.images] to check")
+    res.note_guess(
+        f"image {spec.image} does not name a release ({ref.tag}): cannot check it "
+        "exactly; map it in [tool.servelint.images] to check"
+    )

@@ -19,22 +19,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     psub = p.add_subparsers(dest="profile_command", metavar="ACTION")
 
     b = psub.add_parser("build", help="build profiles from released wheels (needs pip download)")
-    b.add_argument("engine", choices=[e.name for e in registry.engines() if e.extractors]
-                   + ["dynamo"])
+    b.add_argument(
+        "engine", choices=[e.name for e in registry.engines() if e.extractors] + ["dynamo"]
+    )
     b.add_argument("versions", nargs="*", help="releases to build (X.Y.Z)")
-    b.add_argument("--range", metavar="LOW:HIGH",
-                   help="every release on the package index with LOW <= version <= HIGH")
+    b.add_argument(
+        "--range",
+        metavar="LOW:HIGH",
+        help="every release on the package index with LOW <= version <= HIGH",
+    )
     b.add_argument("--wheel-dir", type=Path, help="where wheels are cached/downloaded")
     b.add_argument("--out", type=Path, help="profile data root (default: the package's data)")
-    b.add_argument("--source-dir", type=Path,
-                   help="trtllm: build from a source tree holding tensorrt_llm/ (not a wheel)")
+    b.add_argument(
+        "--source-dir",
+        type=Path,
+        help="trtllm: build from a source tree holding tensorrt_llm/ (not a wheel)",
+    )
     b.add_argument("--wheel", type=Path, help="trtllm: build from this wheel file")
-    b.add_argument("--origin", action="append", default=[], metavar="KEY=VALUE",
-                   help="trtllm: provenance to record (repo=OWNER/NAME, commit=SHA, how=...)")
+    b.add_argument(
+        "--origin",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="trtllm: provenance to record (repo=OWNER/NAME, commit=SHA, how=...)",
+    )
     b.set_defaults(func=run_build)
 
-    bi = psub.add_parser("build-image", help="read an official image's package set, per flavour, "
-                                              "from the release's sdist build files")
+    bi = psub.add_parser(
+        "build-image",
+        help="read an official image's package set, per flavour, "
+        "from the release's sdist build files",
+    )
     bi.add_argument("engine", choices=["vllm"])
     bi.add_argument("version")
     bi.add_argument("--sdist", type=Path, required=True, help="the release's sdist (.tar.gz)")
@@ -67,8 +82,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def index_versions(engine: str) -> list[str]:
     import subprocess
 
-    out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", engine],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "index", "versions", engine],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     m = re.search(r"Available versions:\s*(.+)", out)
     return [v.strip() for v in m.group(1).split(",")] if m else []
 
@@ -81,8 +100,13 @@ def run_build_trtllm(args: argparse.Namespace) -> int:
         return 2
     origin = dict(item.partition("=")[::2] for item in args.origin)
     try:
-        path = build(args.versions[0], source_dir=args.source_dir, wheel=args.wheel,
-                     origin=origin, out_root=args.out)
+        path = build(
+            args.versions[0],
+            source_dir=args.source_dir,
+            wheel=args.wheel,
+            origin=origin,
+            out_root=args.out,
+        )
     except (OSError, ValueError, SyntaxError) as exc:
         print(f"trtllm {args.versions[0]}: FAILED: {exc}", file=sys.stderr)
         return 1
@@ -142,8 +166,9 @@ def run_build_image(args: argparse.Namespace) -> int:
     except (OSError, tarfile.TarError) as exc:
         print(f"servelint: cannot read {args.sdist}: {exc}", file=sys.stderr)
         return 1
-    data["command"] = f"servelint profile build-image {args.engine} {args.version} " \
-                      f"--sdist {args.sdist.name}"
+    data["command"] = (
+        f"servelint profile build-image {args.engine} {args.version} --sdist {args.sdist.name}"
+    )
     path = profiles.image_build_path(args.engine, args.version, args.out)
     profiles.write(data, args.engine, args.version, path=path)
     flavours = ", ".join(f"{k}: {len(v['packages'])} packages" for k, v in data["flavours"].items())
@@ -165,9 +190,11 @@ def run_list(args: argparse.Namespace) -> int:
 def _provenance_text(prov: dict) -> str:
     where = prov.get("repo", "?") + (f"@{prov['commit'][:12]}" if prov.get("commit") else "")
     sub = f":{prov['subdir']}" if prov.get("subdir") else ""
-    return (f"{prov.get('kind')} {where}{sub}, {prov.get('package_files')} files, tree sha256 "
-            f"{prov.get('tree_sha256', '')[:12]}, {len(prov.get('files_read', {}))} files read"
-            + (f"; {prov['how']}" if prov.get("how") else ""))
+    return (
+        f"{prov.get('kind')} {where}{sub}, {prov.get('package_files')} files, tree sha256 "
+        f"{prov.get('tree_sha256', '')[:12]}, {len(prov.get('files_read', {}))} files read"
+        + (f"; {prov['how']}" if prov.get("how") else "")
+    )
 
 
 def _load_or_fail(engine: str, version: str) -> profiles.Profile | None:
@@ -189,36 +216,50 @@ def run_show(args: argparse.Namespace) -> int:
     d = prof.data
     if "provenance" in d:
         print(f"{prof.label}  provenance: {_provenance_text(d['provenance'])}")
-    print(f"{prof.label}  (wheel {d['wheel']['filename']}, sha256 {d['wheel']['sha256'][:16]}…, "
-          f"builder {d['builder_version']})")
+    print(
+        f"{prof.label}  (wheel {d['wheel']['filename']}, sha256 {d['wheel']['sha256'][:16]}…, "
+        f"builder {d['builder_version']})"
+    )
     print(f"options: {len(prof.actions)} actions, {len(prof.option_index)} option strings")
     print(f"argv rules: {json.dumps(prof.rules, sort_keys=True)}")
     print(f"config classes: {len(prof.configs)}")
     if "llm_api" in d:  # TensorRT-LLM: the option-file model and the env reads
         llm = d["llm_api"]
-        print(f"LLM API classes: {len(llm['classes'])} (roots {', '.join(llm['roots'])}); "
-              f"types read as accepting anything: {', '.join(llm['opaque_types']) or 'none'}")
-        print(f"env vars read or named by the code: {len(prof.env_read_unregistered)} "
-              f"(prefixes {', '.join(d['env'].get('prefixes', []))})")
+        print(
+            f"LLM API classes: {len(llm['classes'])} (roots {', '.join(llm['roots'])}); "
+            f"types read as accepting anything: {', '.join(llm['opaque_types']) or 'none'}"
+        )
+        print(
+            f"env vars read or named by the code: {len(prof.env_read_unregistered)} "
+            f"(prefixes {', '.join(d['env'].get('prefixes', []))})"
+        )
     for name, entry in sorted(prof.late_values.items()):
         vals = entry.get("values", [])
-        print(f"values {name} ({entry.get('stage', '?')}): {', '.join(vals[:40])}"
-              + (" …" if len(vals) > 40 else ""))
-    print(f"env vars: {len(prof.env_registry)} registered; unknown-var warning: "
-          f"{prof.env_unknown_warning}")
+        print(
+            f"values {name} ({entry.get('stage', '?')}): {', '.join(vals[:40])}"
+            + (" …" if len(vals) > 40 else "")
+        )
+    print(
+        f"env vars: {len(prof.env_registry)} registered; unknown-var warning: "
+        f"{prof.env_unknown_warning}"
+    )
     for g in prof.gates:
         trig = g.get("trigger")
         if trig:
             what = trig.get("name") or trig.get("path")
             val = f"={trig['value']}" if trig.get("value") else ""
-            print(f"gate {trig.get('kind')} {what}{val} -> {g['package']}{g.get('specifier') or ''}"
-                  f"  ({g.get('source', '')})")
+            print(
+                f"gate {trig.get('kind')} {what}{val} -> {g['package']}{g.get('specifier') or ''}"
+                f"  ({g.get('source', '')})"
+            )
     pk = prof.image_packages()
     print(f"image {prof.image.get('repository', '?')}: {len(pk)} packages")
     for name, fl in sorted(prof.image.get("build", {}).get("flavours", {}).items()):
         state = "complete" if fl.get("complete") else "partial: " + fl.get("incomplete", "")
-        print(f"image {name} ({fl['dockerfile']} target {fl.get('target')}, {state}): "
-              f"{len(fl['packages'])} packages besides the wheel's")
+        print(
+            f"image {name} ({fl['dockerfile']} target {fl.get('target')}, {state}): "
+            f"{len(fl['packages'])} packages besides the wheel's"
+        )
     for name, b in sorted(prof.backends.items()):
         print(f"backend {name}: {json.dumps(b, sort_keys=True)}")
     return 0

@@ -175,8 +175,15 @@ def _shadow(ctx: CheckContext) -> CheckContext:
     shadow.argv = [Token(t.text, _shadow_span(i), t.symbolic) for i, t in enumerate(spec.argv)]
     shadow.anchor = _shadow_span(-1)
     shadow.rendering = ""
-    return CheckContext(spec=shadow, profile=ctx.profile, how=ctx.how, floating=ctx.floating,
-                        history=ctx.history, parsed=ctx.parsed, extra=dict(ctx.extra))
+    return CheckContext(
+        spec=shadow,
+        profile=ctx.profile,
+        how=ctx.how,
+        floating=ctx.floating,
+        history=ctx.history,
+        parsed=ctx.parsed,
+        extra=dict(ctx.extra),
+    )
 
 
 def _templates(rule: Any, ctx: CheckContext) -> list[_Template] | bool:
@@ -190,8 +197,14 @@ def _templates(rule: Any, ctx: CheckContext) -> list[_Template] | bool:
         spans = [f.span, *f.related, *(e.span for e in edits)]
         if any(s.path != _SHADOW for s in spans):
             return False
-        out.append(_Template(f, f.span.line - 2, tuple(s.line - 2 for s in f.related),
-                             tuple(e.span.line - 2 for e in edits)))
+        out.append(
+            _Template(
+                f,
+                f.span.line - 2,
+                tuple(s.line - 2 for s in f.related),
+                tuple(e.span.line - 2 for e in edits),
+            )
+        )
     return out
 
 
@@ -203,11 +216,20 @@ def _span(spec: LaunchSpec, index: int) -> Span:
 
 def _instantiate(t: _Template, spec: LaunchSpec) -> Finding:
     f = t.finding
-    return Finding(rule=f.rule, code=f.code, severity=f.severity, message=f.message,
-                   span=_span(spec, t.index), engine=f.engine, release=f.release,
-                   renderings=[spec.rendering] if spec.rendering else [], fix=f.fix,
-                   related=[_span(spec, i) for i in t.related], evidence=f.evidence,
-                   autofix=_fix(t, spec))
+    return Finding(
+        rule=f.rule,
+        code=f.code,
+        severity=f.severity,
+        message=f.message,
+        span=_span(spec, t.index),
+        engine=f.engine,
+        release=f.release,
+        renderings=[spec.rendering] if spec.rendering else [],
+        fix=f.fix,
+        related=[_span(spec, i) for i in t.related],
+        evidence=f.evidence,
+        autofix=_fix(t, spec),
+    )
 
 
 def _fix(t: _Template, spec: LaunchSpec) -> Fix | None:

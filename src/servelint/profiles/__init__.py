@@ -38,8 +38,15 @@ class Action:
 
     @property
     def takes_value(self) -> bool:
-        return self.kind not in {"store_true", "store_false", "store_const", "boolean_optional",
-                                 "count", "help", "version"} or self.raw.get("nargs") not in (0, None)
+        return self.kind not in {
+            "store_true",
+            "store_false",
+            "store_const",
+            "boolean_optional",
+            "count",
+            "help",
+            "version",
+        } or self.raw.get("nargs") not in (0, None)
 
     @property
     def nargs(self) -> Any:
@@ -199,8 +206,13 @@ def best_at_or_below(engine: str, version: str) -> str | None:
     return best
 
 
-def write(data: dict[str, Any], engine: str, version: str, root: Path | None = None,
-          path: Path | None = None) -> Path:
+def write(
+    data: dict[str, Any],
+    engine: str,
+    version: str,
+    root: Path | None = None,
+    path: Path | None = None,
+) -> Path:
     path = path or (root / engine if root else folder(engine)) / f"{version}.json.gz"
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()

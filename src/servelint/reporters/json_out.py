@@ -16,8 +16,13 @@ RESERVED_KEYS = {"version", "tool", "findings", "summary"}
 
 
 def span_dict(span: Span) -> dict[str, Any]:
-    return {"path": span.path, "line": span.line, "column": span.column,
-            "end_line": span.end_line, "end_column": span.end_column}
+    return {
+        "path": span.path,
+        "line": span.line,
+        "column": span.column,
+        "end_line": span.end_line,
+        "end_column": span.end_column,
+    }
 
 
 def finding_dict(finding: Finding) -> dict[str, Any]:
@@ -41,14 +46,19 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         edit = fix.edits[0]
         out["patch"] = {**span_dict(edit.span), "replacement": edit.replacement}
     if fix is not None:  # what --fix applies: every edit, "old" narrowing its span
-        out["autofix"] = {"safety": str(fix.safety), "description": fix.description,
-                          "edits": [{**span_dict(e.span), "replacement": e.replacement,
-                                     "old": e.old} for e in fix.edits]}
+        out["autofix"] = {
+            "safety": str(fix.safety),
+            "description": fix.description,
+            "edits": [
+                {**span_dict(e.span), "replacement": e.replacement, "old": e.old} for e in fix.edits
+            ],
+        }
     return out
 
 
-def summary_dict(findings: Sequence[Finding], files_checked: int,
-                 profiles_used: Sequence[str], ignored: int = 0) -> dict[str, Any]:
+def summary_dict(
+    findings: Sequence[Finding], files_checked: int, profiles_used: Sequence[str], ignored: int = 0
+) -> dict[str, Any]:
     return {
         "findings": len(findings),
         "errors": sum(f.severity == Severity.ERROR for f in findings),
@@ -60,9 +70,15 @@ def summary_dict(findings: Sequence[Finding], files_checked: int,
     }
 
 
-def render_json(findings: Sequence[Finding], stream: TextIO, *, files_checked: int,
-                profiles_used: Sequence[str], extra: Mapping[str, Any] | None = None,
-                ignored: int = 0) -> None:
+def render_json(
+    findings: Sequence[Finding],
+    stream: TextIO,
+    *,
+    files_checked: int,
+    profiles_used: Sequence[str],
+    extra: Mapping[str, Any] | None = None,
+    ignored: int = 0,
+) -> None:
     clash = RESERVED_KEYS & set(extra or {})
     if clash:
         raise ValueError(f"extra JSON keys clash with reserved keys: {sorted(clash)}")
