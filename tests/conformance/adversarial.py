@@ -9,8 +9,9 @@ falls in one class:
   false-error     the oracle accepted every stage it ran (deep: through the renderer on a
                   fake model; shallow: through engine_args) and servelint rejects at a
                   stage the oracle ran: parse always, a late stage only on a deep case
-  unverified      a shallow case the oracle accepted through engine_args that servelint
-                  rejects at a later stage the oracle did not run
+  unverified      the oracle accepted every stage it ran and servelint rejects at a stage
+                  the oracle does not run (model loading, or past engine_args on a
+                  shallow case)
   miss-parse      the oracle rejected at parse time, servelint accepts
   parse-vs-late   the oracle rejected after parsing, servelint already at parse time
   miss-late       the oracle rejected after parsing, servelint accepts
@@ -35,6 +36,7 @@ HERE = Path(__file__).resolve().parent / "adversarial"
 VERSIONS = ("0.11.0", "0.21.0", "0.27.1", "0.33.0")
 PARSE_STAGES = {"main", "parse"}
 SHALLOW_STAGES = {"parse", "validate", "serve_cmd", "api_args", "engine_args"}
+DEEP_STAGES = SHALLOW_STAGES | {"engine_config", "renderer"}
 UNJUDGED_STAGES = {"oracle-timeout", "oracle-error"}
 UNJUDGED_TAGS = {"missing-package", "artefact:fake-model"}
 KNOWN_FILE = HERE / "known.json"
@@ -84,9 +86,8 @@ def classify(rec: dict, sv: StaticVerdict) -> str | None:
     if rec["ok"]:
         if sv.ok:
             return "agree-accept"
-        if static_parse or rec.get("deep"):
-            return "false-error"
-        return "unverified"
+        ran = DEEP_STAGES if rec.get("deep") else SHALLOW_STAGES
+        return "false-error" if static_parse or sv.stage in ran else "unverified"
     if rec["stage"] in PARSE_STAGES:
         return "agree-parse" if static_parse else "miss-parse"
     if static_parse:

@@ -82,8 +82,11 @@ def _values_to_check(ctx: CheckContext):
                     if isinstance(v, str):
                         yield f"{act.dest}.{key}", v, vi
             continue
-        for v in raw if isinstance(raw, list) else [raw]:
-            yield act.dest, str(v), vi
+        typed = getattr(opt, "typed", None)  # after the action's type= (vLLM's parser)
+        values = typed if typed is not None else raw if isinstance(raw, list) else [raw]
+        for v in values:
+            if v is not None:
+                yield act.dest, str(v), vi
 
 
 def _plugin_given(ctx: CheckContext, plugin_dests: list[str], dests: set[str]) -> bool:

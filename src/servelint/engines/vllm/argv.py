@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from servelint.engines import argparse_emul
 from servelint.engines.argparse_emul import (
     FLAG_KINDS,
     ArgFail,
-    ParsedOption,
     ParseResult,
     arg_name,
     consume,
@@ -35,6 +35,13 @@ from servelint.profiles import Action, Profile
 
 __all__ = ["FLAG_KINDS", "ParsedOption", "ParseResult", "JsonProblem", "parse",
            "check_json_config", "json_config_problems", "json_config_stage"]
+
+
+@dataclass(frozen=True)
+class ParsedOption(argparse_emul.ParsedOption):
+    # the values after the action's own type= (a lambda that lower-cases, an optional()
+    # that maps "None" to None, ...); None when the parser did not convert them
+    typed: tuple[Any, ...] | None = None
 
 
 @dataclass
@@ -380,7 +387,7 @@ class _Take:
         else:
             options.append(ParsedOption(act, tok.written if tok else opt, opt, value,
                                         tok.index if tok else -1, value_i, abbreviated, False,
-                                        None))
+                                        None, tuple(converted)))
 
 
 

@@ -57,6 +57,9 @@ def _targets(option: Any) -> Iterator[tuple[str, Any]]:
     if not dest:
         return
     value = option.value
+    typed = getattr(option, "typed", None)
+    if typed and not isinstance(value, list):
+        value = typed[0]  # what the action's type= made of it
     yield dest, value
     if isinstance(value, dict) or (isinstance(value, str) and value.lstrip().startswith("{")):
         yield from _json_items(dest, value)
