@@ -9,6 +9,9 @@ falls in one class:
   false-error     the oracle accepted every stage it ran (deep: through the renderer on a
                   fake model; shallow: through engine_args) and servelint rejects at a
                   stage the oracle ran: parse always, a late stage only on a deep case
+  model-dependent the oracle accepted on its fake models, servelint rejects a value that the
+                  engine reads only under a model condition the fake models do not meet
+                  (the profile's late_values[...].only_if, e.g. multimodal models)
   unverified      the oracle accepted every stage it ran and servelint rejects at a stage
                   the oracle does not run (model loading, or past engine_args on a
                   shallow case)
@@ -86,6 +89,8 @@ def classify(rec: dict, sv: StaticVerdict) -> str | None:
     if rec["ok"]:
         if sv.ok:
             return "agree-accept"
+        if sv.only_if:
+            return "model-dependent"
         ran = DEEP_STAGES if rec.get("deep") else SHALLOW_STAGES
         return "false-error" if static_parse or sv.stage in ran else "unverified"
     if rec["stage"] in PARSE_STAGES:

@@ -147,7 +147,10 @@ def _check_object(
                 # code reads it, e.g. SpeculativeConfig.draft_model_config's "hf_config")
                 _check_object(profile, nested, item, sub, stage, out)
             continue
-        msg = _value_problem(f.get("value_check"), item)
+        check = f.get("value_check")
+        if check and check.get("check") == "type" and spec.get("extra") != "forbid":
+            check = None  # plain types are judged for pydantic config classes only
+        msg = _value_problem(check, item)
         if msg is None and spec.get("extra") == "forbid":  # a pydantic config class
             msg = _bool_problem(f.get("type"), item) or _dict_problem(f.get("type"), item)
         if msg:
@@ -200,8 +203,12 @@ def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
     if kind == "number":
         if isinstance(item, bool):
             return None
+        if isinstance(item, float) and check.get("type") == "int" and not item.is_integer():
+            return f"{item!r} is not a valid integer (it has a fractional part)"
         if isinstance(item, (int, float)):
             return None
+        if isinstance(item, (list, dict)):
+            return f"{item!r} is not a number"
         if isinstance(item, str):
             try:
                 float(item)
@@ -209,6 +216,10 @@ def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
             except ValueError:
                 return f"{item!r} is not a number"
         return None
+    if kind == "type":
+        if any(_shape_accepts(t, item) for t in check.get("types") or []):
+            return None
+        return f"{item!r} is not a valid {' or '.join(check['types'])}"
     if kind == "enum_name_ci":
         if not isinstance(item, str):
             return None
@@ -221,3 +232,29 @@ def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
         values = check.get("values") or []
         return None if item in values else f"{item!r} is not one of {values}"
     return None
+
+
+def _shape_accepts(shape: str, item: Any) -> bool:
+    """Whether pydantic (v2, lax mode) may accept ``item`` (a JSON value) for a field of that
+    builtin type; only the plain refusals count (a string for a list, a number for a str,
+    a non-numeric string for an int); anything pydantic might still coerce is accepted."""
+    if shape == "str":
+        return isinstance(item, str)
+    if shape == "list":
+        return isinstance(item, list)
+    if shape == "dict":
+        return isinstance(item, dict)
+    if isinstance(item, (list, dict)):
+        return False
+    if shape == "bool":
+        return not isinstance(item, str) or item.strip().lower() in PYDANTIC_BOOL_STRINGS
+    if isinstance(item, str):
+        try:
+            float(item)
+        except ValueError:
+            return False
+        return True
+    if shape == "int" and isinstance(item, float):
+        return item.is_integer()
+    return True
+

@@ -9,6 +9,7 @@ tests/conformance measures this against the real parser of each release.
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ class StaticVerdict:
     message: str
     value_set: str = ""
     target: str = ""
+    only_if: str = ""  # the engine checks the value only when this holds (model-dependent)
 
 
 def _json_items(prefix: str, text: Any) -> Iterator[tuple[str, Any]]:
@@ -98,6 +100,52 @@ def deprecation_refuses(entry: dict[str, Any], value: str,
     return value in deprecated.get("values", []) and not has_dest(deprecated.get("unless", ""))
 
 
+def _literal(text: Any) -> Any:
+    try:
+        return ast.literal_eval(text) if isinstance(text, str) else text
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _field_of(profile: Profile, target: str) -> tuple[Any, dict[str, Any] | None]:
+    """(action, config field) of an option dest or a config path (dest.field...)."""
+    dest, *path = target.split(".")
+    act = profile.by_dest.get(dest)
+    if act is None or not path:
+        return act, None
+    cls = act.raw.get("json_dataclass") or act.raw.get("json_config")
+    field: dict[str, Any] | None = None
+    for key in path:
+        field = (profile.configs.get(cls or "") or {}).get("fields", {}).get(key)
+        if field is None:
+            return act, None
+        cls = field.get("config")
+    return act, field
+
+
+def means_unset(profile: Profile, target: str, value: Any) -> bool:
+    """The value is the release's own default for the target (``reasoning_parser: str = ""``
+    in StructuredOutputsConfig means "no parser"), or a sentinel the field's validator maps
+    to unset (``if value.lower() == "auto": return None`` in AttentionConfig.backend)."""
+    act, field = _field_of(profile, target)
+    if act is None:
+        return False
+    default = _literal(field.get("default") if field else act.raw.get("default"))
+    if isinstance(default, str) and str(value) == default:
+        return True
+    specials = ((field or {}).get("value_check") or {}).get("specials") or []
+    return isinstance(value, str) and value.lower() in {x.lower() for x in specials}
+
+
+def read_only_if(entry: dict[str, Any], target: str) -> str:
+    """"the engine reads it only when …" for a target whose config class the engine builds
+    under a condition (a multimodal-config option on a text-only model is never read)."""
+    cond = (entry.get("only_if") or {}).get(target)
+    if not cond:
+        return ""
+    return f"the engine reads it only when `{cond['test']}` ({cond['source']})"
+
+
 def late_rejection(profile: Profile, effective: dict[str, Any],
                    env: dict[str, str] | None = None) -> StaticVerdict | None:
     """The first late-checked value outside its set, or None."""
@@ -109,7 +157,7 @@ def late_rejection(profile: Profile, effective: dict[str, Any],
         if hit is None:
             continue
         name, entry = hit
-        if not _requirements_met(entry, effective):
+        if not _requirements_met(entry, effective) or means_unset(profile, target, value):
             continue
         if _in_set(value, entry):
             if not deprecation_refuses(entry, str(value), lambda d: effective.get(d) not in
@@ -122,8 +170,12 @@ def late_rejection(profile: Profile, effective: dict[str, Any],
                       f"{len(entry.get('values', []))} values of {name} in {profile.label}"
         if entry.get("source"):
             message += f" ({entry['source']})"
+        cond = read_only_if(entry, target)
+        if cond:
+            message += f"; {cond}"
         stage = (entry.get("target_stages") or {}).get(target) or entry.get("stage") or "later"
-        return StaticVerdict(stage, False, message, name, target)
+        return StaticVerdict(stage, False, message, name, target,
+                             ((entry.get("only_if") or {}).get(target) or {}).get("test", ""))
     return None
 
 

@@ -136,7 +136,16 @@ def _value_check(hints: frozenset[Hint], validator: ast.FunctionDef | None,
                 "none": "none" in kinds}
     if enum and kinds <= {"class", "none"} and enum.get("values") is not None:
         return {"check": "enum_value", "values": enum["values"], "none": "none" in kinds}
+    shapes = {_SHAPES.get(h.name) for h in hints if h.kind == "builtin" and not h.typing_alias}
+    if kinds <= {"builtin", "none"} and shapes and None not in shapes:
+        # plain builtins (str, list[...], int | str, ...): pydantic's lax-mode type check
+        return {"check": "type", "types": sorted(shapes), "none": "none" in kinds}
     return None
+
+
+# builtin annotation -> the JSON shape pydantic wants for it (element types are not judged)
+_SHAPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "list": "list",
+           "set": "list", "tuple": "list", "frozenset": "list", "dict": "dict"}
 
 
 def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any]]
