@@ -82,7 +82,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         act = opt.action
         if act is None or not isinstance(opt.value, str):
             continue
-        if not (opt.config_path or act.json_dataclass or act.raw.get("json_config")):
+        if not (opt.config_path or act.json_dataclass or act.raw.get("json_config")
+                or act.raw.get("field_of") and act.raw.get("type") == "json"):
             continue
         vi = opt.value_index if opt.value_index is not None else opt.index
         if is_symbolic(ctx.spec, vi):

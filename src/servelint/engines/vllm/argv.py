@@ -27,6 +27,7 @@ from servelint.engines.argparse_emul import (
 from servelint.engines.vllm.json_config import (
     JsonProblem,
     check_json_config,
+    field_value_check,
     human_int,
     json_config_problems,
     json_config_stage,
@@ -34,7 +35,7 @@ from servelint.engines.vllm.json_config import (
 from servelint.profiles import Action, Profile
 
 __all__ = ["FLAG_KINDS", "ParsedOption", "ParseResult", "JsonProblem", "parse",
-           "check_json_config", "json_config_problems", "json_config_stage"]
+           "check_json_config", "field_value_check", "json_config_problems", "json_config_stage"]
 
 
 @dataclass(frozen=True)

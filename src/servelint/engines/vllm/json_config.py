@@ -74,7 +74,9 @@ def json_config_problems(profile: Profile, action: Action, value_text: str) -> l
         return [JsonProblem(f"invalid JSON: {exc}", json_stage, base)]
     cls = json_config_class(profile, action)
     if cls is None:
-        return []
+        if "union_dict_and_str" in trepr and not re.match(r"(?s)^\s*{.*}\s*$", text):
+            value = text  # only an object is decoded; anything else stays a string
+        return _field_value_problems(profile, action, value)
     out: list[JsonProblem] = []
     if not isinstance(value, dict):
         if value is None and trepr.startswith("optional("):
@@ -83,6 +85,30 @@ def json_config_problems(profile: Profile, action: Action, value_text: str) -> l
         return out
     _check_object(profile, cls, value, base, stage, out)
     return out
+
+
+def field_value_check(profile: Profile, action: Action) -> dict[str, Any] | None:
+    """The type check of the config field a plain-JSON option fills (``field_of``), e.g.
+    ``--override-generation-config`` -> ModelConfig.override_generation_config: dict."""
+    if action.raw.get("type") != "json" or not action.raw.get("field_of"):
+        return None
+    fields = (profile.configs.get(action.raw["field_of"]) or {}).get("fields", {})
+    f = fields.get(action.dest)
+    if f is None or f.get("source") != action.raw.get("field_source"):
+        return None
+    check = f.get("value_check") or {}
+    return check if check.get("check") == "type" else None
+
+
+def _field_value_problems(profile: Profile, action: Action, value: Any) -> list[JsonProblem]:
+    """The engine builds the config class from the decoded value (pydantic validates it when
+    the engine config is created)."""
+    check = field_value_check(profile, action)
+    msg = _value_problem(check, value) if check else None
+    if not msg:
+        return []
+    return [JsonProblem(f"{action.raw['field_of']}.{action.dest}: {msg}", "engine_config",
+                        action.dest)]
 
 
 def check_json_config(profile: Profile, action: Action, value_text: str) -> list[str]:

@@ -186,5 +186,20 @@ def static_verdict(profile: Profile, argv: list[str],
     if not result.ok:
         return StaticVerdict("parse", False, result.error or "rejected by the parser")
     effective = _effective_values(list(result.options))
-    late = late_rejection(profile, effective, env)
+    late = late_rejection(profile, effective, env) or json_rejection(profile, result.options)
     return late if late is not None else StaticVerdict(ACCEPTED, True, "")
+
+
+def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:
+    """The first JSON option value that a config class refuses after parsing (a plain-JSON
+    option such as --speculative-config, validated when the engine config is built)."""
+    for opt in options:
+        act = opt.action
+        if act is None or opt.config_path or not isinstance(opt.value, str):
+            continue
+        if not (act.raw.get("json_config") or vllm_argv.field_value_check(profile, act)):
+            continue  # dataclass-json options are judged at parse time
+        for problem in vllm_argv.json_config_problems(profile, act, opt.value):
+            if problem.stage != "parse" and profile.late_for(problem.path) is None:
+                return StaticVerdict(problem.stage, False, problem.message, "", problem.path)
+    return None
