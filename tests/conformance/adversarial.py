@@ -62,11 +62,17 @@ def verdicts(version: str) -> dict[str, dict]:
     return {r["id"]: r for r in _read_gz(HERE / f"{version}.verdicts.jsonl.gz")}
 
 
+AGREE = frozenset({"agree-accept", "agree-parse", "caught-late", "parse-vs-late"})
+
+
 def known() -> dict[tuple[str, str], str]:
-    """(version, case id) -> reason for a listed disagreement."""
+    """(version, case id) -> reason for a listed disagreement (triage_adversarial.py)."""
     if not KNOWN_FILE.is_file():
         return {}
-    return {(e["version"], e["id"]): e["reason"] for e in json.loads(KNOWN_FILE.read_text())}
+    data = json.loads(KNOWN_FILE.read_text())
+    reasons = data["reasons"]
+    return {(v, case_id): reasons[i] for v, ids in data["cases"].items()
+            for case_id, i in ids.items()}
 
 
 @dataclass(frozen=True, slots=True)

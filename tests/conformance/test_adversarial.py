@@ -8,11 +8,9 @@ adversarial/known.json, and a listed one that no longer occurs fails too.
 from __future__ import annotations
 
 import pytest
-from adversarial import VERSIONS, cases, judge, known, verdicts
+from adversarial import AGREE, VERSIONS, cases, judge, known, verdicts
 
 from servelint import profiles
-
-AGREE = {"agree-accept", "agree-parse", "caught-late", "parse-vs-late"}
 
 
 def _judged(version: str):

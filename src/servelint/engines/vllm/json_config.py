@@ -33,6 +33,7 @@ class JsonProblem:
     message: str
     stage: str  # parse | engine_config | unknown
     path: str  # dotted config path ("attention_config.backend"), or the dest
+    only_if: str = ""  # the engine builds the config class only when this holds
 
 
 def json_config_class(profile: Profile, action: Action) -> str | None:
@@ -107,8 +108,12 @@ def _field_value_problems(profile: Profile, action: Action, value: Any) -> list[
     msg = _value_problem(check, value) if check else None
     if not msg:
         return []
-    return [JsonProblem(f"{action.raw['field_of']}.{action.dest}: {msg}", "engine_config",
-                        action.dest)]
+    cls = action.raw["field_of"]
+    guard = (profile.configs.get(cls) or {}).get("only_if") or {}
+    if guard:  # e.g. MultiModalConfig: built only for multimodal models
+        msg += f"; the engine builds {cls} only when `{guard['test']}` ({guard['source']})"
+    return [JsonProblem(f"{cls}.{action.dest}: {msg}", "engine_config", action.dest,
+                        guard.get("test", ""))]
 
 
 def check_json_config(profile: Profile, action: Action, value_text: str) -> list[str]:

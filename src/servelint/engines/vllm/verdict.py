@@ -111,8 +111,13 @@ def _field_of(profile: Profile, target: str) -> tuple[Any, dict[str, Any] | None
     """(action, config field) of an option dest or a config path (dest.field...)."""
     dest, *path = target.split(".")
     act = profile.by_dest.get(dest)
-    if act is None or not path:
-        return act, None
+    if act is None:
+        return None, None
+    if not path:  # the config field the option fills (field_of), e.g. AttentionConfig.backend
+        fields = (profile.configs.get(act.raw.get("field_of") or "") or {}).get("fields", {})
+        source = act.raw.get("field_source")
+        return act, next((f for f in fields.values() if source and f.get("source") == source),
+                         None)
     cls = act.raw.get("json_dataclass") or act.raw.get("json_config")
     field: dict[str, Any] | None = None
     for key in path:
@@ -130,7 +135,8 @@ def means_unset(profile: Profile, target: str, value: Any) -> bool:
     act, field = _field_of(profile, target)
     if act is None:
         return False
-    default = _literal(field.get("default") if field else act.raw.get("default"))
+    default = _literal(act.raw.get("default") if field is None or "." not in target
+                       else field.get("default"))
     if isinstance(default, str) and str(value) == default:
         return True
     specials = ((field or {}).get("value_check") or {}).get("specials") or []
@@ -201,5 +207,6 @@ def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:
             continue  # dataclass-json options are judged at parse time
         for problem in vllm_argv.json_config_problems(profile, act, opt.value):
             if problem.stage != "parse" and profile.late_for(problem.path) is None:
-                return StaticVerdict(problem.stage, False, problem.message, "", problem.path)
+                return StaticVerdict(problem.stage, False, problem.message, "", problem.path,
+                                     problem.only_if)
     return None

@@ -79,7 +79,17 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
         deprecated = _deprecated_quantization(src)
         if deprecated:
             out["quantization"]["deprecated"] = deprecated
-    return {"late_values": out}
+    return {"late_values": out, "configs": _guarded_configs(src, profile.get("configs", {}))}
+
+
+def _guarded_configs(src: WheelSource, configs: dict[str, Any]) -> dict[str, Any]:
+    """The config classes, each with ``only_if`` when the engine builds it under a condition
+    (its values are then validated only for launches that meet it)."""
+    out = {}
+    for cls, spec in configs.items():
+        guard = _construction_guard(src, cls)
+        out[cls] = dict(spec, only_if={"test": guard[0], "source": guard[1]}) if guard else spec
+    return out
 
 
 def _read_only_if(src: WheelSource, profile: dict[str, Any], targets: list[str]
@@ -121,10 +131,18 @@ def _find_guard(src: WheelSource, cls: str) -> tuple[str, str] | None:
                 continue
             node: ast.AST | None = call
             guard = None
+            target = ""
             while node is not None and not isinstance(node, ast.FunctionDef | ast.Module):
                 parent = parents.get(node)
+                if isinstance(node, ast.Assign | ast.AnnAssign):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    target = ast.unparse(targets[0])
                 if isinstance(parent, ast.If) and node in parent.body:
-                    guard = (ast.unparse(parent.test), f"{name}:{parent.lineno}")
+                    test = ast.unparse(parent.test)
+                    # `if x is None: x = Cfg()` / `if isinstance(x, dict): x = Cfg(**x)`
+                    # fill or convert a value: not a condition on the launch
+                    if not (target and target in test):
+                        guard = (test, f"{name}:{parent.lineno}")
                     break
                 node = parent
             found.append(guard)
