@@ -31,11 +31,12 @@ from servelint.engines.vllm.json_config import (
     human_int,
     json_config_problems,
     json_config_stage,
+    option_bound_problem,
 )
 from servelint.profiles import Action, Profile
 
 __all__ = ["FLAG_KINDS", "ParsedOption", "ParseResult", "JsonProblem", "parse",
-           "check_json_config", "field_value_check", "json_config_problems", "json_config_stage"]
+           "check_json_config", "field_value_check", "option_bound_problem", "json_config_problems", "json_config_stage"]
 
 
 @dataclass(frozen=True)
@@ -245,6 +246,9 @@ def _convert(act: Action, value: str) -> tuple[bool, Any, str]:
     raw = act.raw
     if raw.get("optional") and value in ("", "None"):
         return True, None, ""
+    sentinels = raw.get("type_sentinels") or {}
+    if value.lower() in sentinels:  # the release's type= maps it (e.g. "none" -> "")
+        return True, sentinels[value.lower()], ""
     t = raw.get("type")
     trepr = raw.get("type_repr") or ""
     base = trepr

@@ -110,6 +110,8 @@ def _field_value_problems(profile: Profile, action: Action, value: Any) -> list[
         return []
     cls = action.raw["field_of"]
     guard = (profile.configs.get(cls) or {}).get("only_if") or {}
+    if _option_guard(profile, guard):
+        return []
     if guard:  # e.g. MultiModalConfig: built only for multimodal models
         msg += f"; the engine builds {cls} only when `{guard['test']}` ({guard['source']})"
     return [JsonProblem(f"{cls}.{action.dest}: {msg}", "engine_config", action.dest,
@@ -181,7 +183,7 @@ def _check_object(
         check = f.get("value_check")
         if check and check.get("check") == "type" and spec.get("extra") != "forbid":
             check = None  # plain types are judged for pydantic config classes only
-        msg = _value_problem(check, item)
+        msg = _value_problem(check, item) or bound_problem(f.get("bounds"), item)
         if msg is None and spec.get("extra") == "forbid":  # a pydantic config class
             msg = _bool_problem(f.get("type"), item) or _dict_problem(f.get("type"), item)
         if msg:
@@ -288,4 +290,55 @@ def _shape_accepts(shape: str, item: Any) -> bool:
     if shape == "int" and isinstance(item, float):
         return item.is_integer()
     return True
+
+
+_BOUNDS = {"ge": (lambda v, b: v >= b, "greater than or equal to"),
+           "gt": (lambda v, b: v > b, "greater than"),
+           "le": (lambda v, b: v <= b, "less than or equal to"),
+           "lt": (lambda v, b: v < b, "less than")}
+
+
+def bound_problem(bounds: dict[str, float] | None, item: Any) -> str | None:
+    """A number outside the field's ``Field(ge=/gt=/le=/lt=)`` bounds (NaN fails them all,
+    as in pydantic); strings are converted the way pydantic's lax mode would."""
+    if not bounds or isinstance(item, bool) or item is None:
+        return None
+    if isinstance(item, str):
+        try:
+            item = float(item)
+        except ValueError:
+            return None
+    if not isinstance(item, int | float):
+        return None
+    for key, bound in bounds.items():
+        ok, words = _BOUNDS[key]
+        if not ok(item, bound):
+            return f"{item!r} is not {words} {bound}"
+    return None
+
+
+def _option_guard(profile: Profile, guard: dict[str, str]) -> bool:
+    """The config class is built only when another option is set (``LoRAConfig(...) if
+    self.enable_lora else None``): its values are not judged (that pairing is not modelled)."""
+    return any(name in profile.by_dest for name in re.findall(r"\bself\.(\w+)",
+                                                               guard.get("test", "")))
+
+
+def option_bound_problem(profile: Profile, action: Action, value: Any) -> JsonProblem | None:
+    """A top-level numeric option outside the bounds of the config field it fills
+    (``field_of``): pydantic refuses it when the engine config is built."""
+    cls = action.raw.get("field_of")
+    source = action.raw.get("field_source")
+    if not cls or not source or isinstance(value, (bool, str)) or value is None:
+        return None
+    spec = profile.configs.get(cls) or {}
+    field = next((f for f in spec.get("fields", {}).values() if f.get("source") == source), None)
+    msg = bound_problem((field or {}).get("bounds"), value)
+    guard = spec.get("only_if") or {}
+    if not msg or _option_guard(profile, guard):
+        return None
+    if guard:
+        msg += f"; the engine builds {cls} only when `{guard['test']}` ({guard['source']})"
+    return JsonProblem(f"{cls}: {action.dest}={msg}", "engine_config", action.dest,
+                       guard.get("test", ""))
 

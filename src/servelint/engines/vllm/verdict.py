@@ -203,6 +203,10 @@ def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:
         act = opt.action
         if act is None or opt.config_path or not isinstance(opt.value, str):
             continue
+        typed = getattr(opt, "typed", None)
+        bound = vllm_argv.option_bound_problem(profile, act, typed[0]) if typed else None
+        if bound is not None:
+            return StaticVerdict(bound.stage, False, bound.message, "", bound.path, bound.only_if)
         if not (act.raw.get("json_config") or vllm_argv.field_value_check(profile, act)):
             continue  # dataclass-json options are judged at parse time
         for problem in vllm_argv.json_config_problems(profile, act, opt.value):

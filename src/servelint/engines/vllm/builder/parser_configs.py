@@ -184,6 +184,10 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
     vllm_config = index.find_class("VllmConfig", CONFIG_MODULES)
     if vllm_config is not None:
         vfields = {f.name: f for f in class_fields(index, vllm_config)}
+        # the engine config classes plain options fill (field_of): field bounds and types
+        engine_classes = {_field_config(resolver.hints(f.module, f.annotation))
+                          for f in vfields.values()} - {None} | {vllm_config.name}
+        roots += [act["field_of"] for act in actions if act.get("field_of") in engine_classes]
         for act in actions:
             if act.get("type") == "json" and act["dest"] in vfields:
                 f = vfields[act["dest"]]
@@ -221,6 +225,9 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
                 fields[f.name]["enum"] = enum
             if _init_false(f.default):  # field(init=False): not a constructor keyword
                 fields[f.name]["init"] = False
+            bounds = _field_bounds(f.default)
+            if bounds:
+                fields[f.name]["bounds"] = bounds
             validators = before.get(f.name, []) + star
             validator, none_ok = _field_validator(validators)
             if len([v for v in validators if not _none_passthrough(v)]) > 1:
@@ -236,6 +243,25 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
             "fields": fields,
             "keys_checked": not model_before,  # a before-model-validator may rewrite keys
         }
+    return out
+
+
+def _field_bounds(node: ast.AST | None) -> dict[str, float]:
+    """Numeric bounds of ``Field(default=..., ge=1)`` (pydantic validates them on init)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)):
+        return {}
+    name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+    if name != "Field":
+        return {}
+    out: dict[str, float] = {}
+    for k in node.keywords:
+        if k.arg in {"ge", "gt", "le", "lt"}:
+            try:
+                value = ast.literal_eval(k.value)
+            except ValueError:
+                continue
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                out[k.arg] = value
     return out
 
 

@@ -137,6 +137,9 @@ def _find_guard(src: WheelSource, cls: str) -> tuple[str, str] | None:
                 if isinstance(node, ast.Assign | ast.AnnAssign):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     target = ast.unparse(targets[0])
+                if isinstance(parent, ast.IfExp) and node is parent.body:
+                    guard = (ast.unparse(parent.test), f"{name}:{parent.lineno}")
+                    break
                 if isinstance(parent, ast.If) and node in parent.body:
                     test = ast.unparse(parent.test)
                     # `if x is None: x = Cfg()` / `if isinstance(x, dict): x = Cfg(**x)`
