@@ -99,7 +99,8 @@ def test_fake_wheel_rules(fake):
 
 def test_fake_wheel_configs(fake):
     configs = fake["configs"]
-    assert set(configs) == {"AttentionConfig", "SpeculativeConfig"}
+    # JSON option classes, plus the engine config classes plain options fill (field_of)
+    assert set(configs) == {"AttentionConfig", "SpeculativeConfig", "VllmConfig"}
     att = configs["AttentionConfig"]
     assert att["extra"] == "forbid"
     assert att["fields"]["kv_dtype"]["choices"] == ["bf16", "fp8"]

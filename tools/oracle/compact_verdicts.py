@@ -32,8 +32,11 @@ from pathlib import Path
 def _summary(text: str | None) -> str:
     """The error line plus its detail lines (pydantic lists the field and the reason on
     the following lines), joined with " | ", at most 300 characters."""
-    lines = [line.strip() for line in (text or "").splitlines()
-             if line.strip() and not line.strip().startswith("For further information")]
+    lines = [
+        line.strip()
+        for line in (text or "").splitlines()
+        if line.strip() and not line.strip().startswith("For further information")
+    ]
     return " | ".join(lines)[:300]
 
 
@@ -49,19 +52,31 @@ ARTEFACTS = (
 
 def _mentions(message: str, value: str) -> bool:
     """The rejected value's own text appears in the message (as a token)."""
-    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(value)}(?![A-Za-z0-9_])", message,
-                     re.IGNORECASE) is not None
+    return (
+        re.search(rf"(?<![A-Za-z0-9_]){re.escape(value)}(?![A-Za-z0-9_])", message, re.IGNORECASE)
+        is not None
+    )
 
 
 def _late_value(case: dict) -> str | None:
-    target = case.get("late")
+    """The text of the value the case varies: its late-checked value (make_cases) or, for
+    adversarial cases (make_adversarial), the value given to `value_of`."""
+    target = case.get("late") or case.get("value_of")
     if not target:
         return None
     argv = case["argv"]
-    if "." in target and target.split(".", 1)[0] in ("speculative_config",):
+    if "." in target and target.split(".", 1)[0] in ("speculative_config",) and case.get("late"):
         body = json.loads(argv[-1])
         return str(body.get(target.split(".", 1)[1]))
-    return argv[-1]
+    if case.get("origin") == "json-field":
+        body = json.loads(argv[-1])
+        for part in target.split(".")[1:]:
+            body = body.get(part) if isinstance(body, dict) else None
+        return None if body is None or isinstance(body, bool) else str(body)
+    if case.get("value_of") and (len(argv) < 3 or argv[-1].startswith("-")):
+        return None
+    value = argv[-1].strip()
+    return value if len(value) >= 2 else None
 
 
 def tag_of(case: dict, rec: dict) -> str:
@@ -83,7 +98,7 @@ def tag_of(case: dict, rec: dict) -> str:
             return tag
     value = _late_value(case)
     if value is not None and _mentions(rec.get("message") or "", value):
-        return f"late:{case['late']}"
+        return f"late:{case.get('late') or case['value_of']}"
     return "post-parse"
 
 
@@ -96,11 +111,16 @@ def compact(case: dict, rec: dict) -> dict:
     else:
         stage, ok = str(verdict), False
     info = rec.get("stages", {}).get(rec.get("rejected_at") or "", {})
-    return {"id": case["id"], "stage": stage, "ok": ok,
-            "msg": _summary(rec.get("message")) if not ok else "",
-            "raised_at": info.get("raised_at") or "", "tag": tag_of(case, rec),
-            # records without the key come from an all-deep (--deep) run
-            "deep": bool(rec.get("deep", True))}
+    return {
+        "id": case["id"],
+        "stage": stage,
+        "ok": ok,
+        "msg": _summary(rec.get("message")) if not ok else "",
+        "raised_at": info.get("raised_at") or "",
+        "tag": tag_of(case, rec),
+        # records without the key come from an all-deep (--deep) run
+        "deep": bool(rec.get("deep", True)),
+    }
 
 
 def main() -> int:
@@ -109,7 +129,9 @@ def main() -> int:
     ap.add_argument("--cases", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
-    cases = [json.loads(line) for line in a.cases.read_text().splitlines() if line.strip()]
+    opener = gzip.open if a.cases.suffix == ".gz" else open
+    with opener(a.cases, "rt", encoding="utf-8") as fh:
+        cases = [json.loads(line) for line in fh if line.strip()]
     raw = {}
     for line in a.raw.read_text().splitlines():
         rec = json.loads(line)

@@ -4,6 +4,7 @@
     /tmp/oracle-venvs/vllm-0.27.1/bin/python tools/oracle/record_verdicts.py \
         tests/conformance/cases.jsonl --out /tmp/oracle-raw/0.27.1.jsonl [--deep] [--timeout 30]
 
+A case with "deep": true (make_adversarial.py) gets the deep stages too.
 Each case's argv is the part after `vllm serve`; it runs as `vllm serve ARGV` through
 check_argv.check_one (stages parse .. renderer) in a forked child of the process that
 built the parser, so no state leaks between cases. A child that does not answer within
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import gzip
 import json
 import os
 import select
@@ -40,8 +42,15 @@ def run_forked(parser, argv: list[str], kw: dict, timeout: float) -> dict:
         try:
             data = json.dumps(check_argv.check_one(parser, argv, **kw), default=str).encode()
         except BaseException as e:  # noqa: BLE001
-            data = json.dumps({"argv": argv, "verdict": "oracle-error", "stages": {},
-                               "rejected_at": None, "message": f"{type(e).__name__}: {e}"}).encode()
+            data = json.dumps(
+                {
+                    "argv": argv,
+                    "verdict": "oracle-error",
+                    "stages": {},
+                    "rejected_at": None,
+                    "message": f"{type(e).__name__}: {e}",
+                }
+            ).encode()
             code = 1
         with os.fdopen(wfd, "wb") as w:
             w.write(data)
@@ -67,13 +76,23 @@ def run_forked(parser, argv: list[str], kw: dict, timeout: float) -> dict:
         os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     if timed_out:
-        return {"argv": argv, "verdict": "oracle-timeout", "stages": {}, "rejected_at": None,
-                "message": f"no answer within {timeout:.0f} s"}
+        return {
+            "argv": argv,
+            "verdict": "oracle-timeout",
+            "stages": {},
+            "rejected_at": None,
+            "message": f"no answer within {timeout:.0f} s",
+        }
     try:
         return json.loads(b"".join(chunks))
     except ValueError:
-        return {"argv": argv, "verdict": "oracle-error", "stages": {}, "rejected_at": None,
-                "message": "child produced no result"}
+        return {
+            "argv": argv,
+            "verdict": "oracle-error",
+            "stages": {},
+            "rejected_at": None,
+            "message": "child produced no result",
+        }
 
 
 def main() -> int:
@@ -81,16 +100,24 @@ def main() -> int:
     ap.add_argument("cases", type=Path)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--deep", action="store_true", help="deep stages for every case")
-    ap.add_argument("--deep-origins", default="",
-                    help="comma-separated case origins that get the deep stages (others: "
-                    "parse .. engine_args only); e.g. recipe,late,late-ignored,handpicked")
-    ap.add_argument("--resume", action="store_true",
-                    help="append to --out, skipping case ids already recorded there")
+    ap.add_argument(
+        "--deep-origins",
+        default="",
+        help="comma-separated case origins that get the deep stages (others: "
+        "parse .. engine_args only); e.g. recipe,late,late-ignored,handpicked",
+    )
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="append to --out, skipping case ids already recorded there",
+    )
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--limit", type=int, default=0, help="only the first N cases (smoke test)")
     a = ap.parse_args(check_argv._REAL_ARGV[1:])
 
-    cases = [json.loads(line) for line in a.cases.read_text().splitlines() if line.strip()]
+    opener = gzip.open if a.cases.suffix == ".gz" else open
+    with opener(a.cases, "rt", encoding="utf-8") as fh:
+        cases = [json.loads(line) for line in fh if line.strip()]
     if a.limit:
         cases = cases[: a.limit]
     deep_origins = {o for o in a.deep_origins.split(",") if o}
@@ -100,12 +127,14 @@ def main() -> int:
     t0 = time.perf_counter()
     with oracle_common.capture_output():
         top, *_ = oracle_common.build_cli_parser()
-        if a.deep or deep_origins:  # warm-up on a throw-away parser (see check_argv.main)
+        # warm-up on a throw-away parser (see check_argv.main)
+        if a.deep or deep_origins or any(c.get("deep") for c in cases):
             warm, *_ = oracle_common.build_cli_parser()
             for fm in sorted({c.get("fake_model") or "llama" for c in cases}):
                 try:
-                    check_argv.check_one(warm, ["serve", "m"], deep=True, fake_model=fm,
-                                         include_namespace=False)
+                    check_argv.check_one(
+                        warm, ["serve", "m"], deep=True, fake_model=fm, include_namespace=False
+                    )
                 except Exception:  # noqa: BLE001
                     pass
     gc.collect()
@@ -116,9 +145,10 @@ def main() -> int:
         for i, c in enumerate(cases):
             if c["id"] in done:
                 continue
-            deep = a.deep or c.get("origin") in deep_origins
-            kw = dict(deep=deep, env=c.get("env"), include_namespace=False,
-                      fake_model=c.get("fake_model"))
+            deep = a.deep or bool(c.get("deep")) or c.get("origin") in deep_origins
+            kw = dict(
+                deep=deep, env=c.get("env"), include_namespace=False, fake_model=c.get("fake_model")
+            )
             r = run_forked(top, ["serve", *c["argv"]], kw, a.timeout)
             r["id"] = c["id"]
             r["deep"] = deep
@@ -127,9 +157,14 @@ def main() -> int:
             fh.flush()
             if i % 250 == 0:
                 print(f"[{i}/{len(cases)}] {time.perf_counter() - t_built:.0f} s", flush=True)
-    meta = {"vllm_version": oracle_common.vllm_version(), "deep": a.deep or sorted(deep_origins),
-            "cases": len(cases), "resumed_after": len(done),
-            "build_s": round(t_built - t0, 1), "checks_s": round(time.perf_counter() - t_built, 1)}
+    meta = {
+        "vllm_version": oracle_common.vllm_version(),
+        "deep": a.deep or sorted(deep_origins),
+        "cases": len(cases),
+        "resumed_after": len(done),
+        "build_s": round(t_built - t0, 1),
+        "checks_s": round(time.perf_counter() - t_built, 1),
+    }
     a.out.with_suffix(".meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(json.dumps(meta))
     return 0

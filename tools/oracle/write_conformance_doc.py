@@ -43,14 +43,138 @@ How to rebuild the verdicts: see `tools/oracle/README.md`.
 """
 
 
+ADV_INTRO = """
+# Adversarial corpus (issue 14)
+
+`tests/conformance/adversarial/VERSION.cases.jsonl.gz`, generated per release by
+`tools/oracle/make_adversarial.py` from the real release's parser dumps and its own Python
+files only (no servelint rule or profile is read): for every option and every nested config
+field, sentinels, every literal the code compares the name against, empty, whitespace, case
+variants, numbers in every spelling, JSON edge cases, bools as strings; flags added/removed
+between neighbouring releases. Every case ran the deep stages (engine_config, renderer) on the
+dense fake model; up to 2000 late-reaching cases again on the MoE one. Verdicts:
+`VERSION.verdicts.jsonl.gz` (`tools/oracle/run_adversarial.sh VERSION`); test:
+`tests/conformance/test_adversarial.py` (0 false errors; every disagreement listed in
+`adversarial/known.json`, written by `tools/oracle/triage_adversarial.py`).
+
+Classes (`tests/conformance/adversarial.py`): **false error** = the engine accepted every
+stage the oracle ran and servelint rejects; **miss-parse** / **miss-late** = the engine
+rejects (at parse time / after parsing) and servelint accepts; **caught-late** = the engine
+rejects after parsing and servelint rejects too; **parse-vs-late** = servelint already
+rejects at parse time what the engine rejects later; **model-dependent** = servelint's
+finding names a model condition the text-only fake models do not meet; **unverified** =
+servelint rejects at a stage the oracle never reaches (model loading). Oracle timeouts and
+sandbox artefacts (fake-model tokenizer, packages missing from the oracle venv) are not judged.
+"""
+
+ADV_CLASSES = (
+    "agree-accept",
+    "agree-parse",
+    "caught-late",
+    "parse-vs-late",
+    "false-error",
+    "miss-parse",
+    "miss-late",
+    "model-dependent",
+    "unverified",
+)
+
+
+def adversarial_section() -> list[str]:
+    from adversarial import VERSIONS as ADV_VERSIONS
+    from adversarial import cases as adv_cases
+    from adversarial import judge, late_caught, tally
+    from adversarial import known as adv_known
+    from adversarial import verdicts as adv_verdicts
+
+    from servelint import profiles
+
+    lines = [
+        ADV_INTRO,
+        "## Agreement on the adversarial corpus\n",
+        "| vLLM | cases | judged | " + " | ".join(ADV_CLASSES) + " |",
+        "|---|---:|---:|" + "---:|" * len(ADV_CLASSES),
+    ]
+    late_lines = [
+        "",
+        "## Late rejections caught\n",
+        "| vLLM | all post-parse rejections | of which the message names the case's value |",
+        "|---|---:|---:|",
+    ]
+    listed = adv_known()
+    by_reason: dict[str, list[str]] = {}
+    for version in ADV_VERSIONS:
+        profile = profiles.load("vllm", version)
+        if profile is None or not adv_verdicts(version):
+            lines.append(
+                f"| {version} | {len(adv_cases(version)) or '-'} | not run |"
+                + " |" * len(ADV_CLASSES)
+            )
+            continue
+        judged = judge(profile, version)
+        counts = tally(judged)
+        lines.append(
+            f"| {version} | {len(adv_cases(version))} | {len(judged)} | "
+            + " | ".join(str(counts.get(c, 0)) for c in ADV_CLASSES)
+            + " |"
+        )
+        caught, total = late_caught(counts)
+        named = [
+            j
+            for j in judged
+            if j.verdict in ("caught-late", "parse-vs-late", "miss-late")
+            and j.oracle["tag"].startswith("late:")
+        ]
+        n_caught = sum(j.verdict != "miss-late" for j in named)
+        late_lines.append(
+            f"| {version} | {caught} of {total} ({_pct(caught, total)}) | "
+            f"{n_caught} of {len(named)} ({_pct(n_caught, len(named))}) |"
+        )
+        for j in judged:
+            if j.verdict in ("agree-accept", "agree-parse", "caught-late", "parse-vs-late"):
+                continue
+            reason = listed.get(j.key, "UNLISTED")
+            by_reason.setdefault(reason, []).append(
+                f"`{version}` {j.verdict} `vllm serve {' '.join(j.case['argv'])}`"
+                f"{' (MoE model)' if j.case.get('fake_model') == 'mixtral' else ''}: "
+                f"{(j.oracle['msg'] or 'accepted')[:160]}"
+            )
+    lines += late_lines
+    lines += ["", "## Disagreements on the adversarial corpus, by reason\n"]
+    for reason, items in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
+        lines += [f"### {len(items)}: {reason}\n", "<details><summary>cases</summary>\n"]
+        lines += [f"* {item}".replace("|", "\\|") for item in items]
+        lines += ["", "</details>\n"]
+    return lines
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100 * a / b:.0f}%" if b else "-"
+
+
+OTHER_ENGINES = (
+    "<!-- other engines: below this line, kept as is by tools/oracle/write_conformance_doc.py -->"
+)
+
+
+def _other_engines(doc: Path) -> str:
+    """The sections other engines' tools write (TensorRT-LLM, SGLang), kept as they are."""
+    text = doc.read_text() if doc.exists() else ""
+    at = text.find(OTHER_ENGINES)
+    return "" if at < 0 else "\n" + text[at:]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=REPO / "docs" / "conformance.md")
     a = ap.parse_args()
     listed = known()
-    lines = [INTRO.format(n=len(cases())), "## Agreement\n",
-             "| vLLM | check | cases | agree | disagree | of which listed as known |",
-             "|---|---|---:|---:|---:|---:|"]
+    lines = [
+        INTRO.format(n=len(cases())),
+        "## Agreement\n",
+        "| vLLM | check | cases | agree | disagree | of which listed as known |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     stages: dict[str, Counter[str]] = {}
     all_found = []
     for version, profile in iter_releases():
@@ -65,23 +189,29 @@ def main() -> int:
         for check in CHECKS:
             t = tallies[check]
             n_known = sum(1 for d in found if d.check == check and d.key in listed)
-            lines.append(f"| {version} | {check} | {t.cases} | {t.agree} | {t.disagree} "
-                         f"| {n_known} |")
-    lines += ["", "## Oracle verdicts by stage (first failing stage)\n",
-              "| vLLM | " + " | ".join(sorted({s for c in stages.values() for s in c})) + " |"]
+            lines.append(
+                f"| {version} | {check} | {t.cases} | {t.agree} | {t.disagree} | {n_known} |"
+            )
+    lines += [
+        "",
+        "## Oracle verdicts by stage (first failing stage)\n",
+        "| vLLM | " + " | ".join(sorted({s for c in stages.values() for s in c})) + " |",
+    ]
     names = sorted({s for c in stages.values() for s in c})
     lines.append("|---|" + "---:|" * len(names))
     for version, counter in stages.items():
-        lines.append(f"| {version} | " + " | ".join(str(counter.get(s, 0)) for s in names)
-                     + " |")
+        lines.append(f"| {version} | " + " | ".join(str(counter.get(s, 0)) for s in names) + " |")
     lines += ["", "## Disagreements\n"]
     if not all_found:
         lines.append("None.")
     for d in all_found:
         reason = listed.get(d.key, "UNLISTED")
-        lines.append(f"* `{d.version}` {d.check} `{d.case_id}`: `vllm serve {' '.join(d.argv)}`"
-                     f"\n  * oracle: {d.oracle}\n  * static: {d.static}\n  * reason: {reason}")
-    a.out.write_text("\n".join(lines) + "\n")
+        lines.append(
+            f"* `{d.version}` {d.check} `{d.case_id}`: `vllm serve {' '.join(d.argv)}`"
+            f"\n  * oracle: {d.oracle}\n  * static: {d.static}\n  * reason: {reason}"
+        )
+    lines += adversarial_section()
+    a.out.write_text("\n".join(lines) + "\n" + _other_engines(a.out))
     print(f"wrote {a.out} ({len(all_found)} disagreements)")
     return 0
 

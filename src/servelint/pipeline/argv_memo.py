@@ -149,6 +149,8 @@ def _with_value(option: Any, value: str) -> Any:
     """A copy of a parsed option with another value (cheaper than dataclasses.replace)."""
     copy = object.__new__(type(option))
     copy.__dict__.update(option.__dict__, value=value)
+    if copy.__dict__.get("typed") is not None and value.isdigit():
+        copy.__dict__["typed"] = (int(value),)  # the converted value of an int option
     return copy
 
 

@@ -63,6 +63,25 @@ def _option_file(mod, ctx: CheckContext, argv_mod) -> Iterator[Finding]:
                       evidence=problem.evidence)
 
 
+def _numeric_bounds(mod, ctx: CheckContext, argv_mod) -> Iterator[Finding]:
+    """A number outside the Field(ge=/gt=/...) bounds of the config field the option fills
+    (vLLM: pydantic refuses it when the engine config is built)."""
+    bound_of = getattr(argv_mod, "option_bound_problem", None)
+    if bound_of is None:
+        return
+    for opt in ctx.parsed.options:
+        typed = getattr(opt, "typed", None)
+        vi = opt.value_index if opt.value_index is not None else opt.index
+        if opt.action is None or not typed or is_symbolic(ctx.spec, vi):
+            continue
+        problem = bound_of(ctx.profile, opt.action, typed[0])
+        if problem is not None:
+            yield finding(mod, ctx, token_span(ctx.spec, vi),
+                          f"{opt.action.primary}: {problem.message} ({ctx.profile.label} "
+                          f"fails at {problem.stage.replace('_', ' ')})",
+                          fix="use a value inside the field's bounds")
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     mod = sys.modules[__name__]
     prof = ctx.profile
@@ -75,6 +94,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     engine = registry.find(prof.engine)
     argv_mod = engine.argv_model() if engine else None
     yield from _option_file(mod, ctx, argv_mod)
+    yield from _numeric_bounds(mod, ctx, argv_mod)
     problems_of = getattr(argv_mod, "json_config_problems", None)
     if problems_of is None:
         return
@@ -82,7 +102,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         act = opt.action
         if act is None or not isinstance(opt.value, str):
             continue
-        if not (opt.config_path or act.json_dataclass or act.raw.get("json_config")):
+        if not (opt.config_path or act.json_dataclass or act.raw.get("json_config")
+                or act.raw.get("field_of") and act.raw.get("type") == "json"):
             continue
         vi = opt.value_index if opt.value_index is not None else opt.index
         if is_symbolic(ctx.spec, vi):

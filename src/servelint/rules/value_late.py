@@ -31,7 +31,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from servelint.engines.vllm.verdict import deprecation_refuses
+from servelint.engines.vllm.verdict import deprecation_refuses, means_unset, read_only_if
 from servelint.model import Finding, FixSafety, Severity
 from servelint.profiles import Profile
 from servelint.rules._util import (
@@ -82,8 +82,11 @@ def _values_to_check(ctx: CheckContext):
                     if isinstance(v, str):
                         yield f"{act.dest}.{key}", v, vi
             continue
-        for v in raw if isinstance(raw, list) else [raw]:
-            yield act.dest, str(v), vi
+        typed = getattr(opt, "typed", None)  # after the action's type= (vLLM's parser)
+        values = typed if typed is not None else raw if isinstance(raw, list) else [raw]
+        for v in values:
+            if v is not None:
+                yield act.dest, str(v), vi
 
 
 def _plugin_given(ctx: CheckContext, plugin_dests: list[str], dests: set[str]) -> bool:
@@ -113,6 +116,8 @@ def rejected(prof: Profile, target: str, value: str, dests: set[str],
     if late is None:
         return None
     set_name, entry = late
+    if means_unset(prof, target, value):
+        return None  # the release's own default or a sentinel its validator maps to unset
     if entry.get("extended_by") and plugin_given(entry["extended_by"]):
         return None  # names from a plugin file cannot be checked statically
     if any(dest not in dests for dest in entry.get("only_with", [])):
@@ -155,6 +160,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         msg = where + (f": the engine fails at {stage.replace('_', ' ')}" if stage else "")
         if entry.get("message"):
             msg += f" ({entry['message']})"
+        if read_only_if(entry, target):
+            msg += f"; {read_only_if(entry, target)}"
         hist = ctx.history
         if hist:
             pres = hist.of("late", f"{set_name}={value}").releases

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from servelint.engines import argparse_emul
 from servelint.engines.argparse_emul import (
     FLAG_KINDS,
     ArgFail,
-    ParsedOption,
     ParseResult,
     arg_name,
     consume,
@@ -27,14 +27,23 @@ from servelint.engines.argparse_emul import (
 from servelint.engines.vllm.json_config import (
     JsonProblem,
     check_json_config,
+    field_value_check,
     human_int,
     json_config_problems,
     json_config_stage,
+    option_bound_problem,
 )
 from servelint.profiles import Action, Profile
 
 __all__ = ["FLAG_KINDS", "ParsedOption", "ParseResult", "JsonProblem", "parse",
-           "check_json_config", "json_config_problems", "json_config_stage"]
+           "check_json_config", "field_value_check", "option_bound_problem", "json_config_problems", "json_config_stage"]
+
+
+@dataclass(frozen=True)
+class ParsedOption(argparse_emul.ParsedOption):
+    # the values after the action's own type= (a lambda that lower-cases, an optional()
+    # that maps "None" to None, ...); None when the parser did not convert them
+    typed: tuple[Any, ...] | None = None
 
 
 @dataclass
@@ -237,6 +246,9 @@ def _convert(act: Action, value: str) -> tuple[bool, Any, str]:
     raw = act.raw
     if raw.get("optional") and value in ("", "None"):
         return True, None, ""
+    sentinels = raw.get("type_sentinels") or {}
+    if value.lower() in sentinels:  # the release's type= maps it (e.g. "none" -> "")
+        return True, sentinels[value.lower()], ""
     t = raw.get("type")
     trepr = raw.get("type_repr") or ""
     base = trepr
@@ -380,7 +392,7 @@ class _Take:
         else:
             options.append(ParsedOption(act, tok.written if tok else opt, opt, value,
                                         tok.index if tok else -1, value_i, abbreviated, False,
-                                        None))
+                                        None, tuple(converted)))
 
 
 

@@ -33,6 +33,7 @@ class JsonProblem:
     message: str
     stage: str  # parse | engine_config | unknown
     path: str  # dotted config path ("attention_config.backend"), or the dest
+    only_if: str = ""  # the engine builds the config class only when this holds
 
 
 def json_config_class(profile: Profile, action: Action) -> str | None:
@@ -74,7 +75,9 @@ def json_config_problems(profile: Profile, action: Action, value_text: str) -> l
         return [JsonProblem(f"invalid JSON: {exc}", json_stage, base)]
     cls = json_config_class(profile, action)
     if cls is None:
-        return []
+        if "union_dict_and_str" in trepr and not re.match(r"(?s)^\s*{.*}\s*$", text):
+            value = text  # only an object is decoded; anything else stays a string
+        return _field_value_problems(profile, action, value)
     out: list[JsonProblem] = []
     if not isinstance(value, dict):
         if value is None and trepr.startswith("optional("):
@@ -83,6 +86,36 @@ def json_config_problems(profile: Profile, action: Action, value_text: str) -> l
         return out
     _check_object(profile, cls, value, base, stage, out)
     return out
+
+
+def field_value_check(profile: Profile, action: Action) -> dict[str, Any] | None:
+    """The type check of the config field a plain-JSON option fills (``field_of``), e.g.
+    ``--override-generation-config`` -> ModelConfig.override_generation_config: dict."""
+    if action.raw.get("type") != "json" or not action.raw.get("field_of"):
+        return None
+    fields = (profile.configs.get(action.raw["field_of"]) or {}).get("fields", {})
+    f = fields.get(action.dest)
+    if f is None or f.get("source") != action.raw.get("field_source"):
+        return None
+    check = f.get("value_check") or {}
+    return check if check.get("check") == "type" else None
+
+
+def _field_value_problems(profile: Profile, action: Action, value: Any) -> list[JsonProblem]:
+    """The engine builds the config class from the decoded value (pydantic validates it when
+    the engine config is created)."""
+    check = field_value_check(profile, action)
+    msg = _value_problem(check, value) if check else None
+    if not msg:
+        return []
+    cls = action.raw["field_of"]
+    guard = (profile.configs.get(cls) or {}).get("only_if") or {}
+    if _option_guard(profile, guard):
+        return []
+    if guard:  # e.g. MultiModalConfig: built only for multimodal models
+        msg += f"; the engine builds {cls} only when `{guard['test']}` ({guard['source']})"
+    return [JsonProblem(f"{cls}.{action.dest}: {msg}", "engine_config", action.dest,
+                        guard.get("test", ""))]
 
 
 def check_json_config(profile: Profile, action: Action, value_text: str) -> list[str]:
@@ -147,7 +180,10 @@ def _check_object(
                 # code reads it, e.g. SpeculativeConfig.draft_model_config's "hf_config")
                 _check_object(profile, nested, item, sub, stage, out)
             continue
-        msg = _value_problem(f.get("value_check"), item)
+        check = f.get("value_check")
+        if check and check.get("check") == "type" and spec.get("extra") != "forbid":
+            check = None  # plain types are judged for pydantic config classes only
+        msg = _value_problem(check, item) or bound_problem(f.get("bounds"), item)
         if msg is None and spec.get("extra") == "forbid":  # a pydantic config class
             msg = _bool_problem(f.get("type"), item) or _dict_problem(f.get("type"), item)
         if msg:
@@ -200,8 +236,12 @@ def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
     if kind == "number":
         if isinstance(item, bool):
             return None
+        if isinstance(item, float) and check.get("type") == "int" and not item.is_integer():
+            return f"{item!r} is not a valid integer (it has a fractional part)"
         if isinstance(item, (int, float)):
             return None
+        if isinstance(item, (list, dict)):
+            return f"{item!r} is not a number"
         if isinstance(item, str):
             try:
                 float(item)
@@ -209,6 +249,10 @@ def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
             except ValueError:
                 return f"{item!r} is not a number"
         return None
+    if kind == "type":
+        if any(_shape_accepts(t, item) for t in check.get("types") or []):
+            return None
+        return f"{item!r} is not a valid {' or '.join(check['types'])}"
     if kind == "enum_name_ci":
         if not isinstance(item, str):
             return None
@@ -221,3 +265,80 @@ def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
         values = check.get("values") or []
         return None if item in values else f"{item!r} is not one of {values}"
     return None
+
+
+def _shape_accepts(shape: str, item: Any) -> bool:
+    """Whether pydantic (v2, lax mode) may accept ``item`` (a JSON value) for a field of that
+    builtin type; only the plain refusals count (a string for a list, a number for a str,
+    a non-numeric string for an int); anything pydantic might still coerce is accepted."""
+    if shape == "str":
+        return isinstance(item, str)
+    if shape == "list":
+        return isinstance(item, list)
+    if shape == "dict":
+        return isinstance(item, dict)
+    if isinstance(item, (list, dict)):
+        return False
+    if shape == "bool":
+        return not isinstance(item, str) or item.strip().lower() in PYDANTIC_BOOL_STRINGS
+    if isinstance(item, str):
+        try:
+            float(item)
+        except ValueError:
+            return False
+        return True
+    if shape == "int" and isinstance(item, float):
+        return item.is_integer()
+    return True
+
+
+_BOUNDS = {"ge": (lambda v, b: v >= b, "greater than or equal to"),
+           "gt": (lambda v, b: v > b, "greater than"),
+           "le": (lambda v, b: v <= b, "less than or equal to"),
+           "lt": (lambda v, b: v < b, "less than")}
+
+
+def bound_problem(bounds: dict[str, float] | None, item: Any) -> str | None:
+    """A number outside the field's ``Field(ge=/gt=/le=/lt=)`` bounds (NaN fails them all,
+    as in pydantic); strings are converted the way pydantic's lax mode would."""
+    if not bounds or isinstance(item, bool) or item is None:
+        return None
+    if isinstance(item, str):
+        try:
+            item = float(item)
+        except ValueError:
+            return None
+    if not isinstance(item, int | float):
+        return None
+    for key, bound in bounds.items():
+        ok, words = _BOUNDS[key]
+        if not ok(item, bound):
+            return f"{item!r} is not {words} {bound}"
+    return None
+
+
+def _option_guard(profile: Profile, guard: dict[str, str]) -> bool:
+    """The config class is built only when another option is set (``LoRAConfig(...) if
+    self.enable_lora else None``): its values are not judged (that pairing is not modelled)."""
+    return any(name in profile.by_dest for name in re.findall(r"\bself\.(\w+)",
+                                                               guard.get("test", "")))
+
+
+def option_bound_problem(profile: Profile, action: Action, value: Any) -> JsonProblem | None:
+    """A top-level numeric option outside the bounds of the config field it fills
+    (``field_of``): pydantic refuses it when the engine config is built."""
+    cls = action.raw.get("field_of")
+    source = action.raw.get("field_source")
+    if not cls or not source or isinstance(value, (bool, str)) or value is None:
+        return None
+    spec = profile.configs.get(cls) or {}
+    field = next((f for f in spec.get("fields", {}).values() if f.get("source") == source), None)
+    msg = bound_problem((field or {}).get("bounds"), value)
+    guard = spec.get("only_if") or {}
+    if not msg or _option_guard(profile, guard):
+        return None
+    if guard:
+        msg += f"; the engine builds {cls} only when `{guard['test']}` ({guard['source']})"
+    return JsonProblem(f"{cls}: {action.dest}={msg}", "engine_config", action.dest,
+                       guard.get("test", ""))
+

@@ -9,6 +9,7 @@ tests/conformance measures this against the real parser of each release.
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ class StaticVerdict:
     message: str
     value_set: str = ""
     target: str = ""
+    only_if: str = ""  # the engine checks the value only when this holds (model-dependent)
 
 
 def _json_items(prefix: str, text: Any) -> Iterator[tuple[str, Any]]:
@@ -57,6 +59,9 @@ def _targets(option: Any) -> Iterator[tuple[str, Any]]:
     if not dest:
         return
     value = option.value
+    typed = getattr(option, "typed", None)
+    if typed and not isinstance(value, list):
+        value = typed[0]  # what the action's type= made of it
     yield dest, value
     if isinstance(value, dict) or (isinstance(value, str) and value.lstrip().startswith("{")):
         yield from _json_items(dest, value)
@@ -95,6 +100,58 @@ def deprecation_refuses(entry: dict[str, Any], value: str,
     return value in deprecated.get("values", []) and not has_dest(deprecated.get("unless", ""))
 
 
+def _literal(text: Any) -> Any:
+    try:
+        return ast.literal_eval(text) if isinstance(text, str) else text
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _field_of(profile: Profile, target: str) -> tuple[Any, dict[str, Any] | None]:
+    """(action, config field) of an option dest or a config path (dest.field...)."""
+    dest, *path = target.split(".")
+    act = profile.by_dest.get(dest)
+    if act is None:
+        return None, None
+    if not path:  # the config field the option fills (field_of), e.g. AttentionConfig.backend
+        fields = (profile.configs.get(act.raw.get("field_of") or "") or {}).get("fields", {})
+        source = act.raw.get("field_source")
+        return act, next((f for f in fields.values() if source and f.get("source") == source),
+                         None)
+    cls = act.raw.get("json_dataclass") or act.raw.get("json_config")
+    field: dict[str, Any] | None = None
+    for key in path:
+        field = (profile.configs.get(cls or "") or {}).get("fields", {}).get(key)
+        if field is None:
+            return act, None
+        cls = field.get("config")
+    return act, field
+
+
+def means_unset(profile: Profile, target: str, value: Any) -> bool:
+    """The value is the release's own default for the target (``reasoning_parser: str = ""``
+    in StructuredOutputsConfig means "no parser"), or a sentinel the field's validator maps
+    to unset (``if value.lower() == "auto": return None`` in AttentionConfig.backend)."""
+    act, field = _field_of(profile, target)
+    if act is None:
+        return False
+    default = _literal(act.raw.get("default") if field is None or "." not in target
+                       else field.get("default"))
+    if isinstance(default, str) and str(value) == default:
+        return True
+    specials = ((field or {}).get("value_check") or {}).get("specials") or []
+    return isinstance(value, str) and value.lower() in {x.lower() for x in specials}
+
+
+def read_only_if(entry: dict[str, Any], target: str) -> str:
+    """"the engine reads it only when …" for a target whose config class the engine builds
+    under a condition (a multimodal-config option on a text-only model is never read)."""
+    cond = (entry.get("only_if") or {}).get(target)
+    if not cond:
+        return ""
+    return f"the engine reads it only when `{cond['test']}` ({cond['source']})"
+
+
 def late_rejection(profile: Profile, effective: dict[str, Any],
                    env: dict[str, str] | None = None) -> StaticVerdict | None:
     """The first late-checked value outside its set, or None."""
@@ -106,7 +163,7 @@ def late_rejection(profile: Profile, effective: dict[str, Any],
         if hit is None:
             continue
         name, entry = hit
-        if not _requirements_met(entry, effective):
+        if not _requirements_met(entry, effective) or means_unset(profile, target, value):
             continue
         if _in_set(value, entry):
             if not deprecation_refuses(entry, str(value), lambda d: effective.get(d) not in
@@ -119,8 +176,12 @@ def late_rejection(profile: Profile, effective: dict[str, Any],
                       f"{len(entry.get('values', []))} values of {name} in {profile.label}"
         if entry.get("source"):
             message += f" ({entry['source']})"
+        cond = read_only_if(entry, target)
+        if cond:
+            message += f"; {cond}"
         stage = (entry.get("target_stages") or {}).get(target) or entry.get("stage") or "later"
-        return StaticVerdict(stage, False, message, name, target)
+        return StaticVerdict(stage, False, message, name, target,
+                             ((entry.get("only_if") or {}).get(target) or {}).get("test", ""))
     return None
 
 
@@ -131,5 +192,25 @@ def static_verdict(profile: Profile, argv: list[str],
     if not result.ok:
         return StaticVerdict("parse", False, result.error or "rejected by the parser")
     effective = _effective_values(list(result.options))
-    late = late_rejection(profile, effective, env)
+    late = late_rejection(profile, effective, env) or json_rejection(profile, result.options)
     return late if late is not None else StaticVerdict(ACCEPTED, True, "")
+
+
+def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:
+    """The first JSON option value that a config class refuses after parsing (a plain-JSON
+    option such as --speculative-config, validated when the engine config is built)."""
+    for opt in options:
+        act = opt.action
+        if act is None or opt.config_path or not isinstance(opt.value, str):
+            continue
+        typed = getattr(opt, "typed", None)
+        bound = vllm_argv.option_bound_problem(profile, act, typed[0]) if typed else None
+        if bound is not None:
+            return StaticVerdict(bound.stage, False, bound.message, "", bound.path, bound.only_if)
+        if not (act.raw.get("json_config") or vllm_argv.field_value_check(profile, act)):
+            continue  # dataclass-json options are judged at parse time
+        for problem in vllm_argv.json_config_problems(profile, act, opt.value):
+            if problem.stage != "parse" and profile.late_for(problem.path) is None:
+                return StaticVerdict(problem.stage, False, problem.message, "", problem.path,
+                                     problem.only_if)
+    return None

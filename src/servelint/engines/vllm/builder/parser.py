@@ -270,7 +270,35 @@ def _build_action(
         entry["action_class"] = action_class
     entry.update(extra_flags)
     _add_notes(entry, kw, help_text, deprecated, explicit_message)
+    sentinels = _type_sentinels(kw.get("type"))
+    if sentinels:
+        entry["type_sentinels"] = sentinels
     return entry
+
+
+def _type_sentinels(t: Any) -> dict[str, Any] | None:
+    """The words a ``type=`` function maps to another value before the engine sees it, for
+    a function of the shape ``return X if val.lower() == "none" else val``
+    (``parse_reasoning_parser``, vllm/engine/arg_utils.py): {"none": ""}, compared lower-cased."""
+    node = getattr(getattr(t, "d", None), "node", None)
+    if not isinstance(node, ast.FunctionDef) or len(node.args.args) != 1:
+        return None
+    arg = node.args.args[0].arg
+    body = [st for st in node.body if not (isinstance(st, ast.Expr)
+                                           and isinstance(st.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return):
+        return None
+    e = body[0].value
+    if not (isinstance(e, ast.IfExp) and isinstance(e.body, ast.Constant)
+            and isinstance(e.orelse, ast.Name) and e.orelse.id == arg):
+        return None
+    test = e.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq) and isinstance(test.comparators[0], ast.Constant)
+            and ast.unparse(test.left) == f"{arg}.lower()"):
+        return None
+    word = test.comparators[0].value
+    return {word.lower(): e.body.value} if isinstance(word, str) else None
 
 
 def _add_notes(

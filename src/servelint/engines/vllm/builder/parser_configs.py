@@ -68,10 +68,11 @@ def _literal_choices(hints: frozenset[Hint]) -> list[str] | None:
     return [str(v) for h in lits for v in h.args]
 
 
-def _validators(d: Definition) -> tuple[dict[str, ast.FunctionDef], bool]:
-    """Fields with a ``mode="before"`` field_validator, and whether a model validator runs
-    before field validation (it may rename or drop keys)."""
-    fields: dict[str, ast.FunctionDef] = {}
+def _validators(d: Definition) -> tuple[dict[str, list[ast.FunctionDef]], bool]:
+    """Fields with ``mode="before"`` (wrap, plain) field_validators, each with all of them in
+    class order, and whether a model validator runs before field validation (it may rename
+    or drop keys)."""
+    fields: dict[str, list[ast.FunctionDef]] = {}
     model_before = False
     for stmt in d.node.body:  # type: ignore[attr-defined]
         if not isinstance(stmt, ast.FunctionDef):
@@ -87,8 +88,29 @@ def _validators(d: Definition) -> tuple[dict[str, ast.FunctionDef], bool]:
             if name == "field_validator" and mode in {"before", "wrap", "plain"}:
                 for a in dec.args:
                     if isinstance(a, ast.Constant) and isinstance(a.value, str):
-                        fields[a.value] = stmt
+                        fields.setdefault(a.value, []).append(stmt)
     return fields, model_before
+
+
+def _none_passthrough(fn: ast.FunctionDef) -> bool:
+    """A wrap validator that only lets None through: ``if value is None: return value``
+    then ``return handler(value)`` (CompilationConfig._skip_none_validation)."""
+    args = [a.arg for a in fn.args.args]
+    body = [st for st in fn.body if not (isinstance(st, ast.Expr)
+                                         and isinstance(st.value, ast.Constant))]
+    if len(args) != 3 or len(body) != 2:
+        return False
+    value, handler = args[1], args[2]
+    first, second = (ast.unparse(st) for st in body)
+    return first == f"if {value} is None:\n    return {value}" and \
+        second == f"return {handler}({value})"
+
+
+def _field_validator(validators: list[ast.FunctionDef]) -> tuple[ast.FunctionDef | None, bool]:
+    """(the one validator that may change the value, whether None is let through); a field
+    with more than one such validator is returned as its first (never judged as simple)."""
+    changing = [v for v in validators if not _none_passthrough(v)]
+    return (changing[0] if changing else None), len(changing) < len(validators)
 
 
 def _enum_info(index: ModuleIndex, hints: frozenset[Hint]) -> dict[str, Any] | None:
@@ -122,7 +144,10 @@ def _value_check(hints: frozenset[Hint], validator: ast.FunctionDef | None,
     names = {h.name for h in hints if h.kind == "builtin"}
     if validator is not None:
         text = ast.unparse(validator)
-        if enum and f"{enum['class']}[value.upper()]" in text:
+        by_name = f"{enum['class']}[value.upper()]" in text if enum else False
+        by_members = bool(enum) and f"{enum['class']}.__members__" in text and \
+            ".upper()" in text and "raise" in text  # `if name not in Cls.__members__: raise`
+        if enum and (by_name or by_members):
             specials = sorted(set(re.findall(r"value\.lower\(\) == '([^']*)'", text)))
             return {"check": "enum_name_ci", "values": enum["members"], "specials": specials}
         return None  # the validator may transform anything
@@ -136,7 +161,16 @@ def _value_check(hints: frozenset[Hint], validator: ast.FunctionDef | None,
                 "none": "none" in kinds}
     if enum and kinds <= {"class", "none"} and enum.get("values") is not None:
         return {"check": "enum_value", "values": enum["values"], "none": "none" in kinds}
+    shapes = {_SHAPES.get(h.name) for h in hints if h.kind == "builtin" and not h.typing_alias}
+    if kinds <= {"builtin", "none"} and shapes and None not in shapes:
+        # plain builtins (str, list[...], int | str, ...): pydantic's lax-mode type check
+        return {"check": "type", "types": sorted(shapes), "none": "none" in kinds}
     return None
+
+
+# builtin annotation -> the JSON shape pydantic wants for it (element types are not judged)
+_SHAPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "list": "list",
+           "set": "list", "tuple": "list", "frozenset": "list", "dict": "dict"}
 
 
 def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any]]
@@ -150,6 +184,10 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
     vllm_config = index.find_class("VllmConfig", CONFIG_MODULES)
     if vllm_config is not None:
         vfields = {f.name: f for f in class_fields(index, vllm_config)}
+        # the engine config classes plain options fill (field_of): field bounds and types
+        engine_classes = {_field_config(resolver.hints(f.module, f.annotation))
+                          for f in vfields.values()} - {None} | {vllm_config.name}
+        roots += [act["field_of"] for act in actions if act.get("field_of") in engine_classes]
         for act in actions:
             if act.get("type") == "json" and act["dest"] in vfields:
                 f = vfields[act["dest"]]
@@ -168,7 +206,7 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
             continue
         fields: dict[str, Any] = {}
         before, model_before = _validators(d)
-        star = before.get("*")
+        star = before.get("*", [])
         for f in class_fields(index, d):
             hints = resolver.hints(f.module, f.annotation)
             nested = _field_config(hints)
@@ -187,14 +225,43 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
                 fields[f.name]["enum"] = enum
             if _init_false(f.default):  # field(init=False): not a constructor keyword
                 fields[f.name]["init"] = False
-            fields[f.name]["value_check"] = _value_check(
-                hints, before.get(f.name) or star, enum)
+            bounds = _field_bounds(f.default)
+            if bounds:
+                fields[f.name]["bounds"] = bounds
+            validators = before.get(f.name, []) + star
+            validator, none_ok = _field_validator(validators)
+            if len([v for v in validators if not _none_passthrough(v)]) > 1:
+                fields[f.name]["value_check"] = None  # several may change it: not judged
+                continue
+            check = _value_check(hints, validator, enum)
+            if check is not None and none_ok:
+                check["none"] = True
+            fields[f.name]["value_check"] = check
         out[name] = {
             "extra": _decorator_extra(index, d),
             "source": f"{index.file_of(d.module) or d.path}:{d.node.lineno}",  # type: ignore
             "fields": fields,
             "keys_checked": not model_before,  # a before-model-validator may rewrite keys
         }
+    return out
+
+
+def _field_bounds(node: ast.AST | None) -> dict[str, float]:
+    """Numeric bounds of ``Field(default=..., ge=1)`` (pydantic validates them on init)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)):
+        return {}
+    name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+    if name != "Field":
+        return {}
+    out: dict[str, float] = {}
+    for k in node.keywords:
+        if k.arg in {"ge", "gt", "le", "lt"}:
+            try:
+                value = ast.literal_eval(k.value)
+            except ValueError:
+                continue
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                out[k.arg] = value
     return out
 
 

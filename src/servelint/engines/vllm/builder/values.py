@@ -68,6 +68,9 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
             entry["extended_by"] = [plugin]  # a plugin file may register further names
         if vs.only_with:  # the engine checks the value only when these options are set
             entry["only_with"] = list(vs.only_with)
+        conditional = _read_only_if(src, profile, list(targets))
+        if conditional:  # e.g. a multimodal-config field: never read for a text-only model
+            entry["only_if"] = conditional
         differing = {t: s for t, s in targets.items() if s != main}
         if differing:
             entry["target_stages"] = differing
@@ -76,7 +79,83 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
         deprecated = _deprecated_quantization(src)
         if deprecated:
             out["quantization"]["deprecated"] = deprecated
-    return {"late_values": out}
+    return {"late_values": out, "configs": _guarded_configs(src, profile.get("configs", {}))}
+
+
+def _guarded_configs(src: WheelSource, configs: dict[str, Any]) -> dict[str, Any]:
+    """The config classes, each with ``only_if`` when the engine builds it under a condition
+    (its values are then validated only for launches that meet it)."""
+    out = {}
+    for cls, spec in configs.items():
+        guard = _construction_guard(src, cls)
+        out[cls] = dict(spec, only_if={"test": guard[0], "source": guard[1]}) if guard else spec
+    return out
+
+
+def _read_only_if(src: WheelSource, profile: dict[str, Any], targets: list[str]
+                  ) -> dict[str, dict[str, str]]:
+    """dest -> the condition under which the engine builds the config class holding that
+    option (``field_of``), when its only construction sits inside an ``if``: the value is
+    checked only for launches that meet it (e.g. ``MultiModalConfig(...)`` under ``if
+    self._model_info.supports_multimodal``)."""
+    field_of = {a.get("dest"): a.get("field_of") for a in profile.get("parser", {})
+                .get("actions", []) if a.get("field_of")}
+    out: dict[str, dict[str, str]] = {}
+    for dest in targets:
+        cls = field_of.get(dest)
+        found = _construction_guard(src, cls) if cls else None
+        if found:
+            out[dest] = {"test": found[0], "source": found[1]}
+    return out
+
+
+def _construction_guard(src: WheelSource, cls: str) -> tuple[str, str] | None:
+    return per_wheel(src, f"construction_guard:{cls}", lambda: _find_guard(src, cls))
+
+
+def _find_guard(src: WheelSource, cls: str) -> tuple[str, str] | None:
+    """(test, file:line) of the ``if`` around the one place the package calls ``cls(...)``,
+    or None when it is called elsewhere too, or unconditionally."""
+    found: list[tuple[str, str] | None] = []
+    for name in files_with(src, f"{cls}(", f"={cls}"):
+        tree = parse(src, name)
+        if tree is None:
+            continue
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for call in ast.walk(tree):
+            if isinstance(call, ast.keyword) and call.arg == "default_factory" and \
+                    _callee(call.value) == cls:
+                found.append(None)  # a field's default: built whenever its owner is
+                continue
+            if not (isinstance(call, ast.Call) and _callee(call.func) == cls):
+                continue
+            node: ast.AST | None = call
+            guard = None
+            target = ""
+            while node is not None and not isinstance(node, ast.FunctionDef | ast.Module):
+                parent = parents.get(node)
+                if isinstance(node, ast.Assign | ast.AnnAssign):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    target = ast.unparse(targets[0])
+                if isinstance(parent, ast.IfExp) and node is parent.body:
+                    guard = (ast.unparse(parent.test), f"{name}:{parent.lineno}")
+                    break
+                if isinstance(parent, ast.If) and node in parent.body:
+                    test = ast.unparse(parent.test)
+                    # `if x is None: x = Cfg()` / `if isinstance(x, dict): x = Cfg(**x)`
+                    # fill or convert a value: not a condition on the launch
+                    if not (target and target in test):
+                        guard = (test, f"{name}:{parent.lineno}")
+                    break
+                node = parent
+            found.append(guard)
+    return found[0] if len(found) == 1 else None
+
+
+def _callee(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
 
 
 def _deprecated_quantization(src: WheelSource) -> dict[str, Any] | None:
