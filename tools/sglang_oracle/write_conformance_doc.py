@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "conformance_sglang"))
-from adversarial import files, judge, known  # noqa: E402
+from sglang_adversarial import files, judge, known  # noqa: E402
 
 DOC = ROOT / "docs" / "conformance.md"
 BEGIN = "<!-- sglang-conformance:begin -->"
@@ -49,7 +49,7 @@ def section() -> str:
         "underscores, upper case, prefixes, missing value, repeats), and the flags the",
         "neighbouring releases' wheels declare. The real parse step (config merge, argparse,",
         "the type functions and actions, and the post-parse `getattr(logging, ...)` of",
-        "0.5.23) judged every case (`check_argv.py`). `test_adversarial.py` compares",
+        "0.5.23) judged every case (`check_argv.py`). `test_sglang_adversarial.py` compares",
         "`servelint.engines.sglang.argv.parse` with it: **false error** = the real parser",
         "accepts, servelint rejects; **miss** = the real parser rejects, servelint accepts.",
         "",

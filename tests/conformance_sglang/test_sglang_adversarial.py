@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from adversarial import files, judge, known
+from sglang_adversarial import files, judge, known
 
 FILES = files()
 

@@ -1,7 +1,7 @@
 """Agreement of ``servelint.engines.sglang.argv.parse`` with the real SGLang parse step on
 the adversarial cases (tools/sglang_oracle/gen_cases.py; verdicts in adversarial-*.json.gz).
 
-Used by test_adversarial.py and tools/sglang_oracle/write_conformance_doc.py.
+Used by test_sglang_adversarial.py and tools/sglang_oracle/write_conformance_doc.py.
 """
 
 from __future__ import annotations
