@@ -275,6 +275,30 @@ def test_eval_and_bash_c_of_known_text():
     assert argv(one("bash -c 'vllm serve m --y 2'\n")) == ["m", "--y", "2"]
 
 
+
+def test_eval_and_bash_c_of_text_with_unknown_parts():
+    # the AMD multi-node servers compose the launch in a string with unknown parts
+    text = (
+        "ARGS=(-tp 8)\n"
+        'CMD="SGLANG_X=${X} python3 -m sglang.launch_server \\\n'
+        "    --model-path $DIR/m \\\n"
+        "    ${ARGS[*]} \\\n"
+        "    ${EXTRA} \\\n"
+        r"""    --json '{\"a\": \"$HOST\"}' --port 8000"""
+        "\"\n"
+        'setsid bash -c "$CMD" > >(tee log) 2>&1 &\n'
+    )
+    spec = one(text)
+    assert [(t.text, t.symbolic) for t in spec.argv] == [
+        ("--model-path", False), ("$DIR/m", True), ("-tp", False), ("8", False),
+        ("${EXTRA}", True), ("--json", False), ('{"a": "$HOST"}', True),
+        ("--port", False), ("8000", False)]
+    assert [(e.name, e.value, e.symbolic) for e in spec.env] == [("SGLANG_X", "${X}", True)]
+    # the stand-ins are no variables of the script after an eval
+    spec = one('CMD="echo $A"\neval "$CMD"\nvllm serve n "$A"\n')
+    assert (spec.argv[1].text, spec.argv[1].symbolic) == ("$A", True)
+
+
 # --- heredoc config files -------------------------------------------------------------------
 
 def test_vllm_config_file_keys_become_options():

@@ -33,6 +33,7 @@ from servelint.model import EnvVar, LaunchSpec, Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.pip import parse_pip_command
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.shell import eval_holes
 from servelint.sources.shell.expand import Expander, _first_named, glob_regex
 from servelint.sources.shell.launch import (
     config_flags,
@@ -1036,9 +1037,10 @@ class Interpreter(Expander):
 
     def eval_string(self, args: list[Field], src: Source, st: State, node, *,
                     subshell: bool) -> list[tuple[State, bool | None]]:
-        if not args or any(f.symbolic for f in args) or self.depth >= 8:
+        if not args or self.depth >= 8:
             return [(st, None)]
-        text = " ".join(f.text for f in args).encode()
+        plain, holes = eval_holes.text_with_holes(args)
+        text = plain.encode()
         if len(text) > 200_000:
             return [(st, None)]
         span = src.span(node)
@@ -1050,13 +1052,19 @@ class Interpreter(Expander):
             child = _EVAL_SOURCES[key] = _FixedSpanSource(src.path, text, _PARSER.parse(text),
                                                           span)
         self.depth += 1
+        first = len(self.launches)
         try:
-            target = _fork(st) if subshell else st
+            target = _fork(st) if subshell or holes else st
+            target.vars.update(eval_holes.hole_vars(holes))
             states = self.exec_block(child.tree.root_node.named_children, child, [target])
         finally:
             self.depth -= 1
+        eval_holes.restore(self.launches[first:], holes)
         if subshell:
             return [(st, None)]
+        for s in states:  # the holes are no variables of the script
+            for name in eval_holes.hole_vars(holes):
+                s.vars.pop(name, None)
         return [(s, None) for s in states]
 
 

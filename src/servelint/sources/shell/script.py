@@ -43,6 +43,7 @@ from servelint.sources.shell.interpreter import (
     load_source,
     parse_source,
 )
+from servelint.sources.shell.values import is_symbolic, text_of
 
 
 @dataclass
@@ -52,6 +53,9 @@ class ScriptResult:
     # variables read before the last launch: a caller varying any other input
     # (e.g. a benchmark's concurrency) gets the same launches
     inputs: set[str] = field(default_factory=set)
+    # variables exported at the end of every flow that ends normally: their value, or None
+    # where the flows disagree or the value is unknown (what a child process inherits)
+    exports: dict[str, str | None] = field(default_factory=dict)
 
 
 def find_root(path: str) -> str:
@@ -105,10 +109,27 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
         result.launches = dedupe_launches(interp.launches)
         result.problems.extend(interp.problems)
         result.inputs = interp.inputs()
+        result.exports = _exports(interp.end_states)
     except Exception as exc:  # a reader must never take the run down
         result.problems.append(ReadProblem(path, None, f"internal reader error: {exc!r}",
                                            "read-error"))
     return result
+
+
+def _exports(states: list) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    ended = [st for st in states if st.flow != "exit"]
+    for st in ended:
+        for name, var in st.vars.items():
+            if not var.exported or var.external:
+                continue
+            pieces = var.scalar_value()
+            value = None if is_symbolic(pieces) else text_of(pieces)
+            out[name] = value if out.get(name, value) == value else None
+    for name in list(out):
+        if any(name not in st.vars for st in ended):
+            out[name] = None  # exported on some flows only
+    return out
 
 
 def _encoding_problem(src, result: ScriptResult) -> None:
