@@ -299,8 +299,8 @@ def bind_inferencex(
         note += (
             f"; wrapper launchers (AMD *-disagg, llm-d, TileRT): "
             f"{wrappers.get('launches', 0)} with launches read, "
-            f"{wrappers.get('no_launch', 0)} submit a Slurm job the shell reader does not "
-            f"follow, {wrappers.get('no_launcher', 0)} without a launcher file"
+            f"{wrappers.get('no_launch', 0)} whose Slurm job's scripts yield no launch the "
+            f"shell reader resolves, {wrappers.get('no_launcher', 0)} without a launcher file"
         )
     result.launches, held = hold_unchecked(result.launches)
     result.problems.extend(held)
