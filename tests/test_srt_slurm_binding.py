@@ -66,13 +66,12 @@ def test_override_selector_picks_the_zip_row(result) -> None:
 
 def test_wrapper_entries_say_why_they_are_not_read(result) -> None:
     msgs = [p.message for p in result.problems if "submits a Slurm job" in p.message]
-    # the AMD sglang-disagg entries (their server script's launches are not resolved);
-    # the llm-d and AMD atom-disagg jobs yield launches
+    # the AMD sglang-disagg entries (server_sglang.sh's launches are not resolved within
+    # the reader's budget); the llm-d, TileRT and AMD atom-disagg jobs yield launches
     assert len(msgs) == result.stats["multi_node"]["wrapper_no_launch"] >= 2
     amd = next(m for m in msgs if m.startswith("dsr1-fp4-mi355x-sglang-disagg:"))
     assert "amd_utils/submit.sh, benchmarks/multi_node/amd_utils/job.slurm, " in amd
-    assert "launches of atom found there run in no image the entry names" in amd
-    assert result.stats["multi_node"]["wrapper_launches"] >= 2
+    assert result.stats["multi_node"]["wrapper_launches"] >= 3
 
 
 def test_wrapper_job_launches_are_bound_to_the_entry(result) -> None:
@@ -81,6 +80,11 @@ def test_wrapper_job_launches_are_bound_to_the_entry(result) -> None:
     assert {(s.engine, s.entrypoint, s.gpu) for s in mine} == {("vllm", "vllm serve", "gb200")}
     assert {Path(s.anchor.path).name for s in mine} == {"server.sh"}
     assert all(s.image and s.image.startswith("quay.io/rh-ee-imarkov/llm-d") for s in mine)
+    # TileRT: the prefill vllm serve runs in the PREFILL_IMAGE the entry's settings name
+    tilert = [s for s in result.launches if s.context.get("entry") == "glm5.1-fp8-b200-tilert"]
+    assert {(s.engine, s.image, Path(s.anchor.path).name, s.anchor.line) for s in tilert} == {
+        ("vllm", "vllm/vllm-openai:v0.26.0", "run_node.sh", 159)
+    }
     atom = [s for s in result.launches if s.context.get("entry") == "dsv4-fp4-mi355x-atom-disagg"]
     assert atom and {s.image for s in atom} == {"rocm/atom-dev:nightly_202606101403"}
 

@@ -35,6 +35,7 @@ _MOUNTED = re.compile(
     + r"(?P<tail>[\w./-]*)[\"']?\s*$",
     re.M,
 )
+_VAR_REF = re.compile(r"\\?\$\{?(?P<var>[A-Za-z_][A-Za-z0-9_]*)\}?")
 _CONTAINER_ENV = re.compile(r"--container-env=[\"']?(?P<names>[^\s\"']+)")
 
 
@@ -103,18 +104,25 @@ def container_env(script: str, repo_root: str) -> dict[str, str | None]:
             text = fh.read()
     except OSError:
         return out
+    mounted = {  # folders of the checkout, as the container mounts it
+        m["name"]: os.path.normpath(os.path.join(repo_root, MULTI_NODE, m["tail"]))
+        for m in _MOUNTED.finditer(text)
+        if os.path.isdir(os.path.join(repo_root, MULTI_NODE, m["tail"]))
+    }
     for m in _ENV_FLAG.finditer(text):
-        value = m["value"]
-        literal = value is not None and value != "" and not re.search(r"[$\\`]", value)
-        out[m["name"]] = value if literal else None
+        value = m["value"] or ""
+        ref = _VAR_REF.fullmatch(value)
+        if ref and ref["var"] in mounted:  # -e SGLANG_WS_PATH=${WS_PATH}
+            out[m["name"]] = mounted[ref["var"]]
+        elif m["name"] in mounted and ref and ref["var"] == m["name"]:
+            out[m["name"]] = mounted[m["name"]]
+        else:
+            literal = value != "" and not re.search(r"[$\\`]", value)
+            out[m["name"]] = value if literal else None
     for m in _CONTAINER_ENV.finditer(text):
         for name in m["names"].split(","):
             if name.isidentifier():
-                out.setdefault(name, None)
-    for m in _MOUNTED.finditer(text):  # a folder of the checkout, as mounted in the container
-        folder = os.path.join(repo_root, MULTI_NODE, m["tail"])
-        if m["name"] in out and out[m["name"]] is None and os.path.isdir(folder):
-            out[m["name"]] = os.path.normpath(folder)
+                out.setdefault(name, mounted.get(name))
     return out
 
 

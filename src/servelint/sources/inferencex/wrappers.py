@@ -178,16 +178,22 @@ def _read_chain(
     image = str(data.get("image", ""))
     gpu = hardware.lookup(_gpu_code(str(data.get("runner", ""))))
     envs = {os.path.abspath(wrapper): _env(data)}
-    got = read_script(wrapper, env=envs[os.path.abspath(wrapper)], root=repo_root)
+    # the workflow sets more than the entry shows (MODEL_PATH, the matrix row's sizes, the
+    # runner's Slurm account): what the entry does not give stays unknown, here and below
+    got = read_script(
+        wrapper, env=envs[os.path.abspath(wrapper)], root=repo_root, env_complete=False
+    )
     envs[os.path.abspath(wrapper)] = {**envs[os.path.abspath(wrapper)], **got.exports}
     found = [(wrapper, s) for s in got.launches]
     problems = list(got.problems)
     steps = chain(wrapper, repo_root)
     for step in steps:
-        env = {**envs[step.via]}
-        for var, value in step.passed:  # what the container is given is set there
-            env[var] = value if value is not None else env.get(var)
-        part = read_script(step.script, env=env, root=repo_root)
+        before = envs[step.via]
+        if step.passed:  # a container's environment is what it is given (``-e``)
+            env = {k: v if v is not None else before.get(k) for k, v in step.passed}
+        else:  # ``sbatch``/``bash``: the environment goes on, with more the chain cannot see
+            env = dict(before)
+        part = read_script(step.script, env=env, root=repo_root, env_complete=bool(step.passed))
         envs[step.script] = {**env, **part.exports}
         found += [(step.script, s) for s in part.launches]
         problems += part.problems

@@ -75,11 +75,13 @@ def find_root(path: str) -> str:
 
 def read_script(path: str, text: str | None = None, env: dict[str, str | None] | None = None, *,
                 root: str | None = None, max_states: int = 32, max_steps: int = 400_000,
-                time_limit: float = 5.0) -> ScriptResult:
+                time_limit: float = 5.0, env_complete: bool = True) -> ScriptResult:
     """Find every engine launch in one bash script (never raises, never runs it).
 
     ``env`` maps variable -> value; a ``None`` value means "set, but to a value the
     caller cannot know" (it stays symbolic, yet counts as set for ``${VAR:-x}``).
+    ``env_complete=False``: ``env`` holds what is known, other variables may be set too
+    (a Slurm job's environment): they stay symbolic, ``${VAR:-x}`` included.
     """
     result = ScriptResult()
     try:
@@ -105,6 +107,7 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
         interp = Interpreter(os.path.abspath(path) if text is None else path,
                              root or find_root(path), env, max_states=max_states,
                              max_steps=max_steps, time_limit=time_limit)
+        interp.env_complete = env is not None and env_complete
         interp.run(src)
         result.launches = dedupe_launches(interp.launches)
         result.problems.extend(interp.problems)
