@@ -341,6 +341,20 @@ def judge(findings: list[Finding], rng: ReleaseRange, works: dict[str, Any] | No
             f.message += f" ({words})"
 
 
+def mark_guess(findings: list[Finding], rng: ReleaseRange) -> None:
+    """A launch on a nightly or an image newer than every profile is judged on one release
+    it may not be: its warnings on that release say how it was placed and that this is a
+    guess (errors get the words from :func:`judge`)."""
+    today = rng.today
+    if rng.kind not in ("after-newest", "nightly") or today is None:
+        return
+    words = f"{rng.describe()}, so this is a guess"
+    for f in findings:
+        if f.release == today and f.severity == Severity.WARNING and words not in f.message:
+            if "the newest release servelint knows" not in f.message:
+                f.message += f" ({words})"
+
+
 # ------------------------------------------------------------------ when to compute more
 
 

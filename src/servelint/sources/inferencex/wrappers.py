@@ -166,6 +166,13 @@ def bind_wrapper(
     )
 
 
+def _job_read(env_complete: bool = False) -> dict:
+    """Bounds for a job's scripts: fewer concurrent flows (their many ``check_env``-style
+    guards fork) and a step budget, not the wall clock, as the bound that stops them, so
+    what is read does not depend on the machine's load."""
+    return {"env_complete": env_complete, "max_states": 8, "time_limit": 60.0}
+
+
 def _read_chain(
     name: str, data: dict, wrapper: str, repo_root: str
 ) -> tuple[list[LaunchSpec], list[ReadProblem], list[str], list[str]]:
@@ -180,9 +187,7 @@ def _read_chain(
     envs = {os.path.abspath(wrapper): _env(data)}
     # the workflow sets more than the entry shows (MODEL_PATH, the matrix row's sizes, the
     # runner's Slurm account): what the entry does not give stays unknown, here and below
-    got = read_script(
-        wrapper, env=envs[os.path.abspath(wrapper)], root=repo_root, env_complete=False
-    )
+    got = read_script(wrapper, env=envs[os.path.abspath(wrapper)], root=repo_root, **_job_read())
     envs[os.path.abspath(wrapper)] = {**envs[os.path.abspath(wrapper)], **got.exports}
     found = [(wrapper, s) for s in got.launches]
     problems = list(got.problems)
@@ -193,7 +198,7 @@ def _read_chain(
             env = {k: v if v is not None else before.get(k) for k, v in step.passed}
         else:  # ``sbatch``/``bash``: the environment goes on, with more the chain cannot see
             env = dict(before)
-        part = read_script(step.script, env=env, root=repo_root, env_complete=bool(step.passed))
+        part = read_script(step.script, env=env, root=repo_root, **_job_read(bool(step.passed)))
         envs[step.script] = {**env, **part.exports}
         found += [(step.script, s) for s in part.launches]
         problems += part.problems
