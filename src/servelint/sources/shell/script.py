@@ -56,6 +56,8 @@ class ScriptResult:
     # variables exported at the end of every flow that ends normally: their value, or None
     # where the flows disagree or the value is unknown (what a child process inherits)
     exports: dict[str, str | None] = field(default_factory=dict)
+    # package installs every flow that ends normally made (a setup script's pip installs)
+    installs: list = field(default_factory=list)
 
 
 def find_root(path: str) -> str:
@@ -113,6 +115,7 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
         result.problems.extend(interp.problems)
         result.inputs = interp.inputs()
         result.exports = _exports(interp.end_states)
+        result.installs = _installs(interp.end_states)
     except Exception as exc:  # a reader must never take the run down
         result.problems.append(ReadProblem(path, None, f"internal reader error: {exc!r}",
                                            "read-error"))
@@ -133,6 +136,14 @@ def _exports(states: list) -> dict[str, str | None]:
         if any(name not in st.vars for st in ended):
             out[name] = None  # exported on some flows only
     return out
+
+
+def _installs(states: list) -> list:
+    ended = [st for st in states if st.flow != "exit"]
+    if not ended:
+        return []
+    common = set.intersection(*({(i.requirement, i.span) for i in st.installs} for st in ended))
+    return [i for i in ended[0].installs if (i.requirement, i.span) in common]
 
 
 def _encoding_problem(src, result: ScriptResult) -> None:
