@@ -299,6 +299,17 @@ def test_eval_and_bash_c_of_text_with_unknown_parts():
     assert (spec.argv[1].text, spec.argv[1].symbolic) == ("$A", True)
 
 
+def test_a_sourced_script_body_keeps_its_flows(tmp_path):
+    # server.sh sources server_<engine>.sh as its body: not a helper library, so its
+    # branches are followed (a library of definitions is still read with one flow)
+    (tmp_path / "body.sh").write_text(
+        'if [ "$ROLE" = prefill ]; then\n  CMD="vllm serve m --port 1"\nelse\n'
+        '  CMD="vllm serve m --port 2"\nfi\nbash -c "$CMD"\n'
+    )
+    res = read_script(str(tmp_path / "main.sh"), text='source "$(dirname "$0")/body.sh"\n',
+                      root=str(tmp_path))
+    assert sorted(argv(s)[-1] for s in res.launches) == ["1", "2"]
+
 # --- heredoc config files -------------------------------------------------------------------
 
 def test_vllm_config_file_keys_become_options():

@@ -66,12 +66,13 @@ def test_override_selector_picks_the_zip_row(result) -> None:
 
 def test_wrapper_entries_say_why_they_are_not_read(result) -> None:
     msgs = [p.message for p in result.problems if "submits a Slurm job" in p.message]
-    # the AMD sglang-disagg entries (server_sglang.sh's launches are not resolved within
-    # the reader's budget); the llm-d, TileRT and AMD atom-disagg jobs yield launches
+    # the AMD sglang-disagg MTP entries and the agentic one (their server_sglang.sh launches
+    # are not resolved); the llm-d, TileRT, AMD atom-disagg and 5 AMD sglang-disagg jobs
+    # yield launches
     assert len(msgs) == result.stats["multi_node"]["wrapper_no_launch"] >= 2
-    amd = next(m for m in msgs if m.startswith("dsr1-fp4-mi355x-sglang-disagg:"))
+    amd = next(m for m in msgs if m.startswith("dsr1-fp4-mi355x-sglang-disagg-mtp:"))
     assert "amd_utils/submit.sh, benchmarks/multi_node/amd_utils/job.slurm, " in amd
-    assert result.stats["multi_node"]["wrapper_launches"] >= 3
+    assert result.stats["multi_node"]["wrapper_launches"] == 8
 
 
 def test_wrapper_job_launches_are_bound_to_the_entry(result) -> None:
@@ -84,6 +85,17 @@ def test_wrapper_job_launches_are_bound_to_the_entry(result) -> None:
     tilert = [s for s in result.launches if s.context.get("entry") == "glm5.1-fp8-b200-tilert"]
     assert {(s.engine, s.image, Path(s.anchor.path).name, s.anchor.line) for s in tilert} == {
         ("vllm", "vllm/vllm-openai:v0.26.0", "run_node.sh", 159)
+    }
+    # AMD: wrapper -> amd_utils/submit.sh -> sbatch job.slurm -> docker run server.sh,
+    # which sources server_sglang.sh by ENGINE (= the entry's framework, submit.sh exports it)
+    amd = [s for s in result.launches if s.context.get("entry") == "dsr1-fp4-mi355x-sglang-disagg"]
+    assert {(s.engine, s.image, Path(s.anchor.path).name, s.gpu) for s in amd} == {
+        (
+            "sglang",
+            "lmsysorg/sglang-rocm:v0.5.12-rocm720-mi35x-20260519",
+            "server_sglang.sh",
+            "mi355x",
+        )
     }
     atom = [s for s in result.launches if s.context.get("entry") == "dsv4-fp4-mi355x-atom-disagg"]
     assert atom and {s.image for s in atom} == {"rocm/atom-dev:nightly_202606101403"}

@@ -993,7 +993,10 @@ class Interpreter(Expander):
         self.sources_read += 1
         self.depth += 1
         saved = st.positional
-        saved_cap, self.cap = self.cap, 1  # helper files decide nothing (see ``call``)
+        # helper files decide nothing (see ``call``); a sourced script that runs commands
+        # at its top level (a dispatcher's ``source server_<engine>.sh``) is a script body
+        saved_cap = self.cap
+        self.cap = 1 if _is_library(child) else self.cap
         if len(args) > 1:
             st.positional = tuple(args[1:])
         try:
@@ -1240,6 +1243,25 @@ def _keys(states: list[State]) -> list[tuple]:
 
 
 _MISSING = object()
+
+
+_LIBRARY_NODES = frozenset(
+    {"function_definition", "variable_assignment", "declaration_command", "comment"}
+)
+_LIBRARY: dict[tuple[str, int], bool] = {}
+
+
+def _is_library(src: Source) -> bool:
+    """A file of definitions only: functions, assignments, ``export``/``declare``."""
+    key = (src.path, len(src.data))
+    found = _LIBRARY.get(key)
+    if found is None:
+        if len(_LIBRARY) >= 4096:
+            _LIBRARY.clear()
+        found = _LIBRARY[key] = all(
+            n.type in _LIBRARY_NODES for n in src.tree.root_node.named_children
+        )
+    return found
 
 
 def _fork(st: State) -> State:
