@@ -275,6 +275,41 @@ def test_eval_and_bash_c_of_known_text():
     assert argv(one("bash -c 'vllm serve m --y 2'\n")) == ["m", "--y", "2"]
 
 
+
+def test_eval_and_bash_c_of_text_with_unknown_parts():
+    # the AMD multi-node servers compose the launch in a string with unknown parts
+    text = (
+        "ARGS=(-tp 8)\n"
+        'CMD="SGLANG_X=${X} python3 -m sglang.launch_server \\\n'
+        "    --model-path $DIR/m \\\n"
+        "    ${ARGS[*]} \\\n"
+        "    ${EXTRA} \\\n"
+        r"""    --json '{\"a\": \"$HOST\"}' --port 8000"""
+        "\"\n"
+        'setsid bash -c "$CMD" > >(tee log) 2>&1 &\n'
+    )
+    spec = one(text)
+    assert [(t.text, t.symbolic) for t in spec.argv] == [
+        ("--model-path", False), ("$DIR/m", True), ("-tp", False), ("8", False),
+        ("${EXTRA}", True), ("--json", False), ('{"a": "$HOST"}', True),
+        ("--port", False), ("8000", False)]
+    assert [(e.name, e.value, e.symbolic) for e in spec.env] == [("SGLANG_X", "${X}", True)]
+    # the stand-ins are no variables of the script after an eval
+    spec = one('CMD="echo $A"\neval "$CMD"\nvllm serve n "$A"\n')
+    assert (spec.argv[1].text, spec.argv[1].symbolic) == ("$A", True)
+
+
+def test_a_sourced_script_body_keeps_its_flows(tmp_path):
+    # server.sh sources server_<engine>.sh as its body: not a helper library, so its
+    # branches are followed (a library of definitions is still read with one flow)
+    (tmp_path / "body.sh").write_text(
+        'if [ "$ROLE" = prefill ]; then\n  CMD="vllm serve m --port 1"\nelse\n'
+        '  CMD="vllm serve m --port 2"\nfi\nbash -c "$CMD"\n'
+    )
+    res = read_script(str(tmp_path / "main.sh"), text='source "$(dirname "$0")/body.sh"\n',
+                      root=str(tmp_path))
+    assert sorted(argv(s)[-1] for s in res.launches) == ["1", "2"]
+
 # --- heredoc config files -------------------------------------------------------------------
 
 def test_vllm_config_file_keys_become_options():

@@ -21,7 +21,11 @@ def test_every_recipe_is_read_and_every_multi_node_entry_accounted_for(result) -
     mn = result.stats["multi_node"]
     assert mn["srt_slurm_files_read"] == 469
     assert (
-        mn["entries_bound"] + mn["entries_unbound"] + mn["wrapper_no_launch"] - 1
+        mn["entries_bound"]
+        + mn["entries_unbound"]
+        + mn["wrapper_no_launch"]
+        + mn["wrapper_launches"]
+        - 1
         == result.stats["multi_node_entries"]
         == 94
     )  # the llm-d entry is in both counts
@@ -62,14 +66,39 @@ def test_override_selector_picks_the_zip_row(result) -> None:
 
 def test_wrapper_entries_say_why_they_are_not_read(result) -> None:
     msgs = [p.message for p in result.problems if "submits a Slurm job" in p.message]
-    assert len(msgs) == 13
-    assert any(
-        m.startswith(
-            "glm5.1-fp8-b200-tilert: launcher benchmarks/multi_node/"
-            "glm5.1_fp8_b200_tilert-disagg.sh"
+    # the AMD sglang-disagg MTP entries and the agentic one (their server_sglang.sh launches
+    # are not resolved); the llm-d, TileRT, AMD atom-disagg and 5 AMD sglang-disagg jobs
+    # yield launches
+    assert len(msgs) == result.stats["multi_node"]["wrapper_no_launch"] >= 2
+    amd = next(m for m in msgs if m.startswith("dsr1-fp4-mi355x-sglang-disagg-mtp:"))
+    assert "amd_utils/submit.sh, benchmarks/multi_node/amd_utils/job.slurm, " in amd
+    assert result.stats["multi_node"]["wrapper_launches"] == 8
+
+
+def test_wrapper_job_launches_are_bound_to_the_entry(result) -> None:
+    mine = [s for s in result.launches if s.context.get("entry") == "dsv4-fp4-gb200-llmd-vllm"]
+    # llm-d/submit.sh -> sbatch job.slurm -> docker run ... llm-d/server.sh: vllm serve
+    assert {(s.engine, s.entrypoint, s.gpu) for s in mine} == {("vllm", "vllm serve", "gb200")}
+    assert {Path(s.anchor.path).name for s in mine} == {"server.sh"}
+    assert all(s.image and s.image.startswith("quay.io/rh-ee-imarkov/llm-d") for s in mine)
+    # TileRT: the prefill vllm serve runs in the PREFILL_IMAGE the entry's settings name
+    tilert = [s for s in result.launches if s.context.get("entry") == "glm5.1-fp8-b200-tilert"]
+    assert {(s.engine, s.image, Path(s.anchor.path).name, s.anchor.line) for s in tilert} == {
+        ("vllm", "vllm/vllm-openai:v0.26.0", "run_node.sh", 159)
+    }
+    # AMD: wrapper -> amd_utils/submit.sh -> sbatch job.slurm -> docker run server.sh,
+    # which sources server_sglang.sh by ENGINE (= the entry's framework, submit.sh exports it)
+    amd = [s for s in result.launches if s.context.get("entry") == "dsr1-fp4-mi355x-sglang-disagg"]
+    assert {(s.engine, s.image, Path(s.anchor.path).name, s.gpu) for s in amd} == {
+        (
+            "sglang",
+            "lmsysorg/sglang-rocm:v0.5.12-rocm720-mi35x-20260519",
+            "server_sglang.sh",
+            "mi355x",
         )
-        for m in msgs
-    )
+    }
+    atom = [s for s in result.launches if s.context.get("entry") == "dsv4-fp4-mi355x-atom-disagg"]
+    assert atom and {s.image for s in atom} == {"rocm/atom-dev:nightly_202606101403"}
 
 
 def test_trtllm_launches_are_checked_with_their_roles_option_files(result) -> None:

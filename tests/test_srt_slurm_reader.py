@@ -209,3 +209,41 @@ frontend:
         "--router_temperature",
         "0.5",
     ]
+
+
+def test_identity_frameworks_pins_the_engine_when_the_container_does_not(tmp_path: Path) -> None:
+    text = RECIPE + "identity:\n  frameworks: {dynamo: 1.3.1, sglang: 0.5.17}\n"
+    nightly = text.replace("lmsysorg/sglang:v0.5.9", "lmsysorg/sglang:nightly-dev-20260805")
+    (spec,) = _workers(_read(tmp_path, nightly))
+    assert (spec.release, spec.release_span.line) == ("0.5.17", 21)
+    assert spec.context["release_from"] == "identity.frameworks.sglang"
+    # the container names 0.5.9: it is what runs; the declaration that differs is reported
+    result = _read(tmp_path, text)
+    (spec,) = _workers(result)
+    assert spec.release is None
+    (problem,) = [p for p in result.problems if "identity.frameworks" in p.message]
+    assert problem.span.line == 21 and "is sglang 0.5.9: the job runs the container" in (
+        problem.message
+    )
+    # a dev build names no profiled release: the image's own range rules judge it
+    dev = nightly.replace("sglang: 0.5.17", "sglang: 0.5.18.dev3+g1")
+    assert _workers(_read(tmp_path, dev))[0].release is None
+
+
+def test_setup_script_installs_join_the_workers(tmp_path: Path) -> None:
+    # srtctl runs `bash /configs/<setup_script>` before each worker (worker_stage.py
+    # _build_worker_preamble): its pip installs are in the container, its exports are not
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "deps.sh").write_text(
+        "export NOT_FOR_WORKER=1\npip install 'fastokens==0.1.2'\n"
+    )
+    recipes = tmp_path / "recipes"
+    recipes.mkdir()
+    (spec,) = _workers(_read(recipes, RECIPE + "setup_script: deps.sh\n"))
+    assert [(i.requirement, i.span.line, i.from_context) for i in spec.installs] == [
+        ("fastokens==0.1.2", 2, True)
+    ]
+    assert "NOT_FOR_WORKER" not in {e.name for e in spec.env}
+    missing = _read(recipes, RECIPE + "setup_script: other.sh\n")
+    (problem,) = [p for p in missing.problems if "setup_script" in p.message]
+    assert problem.kind == "unsupported" and "srtctl runs /configs/other.sh" in problem.message

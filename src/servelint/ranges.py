@@ -341,6 +341,33 @@ def judge(findings: list[Finding], rng: ReleaseRange, works: dict[str, Any] | No
             f.message += f" ({words})"
 
 
+def mark_guess(findings: list[Finding], rng: ReleaseRange) -> None:
+    """A launch on a nightly or an image newer than every profile is judged on one release
+    it may not be: its warnings that state a fact of that release (``… sglang 0.5.23 no
+    longer reads it``) say how it was placed and that this is a guess (errors get the words
+    from :func:`judge`). Findings that do not depend on the release judged (notes, a
+    parser's first release against the floor) are left."""
+    from servelint.rules import registry
+    from servelint.rules.base import Scope
+
+    today = rng.today
+    if rng.kind not in ("after-newest", "nightly") or today is None:
+        return
+    release = f"{rng.engine} {today}"
+    words = f"{rng.describe()}, so this is a guess"
+    for f in findings:
+        rule = registry.get(f.code)
+        if (
+            f.release == today
+            and f.severity == Severity.WARNING
+            and rule is not None
+            and rule.scope in (Scope.ARGV, Scope.LAUNCH)
+            and release in f.message
+            and rng.source not in f.message  # judge's words (a demoted error) name it too
+        ):
+            f.message += f" ({words})"
+
+
 # ------------------------------------------------------------------ when to compute more
 
 

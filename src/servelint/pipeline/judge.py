@@ -75,6 +75,8 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
         ranges.judge(out, rng, ranges.range_works(spec, rng, passes))
     for f in routed:  # after the range verdict, which keeps its own note
         f.severity = min(f.severity, Severity.WARNING)
+    if rng is not None:
+        ranges.mark_guess(out, rng)
     below = ranges.floor_below(spec, res)
     if below is not None:
         out.append(below)

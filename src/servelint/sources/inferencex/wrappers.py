@@ -3,9 +3,12 @@
 AMD ``*-disagg``, llm-d and TileRT entries name no ``CONFIG_FILE``; their launcher is
 ``benchmarks/multi_node/[agentic/]<model-prefix>_<precision>_<gpu>_<framework>.sh``
 (benchmark-format §7). The wrapper is read by the shell reader with the entry's values like
-a single-node launcher; when it yields no engine launch (the wrappers submit a Slurm job,
-which the shell reader does not follow), the entry gets a problem naming the submission
-line, so the gap is visible.
+a single-node launcher, then every script its Slurm job runs (:mod:`.job_chain`: the
+wrapper's ``submit.sh``, ``job.slurm``, the server script in the container), each with the
+environment the one before hands on. A launch is bound to the entry's image (or an image
+an ``…IMAGE`` setting names for that engine, TileRT's prefill); a launch no image of the
+entry runs is a dispatch branch the reader could not decide and is not bound. When nothing
+is found, the entry gets a problem naming the submission line and the scripts followed.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import glob
 import os
 import re
 
+from servelint import hardware
 from servelint.model import LaunchSpec, Span
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.shell.script import read_script
@@ -51,6 +55,27 @@ def find_wrapper(repo_root: str, data: dict) -> str | None:
     return None
 
 
+def _settings(data: dict) -> dict[str, str | None]:
+    """``KEY=VALUE`` of every ``additional-settings`` list of the entry's search spaces; a key
+    whose rows disagree is set to an unknown value."""
+    out: dict[str, str | None] = {}
+
+    def take(where: object) -> None:
+        items = where.get("additional-settings") if isinstance(where, dict) else None
+        for item in items if isinstance(items, list) else []:
+            key, sep, value = str(item).partition("=")
+            if sep and key.isidentifier():
+                out[key] = value if out.get(key, value) == value else None
+
+    for blocks in (data.get("scenarios") or {}).values():
+        for block in blocks if isinstance(blocks, list) else []:
+            space = block.get("search-space") if isinstance(block, dict) else None
+            for point in space if isinstance(space, list) else []:
+                for where in (point, *(point.get(r) for r in ("prefill", "decode"))):
+                    take(where)
+    return out
+
+
 def _env(data: dict) -> dict[str, str | None]:
     env: dict[str, str | None] = {
         "IMAGE": str(data.get("image", "")),
@@ -63,7 +88,22 @@ def _env(data: dict) -> dict[str, str | None]:
         "GITHUB_WORKSPACE": None,
         "SLURM_JOB_ID": None,
     }
+    for key, value in _settings(data).items():
+        env.setdefault(key, value)
     return env
+
+
+def _image_for(engine: str, env: dict[str, str | None], default: str) -> str | None:
+    """The image a launch of ``engine`` runs in: the entry's when it is that engine's, else
+    one the entry names in an ``…IMAGE`` setting for that engine (TileRT's
+    ``PREFILL_IMAGE``), else none known."""
+    from servelint.engines.images import resolve_image
+
+    named = [default] + [v for k, v in sorted(env.items()) if k.endswith("IMAGE") and v]
+    for image in named:
+        if image and resolve_image(image).engine == engine:
+            return image
+    return None
 
 
 def _submission(script: str) -> str:
@@ -97,27 +137,91 @@ def bind_wrapper(
             ],
             "no_launcher",
         )
-    got = read_script(script, env=_env(data), root=repo_root)
-    for spec in got.launches:
-        spec.image = spec.image or str(data.get("image", "")) or None
-        spec.rendering = f"{name} {{{spec.rendering}}}" if spec.rendering else name
-        spec.origin = "inferencex"
-        spec.context.update({"entry": name, "script": script})
-    if got.launches:
-        return list(got.launches), list(got.problems), "launches"
+    launches, problems, other, followed = _read_chain(name, data, script, repo_root)
+    if launches:
+        return launches, problems, "launches"
     rel = os.path.relpath(script, repo_root)
+    real_root = os.path.abspath(repo_root)
+    scripts = ", ".join(os.path.relpath(p, real_root) for p in followed) or "none"
+    skipped = (
+        f"; launches of {', '.join(sorted(set(other)))} found there run in no image the "
+        "entry names (a dispatch the reader could not decide), so they are not bound"
+        if other
+        else ""
+    )
     return (
         [],
         [
             ReadProblem(
                 span.path,
                 span,
-                f"{name}: launcher {rel} yields no engine launch "
-                f"the shell reader can see: it submits a Slurm job "
-                f"({_submission(script)}) and the reader does not follow job "
-                "submission, so the job's engine launches are not checked",
+                f"{name}: launcher {rel} submits a Slurm job ({_submission(script)}); "
+                f"the scripts the job runs (followed: {scripts}) yield no engine launch "
+                f"the shell reader can resolve{skipped}, so the job's engine launches are "
+                "not checked",
                 "unresolved",
             )
         ],
         "no_launch",
     )
+
+
+def _job_read(env_complete: bool = False) -> dict:
+    """Bounds for a job's scripts: fewer concurrent flows (their many ``check_env``-style
+    guards fork) and a step budget, not the wall clock, as the bound that stops them, so
+    what is read does not depend on the machine's load."""
+    return {"env_complete": env_complete, "max_states": 8, "time_limit": 60.0}
+
+
+def _read_chain(
+    name: str, data: dict, wrapper: str, repo_root: str
+) -> tuple[list[LaunchSpec], list[ReadProblem], list[str], list[str]]:
+    """The wrapper, then every script its job runs (:mod:`.job_chain`), each read with the
+    environment the one before it exports; launches bound to the entry. -> (launches,
+    problems, engines of launches no image of the entry runs, the scripts followed)."""
+    from servelint.sources.inferencex.job_chain import chain
+
+    repo_root = os.path.abspath(repo_root)  # the chain's scripts are absolute paths
+    image = str(data.get("image", ""))
+    gpu = hardware.lookup(_gpu_code(str(data.get("runner", ""))))
+    envs = {os.path.abspath(wrapper): _env(data)}
+    # the workflow sets more than the entry shows (MODEL_PATH, the matrix row's sizes, the
+    # runner's Slurm account): what the entry does not give stays unknown, here and below
+    got = read_script(wrapper, env=envs[os.path.abspath(wrapper)], root=repo_root, **_job_read())
+    envs[os.path.abspath(wrapper)] = {**envs[os.path.abspath(wrapper)], **got.exports}
+    found = [(wrapper, s) for s in got.launches]
+    problems = list(got.problems)
+    steps = chain(wrapper, repo_root)
+    for step in steps:
+        before = envs[step.via]
+        if step.passed:  # a container's environment is what it is given (``-e``)
+            env = {k: v if v is not None else before.get(k) for k, v in step.passed}
+        else:  # ``sbatch``/``bash``: the environment goes on, with more the chain cannot see
+            env = dict(before)
+        part = read_script(step.script, env=env, root=repo_root, **_job_read(bool(step.passed)))
+        envs[step.script] = {**env, **part.exports}
+        found += [(step.script, s) for s in part.launches]
+        problems += part.problems
+    out: list[LaunchSpec] = []
+    dropped: list[LaunchSpec] = []
+    seen: set[tuple] = set()
+    for script, spec in found:
+        key = (spec.anchor.path, spec.anchor.line, spec.anchor.column) if spec.anchor else ()
+        key += tuple((t.text, t.symbolic) for t in spec.argv)
+        if key in seen:  # a script the wrapper itself ran (``exec bash …``), read again
+            continue
+        seen.add(key)
+        spec.image = spec.image or _image_for(spec.engine, envs[os.path.abspath(script)], image)
+        if spec.image is None:
+            # no image of the entry runs this engine: a branch of a dispatch on a value
+            # the reader could not follow (server.sh picks server_<engine>.sh by ENGINE)
+            dropped.append(spec)
+            continue
+        if spec.gpu is None and gpu is not None:
+            spec.gpu = gpu.id
+        rel = os.path.relpath(script, repo_root)
+        spec.rendering = f"{name} {rel} {{{spec.rendering}}}" if spec.rendering else f"{name} {rel}"
+        spec.origin = "inferencex"
+        spec.context.update({"entry": name, "script": script})
+        out.append(spec)
+    return out, problems, [s.engine for s in dropped], [step.script for step in steps]

@@ -24,7 +24,7 @@ _LAUNCH = re.compile(
     r"\bvllm\s+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\b|"
     r"\btrtllm-serve\b"
 )
-_ARRAY_OPEN = re.compile(r"^\s*(?:local\s+|declare\s+-a\s+)?[A-Za-z_]\w*\+?=\($")
+_ARRAY_OPEN = re.compile(r"^\s*(?:local\s+|declare\s+-a\s+)?[A-Za-z_]\w*\+?=\((?P<rest>.*)$")
 KIND = "argv-shape"
 
 
@@ -39,10 +39,15 @@ def continuation_problems(
         text = line.rstrip("\n")
         stripped = text.strip()
         nxt = next((n for n in lines[i + 1 :] if n.strip()), "")
-        if _ARRAY_OPEN.match(text.split("#", 1)[0].rstrip()):
+        opened = _ARRAY_OPEN.match(text.split("#", 1)[0].rstrip())
+        # an array literal spans lines until its ")" (words on the opening line included:
+        # ``cmd=(vllm serve "$M"`` then ``--flag v`` lines need no backslash)
+        if opened and not opened["rest"].rstrip().endswith(")"):
             in_array = True
-        elif in_array and stripped.startswith(")"):
+        elif in_array and (stripped.startswith(")") or stripped.endswith(")")):
             in_array = False
+            if not stripped.startswith(")"):
+                continue  # the closing line holds words of the array, not of a launch
         m = _ESCAPED_SPACE.search(text)
         if m and not stripped.startswith("#") and _CONTINUES.match(nxt):
             col = m.start() + len(m.group(1)) + 1

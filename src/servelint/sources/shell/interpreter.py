@@ -33,6 +33,7 @@ from servelint.model import EnvVar, LaunchSpec, Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.pip import parse_pip_command
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.shell import eval_holes
 from servelint.sources.shell.expand import Expander, _first_named, glob_regex
 from servelint.sources.shell.launch import (
     config_flags,
@@ -992,7 +993,10 @@ class Interpreter(Expander):
         self.sources_read += 1
         self.depth += 1
         saved = st.positional
-        saved_cap, self.cap = self.cap, 1  # helper files decide nothing (see ``call``)
+        # helper files decide nothing (see ``call``); a sourced script that runs commands
+        # at its top level (a dispatcher's ``source server_<engine>.sh``) is a script body
+        saved_cap = self.cap
+        self.cap = 1 if _is_library(child) else self.cap
         if len(args) > 1:
             st.positional = tuple(args[1:])
         try:
@@ -1036,9 +1040,10 @@ class Interpreter(Expander):
 
     def eval_string(self, args: list[Field], src: Source, st: State, node, *,
                     subshell: bool) -> list[tuple[State, bool | None]]:
-        if not args or any(f.symbolic for f in args) or self.depth >= 8:
+        if not args or self.depth >= 8:
             return [(st, None)]
-        text = " ".join(f.text for f in args).encode()
+        plain, holes = eval_holes.text_with_holes(args)
+        text = plain.encode()
         if len(text) > 200_000:
             return [(st, None)]
         span = src.span(node)
@@ -1050,13 +1055,19 @@ class Interpreter(Expander):
             child = _EVAL_SOURCES[key] = _FixedSpanSource(src.path, text, _PARSER.parse(text),
                                                           span)
         self.depth += 1
+        first = len(self.launches)
         try:
-            target = _fork(st) if subshell else st
+            target = _fork(st) if subshell or holes else st
+            target.vars.update(eval_holes.hole_vars(holes))
             states = self.exec_block(child.tree.root_node.named_children, child, [target])
         finally:
             self.depth -= 1
+        eval_holes.restore(self.launches[first:], holes)
         if subshell:
             return [(st, None)]
+        for s in states:  # the holes are no variables of the script
+            for name in eval_holes.hole_vars(holes):
+                s.vars.pop(name, None)
         return [(s, None) for s in states]
 
 
@@ -1232,6 +1243,25 @@ def _keys(states: list[State]) -> list[tuple]:
 
 
 _MISSING = object()
+
+
+_LIBRARY_NODES = frozenset(
+    {"function_definition", "variable_assignment", "declaration_command", "comment"}
+)
+_LIBRARY: dict[tuple[str, int], bool] = {}
+
+
+def _is_library(src: Source) -> bool:
+    """A file of definitions only: functions, assignments, ``export``/``declare``."""
+    key = (src.path, len(src.data))
+    found = _LIBRARY.get(key)
+    if found is None:
+        if len(_LIBRARY) >= 4096:
+            _LIBRARY.clear()
+        found = _LIBRARY[key] = all(
+            n.type in _LIBRARY_NODES for n in src.tree.root_node.named_children
+        )
+    return found
 
 
 def _fork(st: State) -> State:

@@ -43,6 +43,7 @@ from servelint.sources.shell.interpreter import (
     load_source,
     parse_source,
 )
+from servelint.sources.shell.values import is_symbolic, text_of
 
 
 @dataclass
@@ -52,6 +53,11 @@ class ScriptResult:
     # variables read before the last launch: a caller varying any other input
     # (e.g. a benchmark's concurrency) gets the same launches
     inputs: set[str] = field(default_factory=set)
+    # variables exported at the end of every flow that ends normally: their value, or None
+    # where the flows disagree or the value is unknown (what a child process inherits)
+    exports: dict[str, str | None] = field(default_factory=dict)
+    # package installs every flow that ends normally made (a setup script's pip installs)
+    installs: list = field(default_factory=list)
 
 
 def find_root(path: str) -> str:
@@ -71,11 +77,13 @@ def find_root(path: str) -> str:
 
 def read_script(path: str, text: str | None = None, env: dict[str, str | None] | None = None, *,
                 root: str | None = None, max_states: int = 32, max_steps: int = 400_000,
-                time_limit: float = 5.0) -> ScriptResult:
+                time_limit: float = 5.0, env_complete: bool = True) -> ScriptResult:
     """Find every engine launch in one bash script (never raises, never runs it).
 
     ``env`` maps variable -> value; a ``None`` value means "set, but to a value the
     caller cannot know" (it stays symbolic, yet counts as set for ``${VAR:-x}``).
+    ``env_complete=False``: ``env`` holds what is known, other variables may be set too
+    (a Slurm job's environment): they stay symbolic, ``${VAR:-x}`` included.
     """
     result = ScriptResult()
     try:
@@ -101,14 +109,41 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
         interp = Interpreter(os.path.abspath(path) if text is None else path,
                              root or find_root(path), env, max_states=max_states,
                              max_steps=max_steps, time_limit=time_limit)
+        interp.env_complete = env is not None and env_complete
         interp.run(src)
         result.launches = dedupe_launches(interp.launches)
         result.problems.extend(interp.problems)
         result.inputs = interp.inputs()
+        result.exports = _exports(interp.end_states)
+        result.installs = _installs(interp.end_states)
     except Exception as exc:  # a reader must never take the run down
         result.problems.append(ReadProblem(path, None, f"internal reader error: {exc!r}",
                                            "read-error"))
     return result
+
+
+def _exports(states: list) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    ended = [st for st in states if st.flow != "exit"]
+    for st in ended:
+        for name, var in st.vars.items():
+            if not var.exported or var.external:
+                continue
+            pieces = var.scalar_value()
+            value = None if is_symbolic(pieces) else text_of(pieces)
+            out[name] = value if out.get(name, value) == value else None
+    for name in list(out):
+        if any(name not in st.vars for st in ended):
+            out[name] = None  # exported on some flows only
+    return out
+
+
+def _installs(states: list) -> list:
+    ended = [st for st in states if st.flow != "exit"]
+    if not ended:
+        return []
+    common = set.intersection(*({(i.requirement, i.span) for i in st.installs} for st in ended))
+    return [i for i in ended[0].installs if (i.requirement, i.span) in common]
 
 
 def _encoding_problem(src, result: ScriptResult) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from servelint.model import LaunchSpec, Span
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.srt_slurm.command import is_runtime_value
 from servelint.sources.srt_slurm.reader import read_recipe
 from servelint.sources.srt_slurm.tree import Node, RecipeYamlError, load_tree
 
@@ -220,7 +221,7 @@ def summary(result: BindResult, counts: Counter, files_read: int) -> str:
         per[f"{spec.engine} {spec.context.get('role', '?')}"] += 1
         # srtctl's run-time values are "<name>" placeholders; anything else symbolic came
         # from the recipe itself
-        recipe_symbolic += any(t.symbolic and not _placeholder(t.text) for t in spec.argv)
+        recipe_symbolic += any(t.symbolic and not is_runtime_value(t.text) for t in spec.argv)
     rendered = ", ".join(f"{k} {v}" for k, v in sorted(per.items()))
     n = len(result.launches)
     return (
@@ -233,11 +234,6 @@ def summary(result: BindResult, counts: Counter, files_read: int) -> str:
         f"{counts['refs_outside_repo']} outside this repository, "
         f"{counts['refs_llmd_recipe']} llm-d recipes, bound through the llm-d launcher)"
     )
-
-
-def _placeholder(text: str) -> bool:
-    value = text.partition("=")[2] if text.startswith("--") else text
-    return re.fullmatch(r"<[a-z:-]+>", value) is not None or "<kv-events-port>" in text
 
 
 def hold_unchecked(launches: list[LaunchSpec]) -> tuple[list[LaunchSpec], list[ReadProblem]]:
@@ -299,8 +295,8 @@ def bind_inferencex(
         note += (
             f"; wrapper launchers (AMD *-disagg, llm-d, TileRT): "
             f"{wrappers.get('launches', 0)} with launches read, "
-            f"{wrappers.get('no_launch', 0)} submit a Slurm job the shell reader does not "
-            f"follow, {wrappers.get('no_launcher', 0)} without a launcher file"
+            f"{wrappers.get('no_launch', 0)} whose Slurm job's scripts yield no launch the "
+            f"shell reader resolves, {wrappers.get('no_launcher', 0)} without a launcher file"
         )
     result.launches, held = hold_unchecked(result.launches)
     result.problems.extend(held)

@@ -12,6 +12,7 @@ flag then each item, anything else -> ``str(value)`` (Python's spelling: ``0.9``
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from servelint.model import Span, Token
@@ -28,6 +29,14 @@ _CONNECTOR_MAP: dict[str, dict[str, str]] = {
     },
 }
 MODE_KEYS = {"prefill": "prefill", "decode": "decode", "agg": "aggregated"}
+# how a value srtctl only knows at run time is spelled in a rendered command: ``<name>``,
+# alone (``<leader-ip>``) or inside a value (``tcp://*:<kv-events-port>`` in a JSON config)
+RUNTIME_VALUE = re.compile(r"<[a-z][a-z0-9:-]*>")
+
+
+def is_runtime_value(text: str) -> bool:
+    """True for a token holding a value srtctl fills in at run time."""
+    return RUNTIME_VALUE.search(text) is not None
 
 
 @dataclass(slots=True)

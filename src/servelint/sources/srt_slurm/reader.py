@@ -18,6 +18,7 @@ from servelint import hardware
 from servelint.model import EnvVar, LaunchSpec, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.srt_slurm import identity, setup_script
 from servelint.sources.srt_slurm.command import BUILDERS, Context, Topology, py_str
 from servelint.sources.srt_slurm.option_lines import engine_option_file
 from servelint.sources.srt_slurm.tree import Node, RecipeYamlError, load_tree
@@ -289,6 +290,14 @@ def _read_variant(
     per_node = res.get("gpus_per_node") if res is not None else None
     gpn = per_node.value if per_node is not None and isinstance(per_node.value, int) else 4
     global_env = _env(root.get("environment"))
+    seen_problems: set[str] = set()
+    setup = root.get("setup_script")
+    setup_installs: list = []
+    if setup is not None and isinstance(setup.value, str) and setup.value:
+        setup_installs, missing, _ = setup_script.installs(path, setup.value, setup.span)
+        if missing is not None:
+            seen_problems.add(missing.message)
+            result.problems.append(missing)
     for mode in role_modes:
         role = ROLE_OF_MODE[mode]
         ctx = Context(
@@ -322,6 +331,7 @@ def _read_variant(
             gpu=gpu.id if gpu else None,
             rendering=(f"{label} " if label else "") + role,
             origin="srt-slurm",
+            installs=list(setup_installs),
         )
         spec.context.update(
             {
@@ -343,7 +353,6 @@ def _read_variant(
             spec.context["dynamo_release"] = release
         if release_span is not None:
             spec.context["dynamo_release_span"] = f"{release_span.line}:{release_span.column}"
-        setup = root.get("setup_script")
         if setup is not None and setup.value:
             spec.context["setup_script"] = py_str(setup.value)
         added = cmd.added_spans()
@@ -352,6 +361,10 @@ def _read_variant(
         if cmd.files:
             spec.context["config_files"] = ",".join(cmd.files)
             spec.option_file = engine_option_file(btype, cmd.files)
+        mismatch = identity.apply(spec, declared, image_span)
+        if mismatch is not None and mismatch.message not in seen_problems:
+            seen_problems.add(mismatch.message)
+            result.problems.append(mismatch)
         result.launches.append(spec)
     workers = [
         s

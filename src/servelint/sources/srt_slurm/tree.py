@@ -1,21 +1,19 @@
 """srt-slurm recipe YAML as srtctl reads it, with a span on every key and value.
 
 srtctl loads recipes with PyYAML ``safe_load`` (YAML 1.1: ``on``/``yes`` are booleans,
-``1e-3`` is a string), so values here come from PyYAML's own resolver and constructor on
-the composed node; only the positions are added. Merge keys (``<<``) are flattened the
-way the constructor does.
+``1e-3`` is a string). The document is composed by the project's positioned YAML
+(``sources/common/yamlpos``), which keeps, for every plain scalar, the value PyYAML's own
+constructor gives it; this module is the YAML 1.1 view of that tree. Merge keys (``<<``)
+are flattened as the constructor does (explicit keys win).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import yaml
-
 from servelint.model import Span
-from servelint.sources.common.yamlpos import SAFE_LOADER, compose_error, node_span
-
-MAX_NODES = 200_000
+from servelint.sources.common.yamlpos import Map, Scalar, Seq, load_yaml_text
+from servelint.sources.common.yamlpos import Node as YamlNode
 
 
 @dataclass(eq=False, slots=True)
@@ -70,45 +68,41 @@ class RecipeYamlError(ValueError):
         self.span = span
 
 
-class _Builder:
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.constructor = yaml.constructor.SafeConstructor()
-        self.budget = MAX_NODES
+def _scalar(node: Scalar) -> object:
+    """The value PyYAML (YAML 1.1, srtctl's loader) gives a scalar yamlpos composed."""
+    return node.yaml11_value if node.yaml11_differs else node.value
 
-    def build(self, node: yaml.Node, depth: int = 0) -> Node:
-        self.budget -= 1
-        if self.budget < 0 or depth > 200:
-            raise RecipeYamlError("document too large or nested too deeply", None)
-        span = node_span(self.path, node)
-        if isinstance(node, yaml.MappingNode):
-            self.constructor.flatten_mapping(node)
+
+def _view(root: YamlNode) -> Node:
+    """The srtctl view of a yamlpos tree: YAML 1.1 values, Python key spellings; an
+    aliased node is viewed once."""
+    memo: dict[int, Node] = {}
+
+    def view(n: YamlNode) -> Node:
+        found = memo.get(id(n))
+        if found is not None:
+            return found
+        if isinstance(n, Map):
             out: dict[str, Entry] = {}
-            for k, v in node.value:
-                key = self._scalar(k) if isinstance(k, yaml.ScalarNode) else None
-                name = key if isinstance(key, str) else str(key)
-                out[name] = Entry(node_span(self.path, k), self.build(v, depth + 1), key)
-            return Node(out, span)
-        if isinstance(node, yaml.SequenceNode):
-            return Node([self.build(c, depth + 1) for c in node.value], span)
-        return Node(self._scalar(node), span)
+            for key, value in n.entries:
+                raw = _scalar(key)
+                out[raw if isinstance(raw, str) else str(raw)] = Entry(key.span, view(value), raw)
+            built = Node(out, n.span)
+        elif isinstance(n, Seq):
+            built = Node([view(c) for c in n.items], n.span)
+        else:
+            built = Node(_scalar(n), n.span)
+        memo[id(n)] = built
+        return built
 
-    def _scalar(self, node: yaml.ScalarNode) -> object:
-        try:
-            return self.constructor.construct_object(node, deep=True)
-        except yaml.YAMLError as exc:
-            raise RecipeYamlError(f"bad scalar: {exc}", node_span(self.path, node)) from exc
+    return view(root)
 
 
 def load_tree(text: str, path: str) -> Node | None:
     """The document's root node (None for an empty document); raises RecipeYamlError."""
-    try:
-        root = yaml.compose(text, Loader=SAFE_LOADER)
-    except yaml.MarkedYAMLError as exc:
-        msg, span = compose_error(exc, path)
-        raise RecipeYamlError(f"malformed YAML: {msg}", span) from exc
-    except yaml.YAMLError as exc:
-        raise RecipeYamlError(f"malformed YAML: {exc}", None) from exc
-    if root is None:
+    doc = load_yaml_text(text, path)
+    if doc.root is None:
+        if doc.problems:  # the document could not be read: its last problem says why
+            raise RecipeYamlError(doc.problems[-1].message, doc.problems[-1].span)
         return None
-    return _Builder(path).build(root)
+    return _view(doc.root)

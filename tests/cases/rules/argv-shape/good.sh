@@ -5,3 +5,11 @@ ARGS=(
 )
 vllm serve Qwen/Qwen3-8B "${ARGS[@]}" \
   --max-num-seqs 64
+# an array literal opened with words on its first line spans lines without backslashes
+start() {
+  local cmd=(vllm serve Qwen/Qwen3-8B
+    --max-model-len 4096
+    "${ARGS[@]}")
+  "${cmd[@]}"
+}
+start
