@@ -47,13 +47,25 @@ def _is_custom_image(spec: LaunchSpec, prof) -> bool:
     return not official or not ref.repository or ref.repository != official
 
 
+def _dynamo_launch(spec: LaunchSpec):
+    """servelint.engines.dynamo.launch for a Dynamo worker launch (a Dynamo worker: the
+    engine half is judged from here), else None: other launches do not import it."""
+    from servelint.engines.dynamo.entrypoints import WORKER_MODULES
+
+    if spec.entrypoint not in WORKER_MODULES:
+        return None
+    from servelint.engines.dynamo import launch
+
+    return launch
+
+
 def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
     """Findings of one launch over the releases it can meet (``servelint.ranges``), the same
     for every output format, and its report (``works_on`` only for JSON / ``--works-on``)."""
     from servelint import works_on as works_on_mod
-    from servelint.engines.dynamo import launch as dynamo_launch
 
-    spec, worker = dynamo_launch.adapt(spec)  # a Dynamo worker: the engine half from here
+    dynamo_launch = _dynamo_launch(spec)
+    spec, worker = dynamo_launch.adapt(spec) if dynamo_launch else (spec, None)
     passes = _passes_once()  # the range's verdict and works-on ask about the same releases
     res = _resolution(spec, options)
     rng = None

@@ -8,21 +8,12 @@ from dataclasses import dataclass, field, replace
 
 from servelint import profiles
 from servelint.engines.dynamo import engine_file
+from servelint.engines.dynamo.entrypoints import WORKER_MODULES
 from servelint.engines.dynamo.worker import ENGINE_OPTION_SOURCES, Split, Target, split_argv
 from servelint.engines.dynamo.worker import targets as dynamo_targets
 from servelint.model import Finding, LaunchSpec, Severity, Token
 from servelint.rules import dynamo_worker as rule
 
-WORKER_MODULES = {
-    "python3 -m dynamo.vllm": "vllm",
-    "python -m dynamo.vllm": "vllm",
-    "python3 -m dynamo.sglang": "sglang",
-    "python -m dynamo.sglang": "sglang",
-    "python3 -m dynamo.trtllm": "trtllm",
-    "python -m dynamo.trtllm": "trtllm",
-    "python3 -m dynamo.frontend": "frontend",
-    "python -m dynamo.frontend": "frontend",
-}
 # the worker's engine option file, judged against the engine release (dynamo.trtllm)
 engine_file_findings = engine_file.findings
 # entrypoints with no engine behind them: nothing of their argv reaches an engine parser
