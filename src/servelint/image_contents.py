@@ -7,10 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from packaging.utils import canonicalize_name
-
 from servelint import hardware
 from servelint.lru import Lru
+from servelint.package_names import canonicalize_name
 
 _VENDOR_FLAVOUR = {"amd": "rocm", "cpu": "cpu"}
 

@@ -89,7 +89,7 @@ def shell_quote(text: str) -> str:
 
 
 def canonical_pkg(name: str) -> str:
-    from packaging.utils import canonicalize_name  # imported when a rule needs it
+    from servelint.package_names import canonicalize_name
 
     return canonicalize_name(name)
 

@@ -18,10 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-
 from servelint.model import PackageInstall, Token
+from servelint.package_names import canonicalize_name
 
 # pip install: options that take a value (short and long spellings)
 PIP_VALUE_OPTIONS = frozenset({
@@ -174,6 +172,9 @@ def classify_requirement(tok: Token, installer: str, command: str, *, kind: str 
         rec.symbolic = True
         rec.name, rec.specifier = _name_of_symbolic(text)
         return rec
+    # packaging.requirements imports packaging.tags (platform, subprocess): only when needed
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
         req = Requirement(text)
     except InvalidRequirement:
