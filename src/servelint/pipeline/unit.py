@@ -4,7 +4,6 @@ findings merged. A ``FileResult`` is what the cache keeps and workers send back.
 from __future__ import annotations
 
 import os
-import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +57,8 @@ class FileResult:
     def all_launches(self) -> list[LaunchReport]:
         if self.launches is None:
             if self.blob:
+                import pickle  # only across worker processes (--jobs)
+
                 self.launches = pickle.loads(self.blob)  # from our own worker processes
             elif self.launches_key:
                 from servelint import cache
@@ -71,6 +72,8 @@ class FileResult:
         return self.launches
 
     def __getstate__(self) -> tuple:
+        import pickle
+
         blob = (
             self.blob
             if self.launches is None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from functools import lru_cache
 
@@ -61,6 +60,8 @@ def suggest(word: str, candidates: list[str] | set[str], cutoff: float = 0.8) ->
 
 @lru_cache(maxsize=8192)
 def _suggest(word: str, candidates: tuple[str, ...], cutoff: float) -> str | None:
+    import difflib  # only for a word no candidate spells
+
     matches = difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)
     return matches[0] if matches else None
 

@@ -13,7 +13,6 @@ read the catalogue from here.
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -135,6 +134,8 @@ def known_ids() -> set[str]:
 
 def suggest(ident: str) -> str | None:
     """A close rule id for a misspelt ``ident``, or None."""
+    import difflib  # only for a misspelt id
+
     close = difflib.get_close_matches(ident, sorted(known_ids()), n=1, cutoff=0.75)
     return close[0] if close else None
 
