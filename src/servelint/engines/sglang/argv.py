@@ -407,79 +407,113 @@ def parse(
     ``entry="serve"``: argv follows ``sglang serve`` (its pre-processing is applied and
     indices refer to the argv given)."""
     if entry == "serve":
-        inner, index_map = serve_argv(profile, list(argv))
-        forced = serve_model_type(profile, list(argv))
-        missing = _serve_model_missing(profile, inner)
-        if missing:
-            return ParseResult(
-                False, missing, None, [], [], error_kind="exception", stage="parse", exit_code=1
-            )
-        if forced not in (None, "llm"):
-            return ParseResult(True, None, None, [], [], routing=_not_llm_note(profile, forced))
-        result = parse(profile, inner, config_loader)
-        note = "" if forced == "llm" else _routing_note(profile, result)
-        return dataclasses.replace(_remap(result, index_map), routing=note)
+        return _parse_serve(profile, argv, config_loader)
     argv = list(argv)
-    config_count = 0
     config_file: str | None = None
     offset_map: list[int] | None = None
     try:
         if profile.rules.get("config_file") and "--config" in argv:
             at = argv.index("--config")
             config_file = argv[at + 1] if at + 1 < len(argv) else None
-            absent = False
-            kept = [k for k in range(len(argv)) if k not in (at, at + 1)]
-            try:
-                merged, config_count = _config_args(profile, argv, config_loader or _load_yaml)
-            except _ConfigAbsent as gone:
-                merged, config_count, absent = gone.rest, 0, True
-            except _ConfigPassthrough:
-                merged, config_count, kept = list(argv), 0, list(range(len(argv)))
-            # map merged indices back to the original argv (config tokens -> the --config token)
-            offset_map = [at] * config_count + kept
-            argv = merged
+            merged = _merge_config(profile, argv, at, config_loader or _load_yaml)
+            argv, offset_map = merged.argv, merged.offset_map
             result = (
                 _without_required(profile, argv)
-                if absent
-                else _parse_merged(profile, argv, config_count)
+                if merged.absent
+                else _parse_merged(profile, argv, merged.config_count)
             )
         else:
-            result = _parse_merged(profile, argv, config_count)
+            result = _parse_merged(profile, argv, 0)
     except ArgFail as exc:
-
-        def back(k: int | None) -> int | None:
-            if k is None or offset_map is None:
-                return k
-            return offset_map[k] if k < len(offset_map) else None
-
-        extras = [back(k) for k in exc.extras]
-        return ParseResult(
-            False,
-            str(exc),
-            back(exc.index),
-            [],
-            [],
-            error_kind=exc.kind,
-            config_file=config_file,
-            unrecognized=[argv[k] for k in exc.extras],
-            stage="parse",
-            exit_code=exc.exit_code,
-            unrecognized_indices=[k for k in extras if k is not None],
-        )
+        return _failure(exc, argv, offset_map, config_file)
     if offset_map is not None:
-        result = dataclasses.replace(
-            result,
-            config_file=config_file,
-            options=[
-                dataclasses.replace(
-                    o,
-                    index=offset_map[o.index],
-                    value_index=offset_map[o.value_index] if o.value_index is not None else None,
-                )
-                for o in result.options
-            ],
-        )
+        result = _with_original_indices(result, offset_map, config_file)
     return result
+
+
+def _parse_serve(
+    profile: Profile, argv: list[str], config_loader: Callable[[str], Any] | None
+) -> ParseResult:
+    """``sglang serve ARGV``: its pre-processing, then the launch_server parse, remapped."""
+    inner, index_map = serve_argv(profile, list(argv))
+    forced = serve_model_type(profile, list(argv))
+    missing = _serve_model_missing(profile, inner)
+    if missing:
+        return ParseResult(
+            False, missing, None, [], [], error_kind="exception", stage="parse", exit_code=1
+        )
+    if forced not in (None, "llm"):
+        return ParseResult(True, None, None, [], [], routing=_not_llm_note(profile, forced))
+    result = parse(profile, inner, config_loader)
+    note = "" if forced == "llm" else _routing_note(profile, result)
+    return dataclasses.replace(_remap(result, index_map), routing=note)
+
+
+@dataclass
+class _MergedConfig:
+    """argv with ``--config FILE``'s arguments merged in, and where each token came from."""
+
+    argv: list[str]
+    offset_map: list[int]  # merged index -> original index (config tokens -> --config)
+    config_count: int
+    absent: bool  # the file does not exist: parse as the release does without it
+
+
+def _merge_config(
+    profile: Profile, argv: list[str], at: int, loader: Callable[[str], Any]
+) -> _MergedConfig:
+    absent = False
+    kept = [k for k in range(len(argv)) if k not in (at, at + 1)]
+    try:
+        merged, config_count = _config_args(profile, argv, loader)
+    except _ConfigAbsent as gone:
+        merged, config_count, absent = gone.rest, 0, True
+    except _ConfigPassthrough:
+        merged, config_count, kept = list(argv), 0, list(range(len(argv)))
+    return _MergedConfig(merged, [at] * config_count + kept, config_count, absent)
+
+
+def _failure(
+    exc: ArgFail, argv: list[str], offset_map: list[int] | None, config_file: str | None
+) -> ParseResult:
+    """The parse error ``exc``, its indices mapped back to the original argv."""
+
+    def back(k: int | None) -> int | None:
+        if k is None or offset_map is None:
+            return k
+        return offset_map[k] if k < len(offset_map) else None
+
+    extras = [back(k) for k in exc.extras]
+    return ParseResult(
+        False,
+        str(exc),
+        back(exc.index),
+        [],
+        [],
+        error_kind=exc.kind,
+        config_file=config_file,
+        unrecognized=[argv[k] for k in exc.extras],
+        stage="parse",
+        exit_code=exc.exit_code,
+        unrecognized_indices=[k for k in extras if k is not None],
+    )
+
+
+def _with_original_indices(
+    result: ParseResult, offset_map: list[int], config_file: str | None
+) -> ParseResult:
+    return dataclasses.replace(
+        result,
+        config_file=config_file,
+        options=[
+            dataclasses.replace(
+                o,
+                index=offset_map[o.index],
+                value_index=offset_map[o.value_index] if o.value_index is not None else None,
+            )
+            for o in result.options
+        ],
+    )
 
 
 def _remap(result: ParseResult, index_map: list[int]) -> ParseResult:
