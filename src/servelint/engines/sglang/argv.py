@@ -13,12 +13,11 @@ import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from servelint.engines import argparse_emul
 from servelint.engines.argparse_emul import ArgFail, arg_name, consume, effective_nargs, table_for
-from servelint.engines.sglang import value_models
+from servelint.engines.sglang import config_merge, value_models
 from servelint.profiles import Action, Profile
 
 
@@ -201,15 +200,6 @@ def _parse_merged(profile: Profile, argv: list[str], config_count: int = 0) -> P
     return ParseResult(True, None, None, take.options, [], warnings=take.warnings)
 
 
-class _ConfigPassthrough(Exception):
-    """``--config ''``: the release's merger returns argv unchanged (argparse then reads it)."""
-
-
-class _ConfigAbsent(Exception):
-    def __init__(self, rest: list[str]):
-        self.rest = rest
-
-
 def _without_required(profile: Profile, argv: list[str]) -> ParseResult:
     """The parse of ``argv`` when an unread config file may hold the required options:
     each one missing gets a stand-in value, and its stand-in is not reported."""
@@ -223,89 +213,6 @@ def _without_required(profile: Profile, argv: list[str]) -> ParseResult:
     ]
     result = _parse_merged(profile, argv + extra)
     return dataclasses.replace(result, options=[o for o in result.options if o.index < len(argv)])
-
-
-def _load_yaml(path: str) -> Any:
-    from servelint.engines.sglang import config_file
-
-    return config_file.load(path)
-
-
-def _first_line(exc: Exception) -> str:
-    text = " ".join(str(exc).split())
-    return text[:200] or type(exc).__name__
-
-
-def _config_args(
-    profile: Profile, argv: list[str], loader: Callable[[str], Any]
-) -> tuple[list[str], int]:
-    """The argv after the release's ConfigArgumentMerger; (merged argv, #config tokens)."""
-    rules = profile.rules.get("config_merge", {})
-    idx = [i for i, a in enumerate(argv) if a == "--config"]
-    if len(idx) > 1:
-        raise ArgFail("Multiple config files specified! Only one allowed.", idx[1], "exception")
-    at = idx[0]
-    if at == len(argv) - 1:
-        raise ArgFail("No config file specified after --config flag!", at, "exception")
-    path = argv[at + 1]
-    if not path and rules.get("empty_path_passthrough"):
-        raise _ConfigPassthrough()
-    suffix = Path(path).suffix.lower()
-    if suffix not in rules.get("suffixes", [".yaml", ".yml"]):
-        raise ArgFail(f"Config file must be YAML format, got: {suffix}", at + 1, "exception")
-    if not Path(path).exists():
-        # absent where servelint runs, which says nothing of the launch machine: its
-        # options are unknown (parse() then lets the required ones be)
-        raise _ConfigAbsent(argv[:at] + argv[at + 2 :])
-    import yaml
-
-    try:
-        data = loader(path)
-    except (OSError, UnicodeError) as exc:  # the release's open() fails the same way
-        raise ArgFail(
-            f"Config file {path} cannot be read: {_first_line(exc)}", at + 1, "exception"
-        ) from None
-    except ValueError as exc:  # config_file.ConfigTooLarge: str() of it would not end
-        raise ArgFail(f"Config file {path} {_first_line(exc)}", at + 1, "exception") from None
-    except yaml.YAMLError as exc:  # the release's yaml.safe_load raises at startup
-        raise ArgFail(
-            f"Config file {path} is not valid YAML: {_first_line(exc)}", at + 1, "exception"
-        ) from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ArgFail("Config file must contain a dictionary at root level", at + 1, "exception")
-    store_true = {
-        a.dest for a in profile.actions if a.kind == "store_true" and not a.raw.get("action_class")
-    }
-    supported = {"store", "store_true"}
-    unsupported = {
-        a.dest
-        for a in profile.actions
-        if a.option_strings
-        and (a.kind not in supported or a.raw.get("action_class"))
-        and "--config" not in a.option_strings
-        and a.kind != "help"
-    }
-    out: list[str] = []
-    for key, value in data.items():
-        norm = str(key).replace("-", "_")
-        if rules.get("unsupported_action_error") and norm in unsupported and norm not in store_true:
-            raise ArgFail(f"Unsupported config option '{norm}'", at + 1, "exception")
-        if isinstance(value, bool):
-            if norm in store_true:
-                if value:
-                    out.append(f"--{key}")
-            else:
-                out += [f"--{key}", str(value).lower()]
-        elif isinstance(value, list):
-            if value:
-                out.append(f"--{key}")
-                out += [str(v) for v in value]
-        else:
-            out += [f"--{key}", str(value)]
-    merged = out + argv[:at] + argv[at + 2 :]
-    return merged, len(out)
 
 
 def serve_model_type(profile: Profile, argv: list[str]) -> str | None:
@@ -415,7 +322,9 @@ def parse(
         if profile.rules.get("config_file") and "--config" in argv:
             at = argv.index("--config")
             config_file = argv[at + 1] if at + 1 < len(argv) else None
-            merged = _merge_config(profile, argv, at, config_loader or _load_yaml)
+            merged = config_merge.merge_config(
+                profile, argv, at, config_loader or config_merge.load_yaml
+            )
             argv, offset_map = merged.argv, merged.offset_map
             result = (
                 _without_required(profile, argv)
@@ -447,30 +356,6 @@ def _parse_serve(
     result = parse(profile, inner, config_loader)
     note = "" if forced == "llm" else _routing_note(profile, result)
     return dataclasses.replace(_remap(result, index_map), routing=note)
-
-
-@dataclass
-class _MergedConfig:
-    """argv with ``--config FILE``'s arguments merged in, and where each token came from."""
-
-    argv: list[str]
-    offset_map: list[int]  # merged index -> original index (config tokens -> --config)
-    config_count: int
-    absent: bool  # the file does not exist: parse as the release does without it
-
-
-def _merge_config(
-    profile: Profile, argv: list[str], at: int, loader: Callable[[str], Any]
-) -> _MergedConfig:
-    absent = False
-    kept = [k for k in range(len(argv)) if k not in (at, at + 1)]
-    try:
-        merged, config_count = _config_args(profile, argv, loader)
-    except _ConfigAbsent as gone:
-        merged, config_count, absent = gone.rest, 0, True
-    except _ConfigPassthrough:
-        merged, config_count, kept = list(argv), 0, list(range(len(argv)))
-    return _MergedConfig(merged, [at] * config_count + kept, config_count, absent)
 
 
 def _failure(
