@@ -40,12 +40,7 @@ def config_args(
 ) -> tuple[list[str], int]:
     """The argv after the release's ConfigArgumentMerger; (merged argv, #config tokens)."""
     rules = profile.rules.get("config_merge", {})
-    idx = [i for i, a in enumerate(argv) if a == "--config"]
-    if len(idx) > 1:
-        raise ArgFail("Multiple config files specified! Only one allowed.", idx[1], "exception")
-    at = idx[0]
-    if at == len(argv) - 1:
-        raise ArgFail("No config file specified after --config flag!", at, "exception")
+    at = _config_flag_at(argv)
     path = argv[at + 1]
     if not path and rules.get("empty_path_passthrough"):
         raise ConfigPassthrough()
@@ -56,6 +51,25 @@ def config_args(
         # absent where servelint runs, which says nothing of the launch machine: its
         # options are unknown (parse() then lets the required ones be)
         raise ConfigAbsent(argv[:at] + argv[at + 2 :])
+    data = _read_config(loader, path, at)
+    out = _config_tokens(profile, rules, data, at)
+    merged = out + argv[:at] + argv[at + 2 :]
+    return merged, len(out)
+
+
+def _config_flag_at(argv: list[str]) -> int:
+    """The index of the one ``--config`` with a file after it (else the release's error)."""
+    idx = [i for i, a in enumerate(argv) if a == "--config"]
+    if len(idx) > 1:
+        raise ArgFail("Multiple config files specified! Only one allowed.", idx[1], "exception")
+    at = idx[0]
+    if at == len(argv) - 1:
+        raise ArgFail("No config file specified after --config flag!", at, "exception")
+    return at
+
+
+def _read_config(loader: Callable[[str], Any], path: str, at: int) -> dict:
+    """The YAML mapping of ``path``; a file the release would refuse is its ArgFail."""
     import yaml
 
     try:
@@ -74,6 +88,11 @@ def config_args(
         data = {}
     if not isinstance(data, dict):
         raise ArgFail("Config file must contain a dictionary at root level", at + 1, "exception")
+    return data
+
+
+def _config_tokens(profile: Profile, rules: dict, data: dict, at: int) -> list[str]:
+    """The argv tokens the merger makes of the file's keys, in the file's order."""
     store_true = {
         a.dest for a in profile.actions if a.kind == "store_true" and not a.raw.get("action_class")
     }
@@ -91,20 +110,19 @@ def config_args(
         norm = str(key).replace("-", "_")
         if rules.get("unsupported_action_error") and norm in unsupported and norm not in store_true:
             raise ArgFail(f"Unsupported config option '{norm}'", at + 1, "exception")
-        if isinstance(value, bool):
-            if norm in store_true:
-                if value:
-                    out.append(f"--{key}")
-            else:
-                out += [f"--{key}", str(value).lower()]
-        elif isinstance(value, list):
-            if value:
-                out.append(f"--{key}")
-                out += [str(v) for v in value]
-        else:
-            out += [f"--{key}", str(value)]
-    merged = out + argv[:at] + argv[at + 2 :]
-    return merged, len(out)
+        out += _key_tokens(key, value, norm in store_true)
+    return out
+
+
+def _key_tokens(key: Any, value: Any, store_true: bool) -> list[str]:
+    """One key's tokens: a flag for a true store_true, a flag with its values otherwise."""
+    if isinstance(value, bool):
+        if store_true:
+            return [f"--{key}"] if value else []
+        return [f"--{key}", str(value).lower()]
+    if isinstance(value, list):
+        return [f"--{key}", *(str(v) for v in value)] if value else []
+    return [f"--{key}", str(value)]
 
 
 @dataclass
