@@ -113,12 +113,13 @@ def _short_image(ref: str) -> str:
     """``docker.io/library/x:tag`` -> ``x:tag`` (the spelling config patterns usually use)."""
     for prefix in ("docker.io/", "index.docker.io/", "registry-1.docker.io/"):
         if ref.startswith(prefix):
-            ref = ref[len(prefix):]
+            ref = ref[len(prefix) :]
             break
     return ref.removeprefix("library/")
 
 
 # ---- discovery -------------------------------------------------------------------------
+
 
 def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
     """The nearest config file at or above ``start`` and its servelint table."""
@@ -184,78 +185,100 @@ def load_config_file(path: Path, *, known_rules: set[str] | None = None) -> Conf
 
 # ---- validation ------------------------------------------------------------------------
 
-def parse_config(table: dict[str, Any], path: Path | None = None, *,
-                 known_rules: set[str] | None = None) -> Config:
+
+def parse_config(
+    table: dict[str, Any], path: Path | None = None, *, known_rules: set[str] | None = None
+) -> Config:
     """Validate a servelint table; raise ConfigError naming the file and the key."""
-    where = f"{path}: " if path else ""
-    if known_rules is None:
-        known_rules = _registered_rule_ids()
-
-    def fail(message: str) -> ConfigError:
-        return ConfigError(f"{where}{message}")
-
+    check = _TableCheck(
+        table,
+        f"{path}: " if path else "",
+        _registered_rule_ids() if known_rules is None else known_rules,
+    )
     for key in table:
         if key not in KEYS:
             hint = cli_values.did_you_mean(key, KEYS) or f". expected one of {', '.join(KEYS)}"
-            raise fail(f'unknown key "{key}"{hint}')
+            raise check.fail(f'unknown key "{key}"{hint}')
+    config = Config(path=path)
+    config.severity = {
+        check.rule_id(k, "severity"): check.severity(v, f"severity.{k}")
+        for k, v in check.table_of("severity").items()
+    }
+    config.disable = frozenset(check.rule_id(v, "disable") for v in check.string_list("disable"))
+    config.exclude = tuple(check.string_list("exclude"))
+    config.images = check.images()
+    if "min-severity" in table:
+        config.min_severity = check.severity(table["min-severity"], "min-severity").label
+    if "gpu" in table:
+        config.gpu = _gpu(table["gpu"], check.fail)
+    if "target-version" in table:
+        config.target_version = check.target_version(table["target-version"])
+    return config
 
-    def rule_id(value: Any, key: str) -> str:
+
+class _TableCheck:
+    """The checks of one servelint table's values; errors name the file and the key."""
+
+    def __init__(self, table: dict[str, Any], where: str, known_rules: set[str]) -> None:
+        self.table = table
+        self.where = where
+        self.known_rules = known_rules
+
+    def fail(self, message: str) -> ConfigError:
+        return ConfigError(f"{self.where}{message}")
+
+    def rule_id(self, value: Any, key: str) -> str:
         if not isinstance(value, str):
-            raise fail(f'"{key}" must name rules with strings, got {_type(value)}')
+            raise self.fail(f'"{key}" must name rules with strings, got {_type(value)}')
         ident = value.strip()
         ident = ident.upper() if ident[:2].lower() == "sl" and ident[2:].isdigit() else ident
-        if known_rules and ident not in known_rules:
-            raise fail(f'unknown rule "{value}" in "{key}"'
-                       f"{cli_values.did_you_mean(value, sorted(known_rules))}")
+        if self.known_rules and ident not in self.known_rules:
+            raise self.fail(
+                f'unknown rule "{value}" in "{key}"'
+                f"{cli_values.did_you_mean(value, sorted(self.known_rules))}"
+            )
         return ident
 
-    def severity(value: Any, key: str) -> Severity:
+    def severity(self, value: Any, key: str) -> Severity:
         if not isinstance(value, str) or value.strip().lower() not in SEVERITIES:
-            raise fail(f'"{key}" must be one of {", ".join(SEVERITIES)}, got {value!r}')
+            raise self.fail(f'"{key}" must be one of {", ".join(SEVERITIES)}, got {value!r}')
         return Severity.parse(value)
 
-    def string_list(key: str) -> list[Any]:
-        value = table.get(key, [])
+    def string_list(self, key: str) -> list[Any]:
+        value = self.table.get(key, [])
         if not isinstance(value, list):
-            raise fail(f'"{key}" must be a list of strings, got {_type(value)}')
+            raise self.fail(f'"{key}" must be a list of strings, got {_type(value)}')
         for item in value:
             if not isinstance(item, str):
-                raise fail(f'"{key}" must be a list of strings, got an item of {_type(item)}')
+                raise self.fail(f'"{key}" must be a list of strings, got an item of {_type(item)}')
         return value
 
-    def table_of(key: str) -> dict[str, Any]:
-        value = table.get(key, {})
+    def table_of(self, key: str) -> dict[str, Any]:
+        value = self.table.get(key, {})
         if not isinstance(value, dict):
-            raise fail(f'"{key}" must be a table, got {_type(value)}')
+            raise self.fail(f'"{key}" must be a table, got {_type(value)}')
         return value
 
-    config = Config(path=path)
-    config.severity = {rule_id(k, "severity"): severity(v, f"severity.{k}")
-                       for k, v in table_of("severity").items()}
-    config.disable = frozenset(rule_id(v, "disable") for v in string_list("disable"))
-    config.exclude = tuple(string_list("exclude"))
-    images = {}
-    for pattern, pin in table_of("images").items():
-        if not isinstance(pin, str):
-            raise fail(f'"images.{pattern}" must be a string like "vllm==0.33.0", '
-                       f"got {_type(pin)}")
-        images[pattern] = _release(pin, f"images.{pattern}", fail)
-    config.images = images
-    if "min-severity" in table:
-        config.min_severity = severity(table["min-severity"], "min-severity").label
-    if "gpu" in table:
-        config.gpu = _gpu(table["gpu"], fail)
-    if "target-version" in table:
-        value = table["target-version"]
+    def images(self) -> dict[str, tuple[str, str]]:
+        images = {}
+        for pattern, pin in self.table_of("images").items():
+            if not isinstance(pin, str):
+                raise self.fail(
+                    f'"images.{pattern}" must be a string like "vllm==0.33.0", got {_type(pin)}'
+                )
+            images[pattern] = _release(pin, f"images.{pattern}", self.fail)
+        return images
+
+    def target_version(self, value: Any) -> str:
         if not isinstance(value, str):
-            raise fail(f'"target-version" must be a string like "vllm==0.27.1", '
-                       f"got {_type(value)}")
+            raise self.fail(
+                f'"target-version" must be a string like "vllm==0.27.1", got {_type(value)}'
+            )
         try:  # a release servelint has a profile of, checked like --target-version
             engine, version = cli_values.release(value, bare_engine="vllm")
         except ValueError as exc:
-            raise fail(f'"target-version": {exc}') from None
-        config.target_version = f"{engine}=={version}"
-    return config
+            raise self.fail(f'"target-version": {exc}') from None
+        return f"{engine}=={version}"
 
 
 def _release(text: str, key: str, fail) -> tuple[str, str]:
@@ -289,6 +312,12 @@ def _registered_rule_ids() -> set[str]:
 
 
 def _type(value: Any) -> str:
-    names = {str: "a string", bool: "a boolean", int: "an integer", float: "a float",
-             list: "an array", dict: "a table"}
+    names = {
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a float",
+        list: "an array",
+        dict: "a table",
+    }
     return names.get(type(value), type(value).__name__)

@@ -119,108 +119,121 @@ def _resolve(
     target_version: str | None = None,
     image_map: Callable[[str], tuple[str, str] | None] | None = None,
 ) -> Resolution:
-    engine = spec.engine
-    notes: list[str] = []
-    if not profiles.available(engine):
-        return Resolution([], [f"servelint has no profiles for engine {engine!r}: cannot check"])
-
-    res = Resolution([], notes)
-    floor_v = release_version(spec.floor)
+    if not profiles.available(spec.engine):
+        return Resolution(
+            [], [f"servelint has no profiles for engine {spec.engine!r}: cannot check"]
+        )
+    res = Resolution([], [])
     if target_version:
-        if spec.image and not is_engines_own_image(engine, spec.image):
-            notes.append(
-                f"{spec.image} is not an official {engine} image: what a bump to "
-                f"{target_version} would do to it cannot be checked"
-            )
-            return res
-        prof, why = profile_for(engine, target_version)
-        if prof is None:
-            notes.append(why)
-        else:
-            # a command that pins no image runs wherever the reader puts it (plugins, other
-            # platforms): its upgrade verdicts are capped at warning
-            guessed = release_kind(spec) in (ReleaseFrom.FLOOR, ReleaseFrom.RECIPE_IMAGE)
-            pinned = not guessed and bool(spec.image or spec.release)
-            res.targets.append(
-                Target(prof, "primary", f"--target-version {target_version}", floating=not pinned)
-            )
-            res.capped = not pinned
+        _resolve_target_version(spec, target_version, res)
         return res
+    _resolve_primary(spec, image_map, res)
+    _add_floor_target(spec, res)
+    res.capped = res.capped or res.unknown_image
+    if res.unknown_image and not any(t.role == "primary" for t in res.targets):
+        _judge_unknown_image(spec, res)
+    return res
 
-    from_floor = release_kind(spec) == ReleaseFrom.FLOOR
+
+def _resolve_target_version(spec: LaunchSpec, target_version: str, res: Resolution) -> None:
+    """`--target-version`: judge the launch at the release it would be bumped to."""
+    engine = spec.engine
+    if spec.image and not is_engines_own_image(engine, spec.image):
+        res.notes.append(
+            f"{spec.image} is not an official {engine} image: what a bump to "
+            f"{target_version} would do to it cannot be checked"
+        )
+        return
+    prof, why = profile_for(engine, target_version)
+    if prof is None:
+        res.notes.append(why)
+        return
+    # a command that pins no image runs wherever the reader puts it (plugins, other
+    # platforms): its upgrade verdicts are capped at warning
+    guessed = release_kind(spec) in (ReleaseFrom.FLOOR, ReleaseFrom.RECIPE_IMAGE)
+    pinned = not guessed and bool(spec.image or spec.release)
+    res.targets.append(
+        Target(prof, "primary", f"--target-version {target_version}", floating=not pinned)
+    )
+    res.capped = not pinned
+
+
+def _resolve_primary(
+    spec: LaunchSpec,
+    image_map: Callable[[str], tuple[str, str] | None] | None,
+    res: Resolution,
+) -> None:
+    """The primary target: the pinned release, else the mapped or parsed image."""
     if spec.release:
-        prof, why = profile_for(engine, spec.release)
-        if prof and from_floor:  # a guess: the document pins nothing, its recipe's floor is used
-            res.targets.append(
-                Target(
-                    prof, "primary", f"no pin; judged at the floor {spec.release}", floating=True
-                )
-            )
-            res.capped = True
-            res.note_guess(
-                f"the command pins no image or release: judged at the recipe's floor {spec.release}"
-            )
-        elif prof:
-            res.targets.append(Target(prof, "primary", f"pinned release {spec.release}"))
-        else:
-            notes.append(f"cannot check: {why}")
+        _resolve_release(spec, res)
     elif spec.image:
         mapped = image_map(spec.image) if image_map else None
         if mapped:
-            m_engine, m_release = mapped
-            prof, why = profile_for(m_engine, m_release)
-            if prof:
-                res.targets.append(
-                    Target(prof, "primary", f"{spec.image} mapped to {m_release} in config")
-                )
-            else:
-                notes.append(f"cannot check image {spec.image}: {why}")
+            _resolve_mapped_image(spec, mapped, res)
         else:
             _resolve_image(spec, res)
     else:
         res.note_guess("no image or release pinned: the engine release cannot be checked")
 
-    if floor_v is not None and floor_v >= Version(profiles.available(engine)[0]):
-        floor_release = profiles.best_at_or_below(engine, str(floor_v))
-        res.floor_release = floor_release
-        primary = res.targets[0].profile.version if res.targets else None
-        if floor_release and floor_release != primary:
-            prof = profiles.load(engine, floor_release)
-            assert prof is not None
-            res.targets.append(
-                Target(prof, "floor", f"min_vllm_version {spec.floor}", floating=True)
-            )
-    res.capped = res.capped or res.unknown_image
-    if res.unknown_image and not any(t.role == "primary" for t in res.targets):
-        # nightly / custom tag: judge against the floor (else the newest), capped at warning
-        floor = next((t for t in res.targets if t.role == "floor"), None)
-        if floor is not None:
-            floor.role = "primary"
-            floor.how = f"{spec.image} has no release; judged at its floor {floor.profile.version}"
-        elif res.floor_release and not res.targets:
-            prof = profiles.load(engine, res.floor_release)
-            assert prof is not None
-            res.targets.append(
-                Target(
-                    prof,
-                    "primary",
-                    f"{spec.image} has no release; judged at its floor {res.floor_release}",
-                    floating=True,
-                )
-            )
-        else:
-            newest = profiles.newest(engine)
-            prof = profiles.load(engine, newest) if newest else None
-            if prof is not None:
-                res.targets.append(
-                    Target(
-                        prof,
-                        "primary",
-                        f"{spec.image} has no release; judged as the newest profile {newest}",
-                        floating=True,
-                    )
-                )
-    return res
+
+def _resolve_release(spec: LaunchSpec, res: Resolution) -> None:
+    release = spec.release or ""
+    prof, why = profile_for(spec.engine, release)
+    if prof is None:
+        res.notes.append(f"cannot check: {why}")
+    elif release_kind(spec) == ReleaseFrom.FLOOR:
+        # a guess: the document pins nothing, its recipe's floor is used
+        res.targets.append(
+            Target(prof, "primary", f"no pin; judged at the floor {release}", floating=True)
+        )
+        res.capped = True
+        res.note_guess(
+            f"the command pins no image or release: judged at the recipe's floor {release}"
+        )
+    else:
+        res.targets.append(Target(prof, "primary", f"pinned release {release}"))
+
+
+def _resolve_mapped_image(spec: LaunchSpec, mapped: tuple[str, str], res: Resolution) -> None:
+    """An image the config's `[tool.servelint.images]` maps to an engine release."""
+    m_engine, m_release = mapped
+    prof, why = profile_for(m_engine, m_release)
+    if prof:
+        res.targets.append(Target(prof, "primary", f"{spec.image} mapped to {m_release} in config"))
+    else:
+        res.notes.append(f"cannot check image {spec.image}: {why}")
+
+
+def _add_floor_target(spec: LaunchSpec, res: Resolution) -> None:
+    """A second target at the recipe's floor release when it differs from the primary."""
+    floor_v = release_version(spec.floor)
+    if floor_v is None or floor_v < Version(profiles.available(spec.engine)[0]):
+        return
+    floor_release = profiles.best_at_or_below(spec.engine, str(floor_v))
+    res.floor_release = floor_release
+    primary = res.targets[0].profile.version if res.targets else None
+    if floor_release and floor_release != primary:
+        prof = profiles.load(spec.engine, floor_release)
+        assert prof is not None
+        res.targets.append(Target(prof, "floor", f"min_vllm_version {spec.floor}", floating=True))
+
+
+def _judge_unknown_image(spec: LaunchSpec, res: Resolution) -> None:
+    """A nightly / custom tag: judge against the floor (else the newest), capped at warning."""
+    floor = next((t for t in res.targets if t.role == "floor"), None)
+    if floor is not None:
+        floor.role = "primary"
+        floor.how = f"{spec.image} has no release; judged at its floor {floor.profile.version}"
+        return
+    if res.floor_release and not res.targets:
+        version = res.floor_release
+        how = f"{spec.image} has no release; judged at its floor {version}"
+    else:
+        version = profiles.newest(spec.engine)
+        how = f"{spec.image} has no release; judged as the newest profile {version}"
+    prof = profiles.load(spec.engine, version) if version else None
+    if prof is not None:
+        res.targets.append(Target(prof, "primary", how, floating=True))
 
 
 def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution) -> bool:

@@ -25,14 +25,16 @@ from typing import Any
 from servelint import profiles
 from servelint.engines import history as history_mod
 from servelint.model import LaunchSpec, Span
+from servelint.profiles import Profile
 from servelint.resolve import is_engines_own_image
 from servelint.rules import value_late
 
 Passes = Callable[[LaunchSpec, str], bool]  # (launch, release) -> no error on that release
 
 
-def works_on(spec: LaunchSpec, passes: Passes, *, exhaustive: bool = False
-             ) -> dict[str, str | int | None] | None:
+def works_on(
+    spec: LaunchSpec, passes: Passes, *, exhaustive: bool = False
+) -> dict[str, str | int | None] | None:
     """``{"first", "last"}`` (``None`` each when it passes nowhere), plus ``releases`` when
     ``exhaustive``; ``None`` when it cannot be told (no profiles, or an image that is not the
     engine's own: what a bump would do to it is unknown)."""
@@ -55,13 +57,17 @@ def works_on(spec: LaunchSpec, passes: Passes, *, exhaustive: bool = False
     order = range(len(releases))
     if exhaustive:
         passing = [releases[i] for i in order if candidate(i) and passes(spec, releases[i])]
-        return {"first": passing[0] if passing else None,
-                "last": passing[-1] if passing else None, "releases": len(passing)}
+        return {
+            "first": passing[0] if passing else None,
+            "last": passing[-1] if passing else None,
+            "releases": len(passing),
+        }
     first = next((i for i in order if candidate(i) and passes(spec, releases[i])), None)
     if first is None:
         return {"first": None, "last": None}
-    last = next(i for i in reversed(order) if i == first or
-                (candidate(i) and passes(spec, releases[i])))
+    last = next(
+        i for i in reversed(order) if i == first or (candidate(i) and passes(spec, releases[i]))
+    )
     return {"first": releases[first], "last": releases[last]}
 
 
@@ -82,8 +88,9 @@ def _releases_accepting(engine: str, text: str) -> frozenset[int]:
     found = frozenset(i for n in names for i in present.get(n, ()))
     if found == every:
         return every
-    return found | frozenset(i for i in every - found
-                             if any(_starts_an_option(engine, i, n) for n in names))
+    return found | frozenset(
+        i for i in every - found if any(_starts_an_option(engine, i, n) for n in names)
+    )
 
 
 @functools.cache
@@ -108,6 +115,18 @@ def _values_rejected(engine: str, release: str, argv: tuple[tuple[str, bool], ..
     prof = profiles.load(engine, release)
     if prof is None:
         return False
+    read = _literal_values(prof, argv)
+    if read is None:
+        return False
+    pairs, dests = read
+    return _any_value_rejected(prof, pairs, dests)
+
+
+def _literal_values(
+    prof: Profile, argv: tuple[tuple[str, bool], ...]
+) -> tuple[list[tuple[Any, str]], set[str]] | None:
+    """The (option, literal value) pairs of ``argv`` and the dests its flags set; None when
+    a flag is symbolic or not an exact option of the release."""
     dashes = bool(prof.rules.get("underscore_to_dash"))
     dotted = bool(prof.rules.get("dotted_keys"))
     pairs: list[tuple[Any, str]] = []
@@ -118,29 +137,40 @@ def _values_rejected(engine: str, release: str, argv: tuple[tuple[str, bool], ..
         if not text.startswith("--") or " " in text:
             continue
         if symbolic:
-            return False
-        name, eq, inline = text.partition("=")
-        if "." in name:
-            if not dotted:
-                return False
-            name = name.split(".", 1)[0]
-            inline, eq = "", ""  # a config key: its value is not the option's
-            pair = False
-        else:
-            pair = True
-        if dashes:
-            name = name.replace("_", "-")
-        act = prof.option_index.get(name)
-        if act is None:
-            return False
+            return None
+        found = _exact_option(prof, text, dashes, dotted)
+        if found is None:
+            return None
+        act, inline = found
         dests.add(act.dest)
-        if not pair or act.kind != "store" or act.nargs is not None:
+        if inline is _NOT_A_VALUE or act.kind != "store" or act.nargs is not None:
             continue
-        if eq:
+        if inline is not None:
             pairs.append((act, inline))
         elif i + 1 < len(argv) and not argv[i + 1][1] and not argv[i + 1][0].startswith("-"):
             pairs.append((act, argv[i + 1][0]))
+    return pairs, dests
 
+
+_NOT_A_VALUE = "\0config key"  # a dotted ``--option.key``: its value is not the option's
+
+
+def _exact_option(prof: Profile, text: str, dashes: bool, dotted: bool) -> tuple[Any, Any] | None:
+    """(the option ``text`` names exactly, its ``=value`` or None or _NOT_A_VALUE)."""
+    name, eq, inline = text.partition("=")
+    value: str | None = inline if eq else None
+    if "." in name:
+        if not dotted:
+            return None
+        name = name.split(".", 1)[0]
+        value = _NOT_A_VALUE
+    if dashes:
+        name = name.replace("_", "-")
+    act = prof.option_index.get(name)
+    return None if act is None else (act, value)
+
+
+def _any_value_rejected(prof: Profile, pairs: list[tuple[Any, str]], dests: set[str]) -> bool:
     def plugin_given(plugin_dests: list[str]) -> bool:
         return any(d in dests for d in plugin_dests)
 
@@ -171,8 +201,11 @@ def certain_failure(spec: LaunchSpec, release: str) -> tuple[Span | None, str] |
     for tok in spec.argv:
         if tok.text == "--":
             break
-        if not tok.symbolic and tok.text.startswith("--") and \
-                index not in _releases_accepting(spec.engine, tok.text):
+        if (
+            not tok.symbolic
+            and tok.text.startswith("--")
+            and index not in _releases_accepting(spec.engine, tok.text)
+        ):
             flag = tok.text.split("=", 1)[0]
             return tok.span, f'flag "{flag}" does not exist in {spec.engine} {release}'
     return None

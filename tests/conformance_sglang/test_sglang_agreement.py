@@ -22,22 +22,24 @@ HERE = Path(__file__).parent
 FILES = sorted(HERE.glob("verdicts-*.json.gz"))
 # (release, case id) -> why only the error *text* differs (the verdict must still agree)
 KNOWN_MESSAGE: dict[tuple[str, str], str] = {
-    ("0.5.23", "mut:bad-sampling"):
-        "--sampling-backend lists 'token_oracle' only when SGLANG_KV_CANARY_ENABLE_TOKEN_ORACLE "
-        "is set while the parser is built (server_args.py add_cli_args); the profile keeps "
-        "the superset so a valid value is never called invalid",
+    (
+        "0.5.23",
+        "mut:bad-sampling",
+    ): "--sampling-backend lists 'token_oracle' only when SGLANG_KV_CANARY_ENABLE_TOKEN_ORACLE "
+    "is set while the parser is built (server_args.py add_cli_args); the profile keeps "
+    "the superset so a valid value is never called invalid",
 }
 
 
 # case id -> why the verdict differs by design (every release)
 KNOWN_VERDICT: dict[str, str] = {
     "mut:config-missing": "the config file is absent where servelint runs, which says nothing "
-    "of the launch machine: its options are unknown, not an error (argv._ConfigAbsent)",
+    "of the launch machine: its options are unknown, not an error (config_merge.ConfigAbsent)",
 }
 
 
 def _load(path: Path) -> tuple[str, list[dict]]:
-    version = path.name[len("verdicts-"):-len(".json.gz")]
+    version = path.name[len("verdicts-") : -len(".json.gz")]
     with gzip.open(path, "rt") as fh:
         return version, json.load(fh)["results"]
 
@@ -70,10 +72,16 @@ def disagreements(version: str, cases: list[dict]) -> list[str]:
         if case["id"] in KNOWN_VERDICT:
             continue
         if res.ok != real_ok:
-            out.append(f"{case['id']}: real={case['verdict']} {_message(case)!r} ours={res.error!r}")
-        elif not real_ok and case.get("kind") == "argparse" and case.get("exit_code") == 2 \
-                and _normal(res.error) != _message(case) \
-                and (version, case["id"]) not in KNOWN_MESSAGE:
+            out.append(
+                f"{case['id']}: real={case['verdict']} {_message(case)!r} ours={res.error!r}"
+            )
+        elif (
+            not real_ok
+            and case.get("kind") == "argparse"
+            and case.get("exit_code") == 2
+            and _normal(res.error) != _message(case)
+            and (version, case["id"]) not in KNOWN_MESSAGE
+        ):
             out.append(f"{case['id']}: message real={_message(case)!r} ours={res.error!r}")
     return out
 

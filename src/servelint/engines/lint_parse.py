@@ -79,7 +79,8 @@ def _neutral_value(profile: Profile, argv: list[str], index: int) -> str | None:
     if flag == "--config" and extensions:  # the config file loader checks the extension
         return f"config.{extensions[0]}"
     action = profile.option_index.get(flag) or profile.option_index.get(
-        flag.replace("_", "-") if "." not in flag else flag)
+        flag.replace("_", "-") if "." not in flag else flag
+    )
     if action is None:
         return "0"
     own = getattr(_parser_module(profile.engine), "neutral_value", None)
@@ -92,8 +93,9 @@ def _neutral_value(profile: Profile, argv: list[str], index: int) -> str | None:
     return "0"
 
 
-def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = (),
-               entry: str = "") -> LintParse:
+def lint_parse(
+    profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = (), entry: str = ""
+) -> LintParse:
     """All argv problems of ``argv`` on ``profile``'s release (a pure function: callers go
     through the one argv memo, :mod:`servelint.pipeline.argv_memo`). ``entry``: the argv
     model's name for an entrypoint that pre-processes argv (its ``ENTRIES``)."""
@@ -105,9 +107,46 @@ def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...
     work = list(argv)
     sym = set(symbolic)
     removed: set[int] = set()  # original indices dropped from the argv
-    # Symbolic values start as a neutral value so type checks pass; a symbolic token in
-    # flag position is kept (its flag name is judged).
-    literal_flag: set[int] = set()  # symbolic tokens whose flag name is literal: --port=$PORT
+    literal_flag = _neutralise_symbolic(profile, work, sym, removed)
+    out = LintParse()
+    for _ in range(MAX_ROUNDS):
+        kept = [i for i in range(len(work)) if i not in removed]
+        result = parse(profile, [work[i] for i in kept])
+        out.routing = out.routing or getattr(result, "routing", "")
+        if result.ok:
+            out.ok = True
+            out.options = [_reindex(o, kept) for o in result.options]
+            out.positionals = list(result.positionals)
+            return out
+        out.ok = False
+        kind, opt = _classify(result.error or "")
+        idx = (
+            kept[result.error_index]
+            if result.error_index is not None and result.error_index < len(kept)
+            else None
+        )
+        if kind == "unrecognized":
+            bad = _unrecognized_indices(result, kept)
+            if not bad:
+                break
+            out.problems.extend(_drop_unrecognized(argv, work, sym, literal_flag, removed, bad))
+            continue
+        if idx is None:
+            out.problems.append(ArgProblem(None, kind, result.error or "", opt))
+            break
+        if idx not in sym or (idx in literal_flag and kind == "ambiguous"):
+            out.problems.append(ArgProblem(idx, kind, result.error or "", opt))
+        _step_past_error(profile, work, removed, idx, kind)
+    return out
+
+
+def _neutralise_symbolic(
+    profile: Profile, work: list[str], sym: set[int], removed: set[int]
+) -> set[int]:
+    """Give symbolic values a neutral value so type checks pass (a symbolic token in flag
+    position is kept: its flag name is judged); the symbolic tokens whose flag name is
+    literal (``--port=$PORT``)."""
+    literal_flag: set[int] = set()
     for i in sym:
         if _dotted_key(work[i - 1] if i > 0 and not work[i].startswith("-") else work[i]):
             # ``--pooler-config.task "$T"``: no neutral value fits a config field (its type
@@ -121,65 +160,71 @@ def lint_parse(profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...
             name = work[i].split("=", 1)[0]
             work[i] = f"{name}={_neutral_value(profile, [name, ''], 1) or '0'}"
             literal_flag.add(i)
-    out = LintParse()
-    for _ in range(MAX_ROUNDS):
-        kept = [i for i in range(len(work)) if i not in removed]
-        result = parse(profile, [work[i] for i in kept])
-        out.routing = out.routing or getattr(result, "routing", "")
-        if result.ok:
-            out.ok = True
-            out.options = [_reindex(o, kept) for o in result.options]
-            out.positionals = list(result.positionals)
-            return out
-        out.ok = False
-        kind, opt = _classify(result.error or "")
-        idx = kept[result.error_index] if result.error_index is not None and \
-            result.error_index < len(kept) else None
-        if kind == "unrecognized":
-            # argparse lists every unknown token at once; attribute each one
-            bad = _unrecognized_indices(result, kept)
-            if not bad:
-                break
-            for j in sorted(bad):
-                # a value right after an unknown flag belongs to it: one problem, not two
-                is_value = j > 0 and not work[j].startswith("-") and (j - 1) in removed \
-                    and _run_starts_with_flag(work, removed, j)
-                if (j not in sym or j in literal_flag) and not is_value:
-                    out.problems.append(ArgProblem(j, kind, f"unrecognized arguments: {argv[j]}"))
-                removed.add(j)
-                # argparse reports an unknown flag together with the values that follow it
-                if work[j].startswith("-") and "=" not in work[j]:
-                    k = j + 1
-                    while k < len(work) and not work[k].startswith("-") and k not in removed:
-                        removed.add(k)
-                        k += 1
-            continue
-        if idx is None:
-            out.problems.append(ArgProblem(None, kind, result.error or "", opt))
-            break
-        if idx not in sym or (idx in literal_flag and kind == "ambiguous"):
-            out.problems.append(ArgProblem(idx, kind, result.error or "", opt))
-        if kind == "other" and idx > 0 and work[idx - 1] == "--config" and \
-                not profile.rules.get("config_extensions"):
-            # a config file the release's loader refused: no neutral file exists, so parse
-            # on without --config FILE (not a cascade of --config errors)
-            removed.update({idx - 1, idx})
-            continue
-        if kind in {"invalid-choice", "bad-value", "other"} and idx > 0 and \
-                not work[idx].startswith("-"):
-            neutral = _neutral_value(profile, work, idx)
-            if neutral is None or neutral == work[idx]:
-                removed.add(idx)
-            else:
-                work[idx] = neutral
-        else:
+    return literal_flag
+
+
+def _drop_unrecognized(
+    argv: tuple[str, ...],
+    work: list[str],
+    sym: set[int],
+    literal_flag: set[int],
+    removed: set[int],
+    bad: list[int],
+) -> list[ArgProblem]:
+    """argparse lists every unknown token at once: attribute each one and drop it (with
+    the values that follow an unknown flag)."""
+    problems: list[ArgProblem] = []
+    for j in sorted(bad):
+        # a value right after an unknown flag belongs to it: one problem, not two
+        is_value = (
+            j > 0
+            and not work[j].startswith("-")
+            and (j - 1) in removed
+            and _run_starts_with_flag(work, removed, j)
+        )
+        if (j not in sym or j in literal_flag) and not is_value:
+            problems.append(ArgProblem(j, "unrecognized", f"unrecognized arguments: {argv[j]}"))
+        removed.add(j)
+        # argparse reports an unknown flag together with the values that follow it
+        if work[j].startswith("-") and "=" not in work[j]:
+            k = j + 1
+            while k < len(work) and not work[k].startswith("-") and k not in removed:
+                removed.add(k)
+                k += 1
+    return problems
+
+
+def _step_past_error(
+    profile: Profile, work: list[str], removed: set[int], idx: int, kind: str
+) -> None:
+    """Make the token at ``idx`` parse next round: a neutral value, else drop it."""
+    refusable = kind in {"invalid-choice", "bad-value", "other"}
+    if (
+        kind == "other"
+        and idx > 0
+        and work[idx - 1] == "--config"
+        and not profile.rules.get("config_extensions")
+    ):
+        # a config file the release's loader refused: no neutral file exists, so parse
+        # on without --config FILE (not a cascade of --config errors)
+        removed.update({idx - 1, idx})
+    elif refusable and idx > 0 and not work[idx].startswith("-"):
+        neutral = _neutral_value(profile, work, idx)
+        if neutral is None or neutral == work[idx]:
             removed.add(idx)
-            # a flag refused with its value (dotted keys, bad JSON): drop the value too
-            if kind in {"invalid-choice", "bad-value", "other"} and work[idx].startswith("-") \
-                    and "=" not in work[idx] and idx + 1 < len(work) \
-                    and not work[idx + 1].startswith("-"):
-                removed.add(idx + 1)
-    return out
+        else:
+            work[idx] = neutral
+    else:
+        removed.add(idx)
+        # a flag refused with its value (dotted keys, bad JSON): drop the value too
+        if (
+            refusable
+            and work[idx].startswith("-")
+            and "=" not in work[idx]
+            and idx + 1 < len(work)
+            and not work[idx + 1].startswith("-")
+        ):
+            removed.add(idx + 1)
 
 
 def _dotted_key(token: str) -> bool:

@@ -13,12 +13,11 @@ import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from servelint.engines import argparse_emul
 from servelint.engines.argparse_emul import ArgFail, arg_name, consume, effective_nargs, table_for
-from servelint.engines.sglang import value_models
+from servelint.engines.sglang import config_merge, value_models
 from servelint.profiles import Action, Profile
 
 
@@ -201,15 +200,6 @@ def _parse_merged(profile: Profile, argv: list[str], config_count: int = 0) -> P
     return ParseResult(True, None, None, take.options, [], warnings=take.warnings)
 
 
-class _ConfigPassthrough(Exception):
-    """``--config ''``: the release's merger returns argv unchanged (argparse then reads it)."""
-
-
-class _ConfigAbsent(Exception):
-    def __init__(self, rest: list[str]):
-        self.rest = rest
-
-
 def _without_required(profile: Profile, argv: list[str]) -> ParseResult:
     """The parse of ``argv`` when an unread config file may hold the required options:
     each one missing gets a stand-in value, and its stand-in is not reported."""
@@ -223,89 +213,6 @@ def _without_required(profile: Profile, argv: list[str]) -> ParseResult:
     ]
     result = _parse_merged(profile, argv + extra)
     return dataclasses.replace(result, options=[o for o in result.options if o.index < len(argv)])
-
-
-def _load_yaml(path: str) -> Any:
-    from servelint.engines.sglang import config_file
-
-    return config_file.load(path)
-
-
-def _first_line(exc: Exception) -> str:
-    text = " ".join(str(exc).split())
-    return text[:200] or type(exc).__name__
-
-
-def _config_args(
-    profile: Profile, argv: list[str], loader: Callable[[str], Any]
-) -> tuple[list[str], int]:
-    """The argv after the release's ConfigArgumentMerger; (merged argv, #config tokens)."""
-    rules = profile.rules.get("config_merge", {})
-    idx = [i for i, a in enumerate(argv) if a == "--config"]
-    if len(idx) > 1:
-        raise ArgFail("Multiple config files specified! Only one allowed.", idx[1], "exception")
-    at = idx[0]
-    if at == len(argv) - 1:
-        raise ArgFail("No config file specified after --config flag!", at, "exception")
-    path = argv[at + 1]
-    if not path and rules.get("empty_path_passthrough"):
-        raise _ConfigPassthrough()
-    suffix = Path(path).suffix.lower()
-    if suffix not in rules.get("suffixes", [".yaml", ".yml"]):
-        raise ArgFail(f"Config file must be YAML format, got: {suffix}", at + 1, "exception")
-    if not Path(path).exists():
-        # absent where servelint runs, which says nothing of the launch machine: its
-        # options are unknown (parse() then lets the required ones be)
-        raise _ConfigAbsent(argv[:at] + argv[at + 2 :])
-    import yaml
-
-    try:
-        data = loader(path)
-    except (OSError, UnicodeError) as exc:  # the release's open() fails the same way
-        raise ArgFail(
-            f"Config file {path} cannot be read: {_first_line(exc)}", at + 1, "exception"
-        ) from None
-    except ValueError as exc:  # config_file.ConfigTooLarge: str() of it would not end
-        raise ArgFail(f"Config file {path} {_first_line(exc)}", at + 1, "exception") from None
-    except yaml.YAMLError as exc:  # the release's yaml.safe_load raises at startup
-        raise ArgFail(
-            f"Config file {path} is not valid YAML: {_first_line(exc)}", at + 1, "exception"
-        ) from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ArgFail("Config file must contain a dictionary at root level", at + 1, "exception")
-    store_true = {
-        a.dest for a in profile.actions if a.kind == "store_true" and not a.raw.get("action_class")
-    }
-    supported = {"store", "store_true"}
-    unsupported = {
-        a.dest
-        for a in profile.actions
-        if a.option_strings
-        and (a.kind not in supported or a.raw.get("action_class"))
-        and "--config" not in a.option_strings
-        and a.kind != "help"
-    }
-    out: list[str] = []
-    for key, value in data.items():
-        norm = str(key).replace("-", "_")
-        if rules.get("unsupported_action_error") and norm in unsupported and norm not in store_true:
-            raise ArgFail(f"Unsupported config option '{norm}'", at + 1, "exception")
-        if isinstance(value, bool):
-            if norm in store_true:
-                if value:
-                    out.append(f"--{key}")
-            else:
-                out += [f"--{key}", str(value).lower()]
-        elif isinstance(value, list):
-            if value:
-                out.append(f"--{key}")
-                out += [str(v) for v in value]
-        else:
-            out += [f"--{key}", str(value)]
-    merged = out + argv[:at] + argv[at + 2 :]
-    return merged, len(out)
 
 
 def serve_model_type(profile: Profile, argv: list[str]) -> str | None:
@@ -407,79 +314,91 @@ def parse(
     ``entry="serve"``: argv follows ``sglang serve`` (its pre-processing is applied and
     indices refer to the argv given)."""
     if entry == "serve":
-        inner, index_map = serve_argv(profile, list(argv))
-        forced = serve_model_type(profile, list(argv))
-        missing = _serve_model_missing(profile, inner)
-        if missing:
-            return ParseResult(
-                False, missing, None, [], [], error_kind="exception", stage="parse", exit_code=1
-            )
-        if forced not in (None, "llm"):
-            return ParseResult(True, None, None, [], [], routing=_not_llm_note(profile, forced))
-        result = parse(profile, inner, config_loader)
-        note = "" if forced == "llm" else _routing_note(profile, result)
-        return dataclasses.replace(_remap(result, index_map), routing=note)
+        return _parse_serve(profile, argv, config_loader)
     argv = list(argv)
-    config_count = 0
     config_file: str | None = None
     offset_map: list[int] | None = None
     try:
         if profile.rules.get("config_file") and "--config" in argv:
             at = argv.index("--config")
             config_file = argv[at + 1] if at + 1 < len(argv) else None
-            absent = False
-            kept = [k for k in range(len(argv)) if k not in (at, at + 1)]
-            try:
-                merged, config_count = _config_args(profile, argv, config_loader or _load_yaml)
-            except _ConfigAbsent as gone:
-                merged, config_count, absent = gone.rest, 0, True
-            except _ConfigPassthrough:
-                merged, config_count, kept = list(argv), 0, list(range(len(argv)))
-            # map merged indices back to the original argv (config tokens -> the --config token)
-            offset_map = [at] * config_count + kept
-            argv = merged
+            merged = config_merge.merge_config(
+                profile, argv, at, config_loader or config_merge.load_yaml
+            )
+            argv, offset_map = merged.argv, merged.offset_map
             result = (
                 _without_required(profile, argv)
-                if absent
-                else _parse_merged(profile, argv, config_count)
+                if merged.absent
+                else _parse_merged(profile, argv, merged.config_count)
             )
         else:
-            result = _parse_merged(profile, argv, config_count)
+            result = _parse_merged(profile, argv, 0)
     except ArgFail as exc:
-
-        def back(k: int | None) -> int | None:
-            if k is None or offset_map is None:
-                return k
-            return offset_map[k] if k < len(offset_map) else None
-
-        extras = [back(k) for k in exc.extras]
-        return ParseResult(
-            False,
-            str(exc),
-            back(exc.index),
-            [],
-            [],
-            error_kind=exc.kind,
-            config_file=config_file,
-            unrecognized=[argv[k] for k in exc.extras],
-            stage="parse",
-            exit_code=exc.exit_code,
-            unrecognized_indices=[k for k in extras if k is not None],
-        )
+        return _failure(exc, argv, offset_map, config_file)
     if offset_map is not None:
-        result = dataclasses.replace(
-            result,
-            config_file=config_file,
-            options=[
-                dataclasses.replace(
-                    o,
-                    index=offset_map[o.index],
-                    value_index=offset_map[o.value_index] if o.value_index is not None else None,
-                )
-                for o in result.options
-            ],
-        )
+        result = _with_original_indices(result, offset_map, config_file)
     return result
+
+
+def _parse_serve(
+    profile: Profile, argv: list[str], config_loader: Callable[[str], Any] | None
+) -> ParseResult:
+    """``sglang serve ARGV``: its pre-processing, then the launch_server parse, remapped."""
+    inner, index_map = serve_argv(profile, list(argv))
+    forced = serve_model_type(profile, list(argv))
+    missing = _serve_model_missing(profile, inner)
+    if missing:
+        return ParseResult(
+            False, missing, None, [], [], error_kind="exception", stage="parse", exit_code=1
+        )
+    if forced not in (None, "llm"):
+        return ParseResult(True, None, None, [], [], routing=_not_llm_note(profile, forced))
+    result = parse(profile, inner, config_loader)
+    note = "" if forced == "llm" else _routing_note(profile, result)
+    return dataclasses.replace(_remap(result, index_map), routing=note)
+
+
+def _failure(
+    exc: ArgFail, argv: list[str], offset_map: list[int] | None, config_file: str | None
+) -> ParseResult:
+    """The parse error ``exc``, its indices mapped back to the original argv."""
+
+    def back(k: int | None) -> int | None:
+        if k is None or offset_map is None:
+            return k
+        return offset_map[k] if k < len(offset_map) else None
+
+    extras = [back(k) for k in exc.extras]
+    return ParseResult(
+        False,
+        str(exc),
+        back(exc.index),
+        [],
+        [],
+        error_kind=exc.kind,
+        config_file=config_file,
+        unrecognized=[argv[k] for k in exc.extras],
+        stage="parse",
+        exit_code=exc.exit_code,
+        unrecognized_indices=[k for k in extras if k is not None],
+    )
+
+
+def _with_original_indices(
+    result: ParseResult, offset_map: list[int], config_file: str | None
+) -> ParseResult:
+    return dataclasses.replace(
+        result,
+        config_file=config_file,
+        options=[
+            dataclasses.replace(
+                o,
+                index=offset_map[o.index],
+                value_index=offset_map[o.value_index] if o.value_index is not None else None,
+            )
+            for o in result.options
+        ],
+    )
 
 
 def _remap(result: ParseResult, index_map: list[int]) -> ParseResult:

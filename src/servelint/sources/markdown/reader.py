@@ -28,7 +28,13 @@ from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.markdown.doc_context import DocContext, config_file_value, prose_before
 from servelint.sources.markdown.fences import Fence, find_fences
-from servelint.sources.markdown.shell import Pin, interpret, prepare, worth_reading
+from servelint.sources.markdown.shell import (
+    BlockInterpreter,
+    Pin,
+    interpret,
+    prepare,
+    worth_reading,
+)
 from servelint.sources.shell.continuation import continuation_problems
 from servelint.sources.shell.launch import vllm_config_tokens
 
@@ -54,8 +60,9 @@ class MarkdownResult:
 class _Mapper:
     """Block coordinates (document line, column in the de-indented line) -> file span."""
 
-    def __init__(self, path: str, fence: Fence, base_line: int, base_column: int,
-                 fixed: Span | None) -> None:
+    def __init__(
+        self, path: str, fence: Fence, base_line: int, base_column: int, fixed: Span | None
+    ) -> None:
         self.path, self.fence = path, fence
         self.base_line, self.base_column, self.fixed = base_line, base_column, fixed
 
@@ -70,10 +77,15 @@ class _Mapper:
         if self.fixed is not None:
             return self.fixed
         end_line = span.end_line if span.end_line is not None else None
-        return Span(self.path, self.base_line - 1 + span.line, self._col(span.line, span.column),
-                    None if end_line is None else self.base_line - 1 + end_line,
-                    None if span.end_column is None or end_line is None
-                    else self._col(end_line, span.end_column))
+        return Span(
+            self.path,
+            self.base_line - 1 + span.line,
+            self._col(span.line, span.column),
+            None if end_line is None else self.base_line - 1 + end_line,
+            None
+            if span.end_column is None or end_line is None
+            else self._col(end_line, span.end_column),
+        )
 
     def token(self, tok: Token) -> Token:
         # "..." / "…" stand for words the guide leaves out, "your-model" / "/path/to/your/dir"
@@ -84,15 +96,23 @@ class _Mapper:
     def _spelling(self, tok: Token) -> str:
         """A ``<placeholder>`` word keeps its source spelling (it was read as ``$_…``)."""
         span = tok.span
-        if not tok.symbolic or "$_" not in tok.text or span is None or \
-                span.end_line != span.line or span.end_column is None:
+        if (
+            not tok.symbolic
+            or "$_" not in tok.text
+            or span is None
+            or span.end_line != span.line
+            or span.end_column is None
+        ):
             return tok.text
         i = span.line - self.fence.line
         if not 0 <= i < len(self.fence.lines):
             return tok.text
-        written = self.fence.lines[i][span.column - 1:span.end_column - 1]
-        return written if any(c in written for c in "<{[") and len(written) == len(tok.text) \
+        written = self.fence.lines[i][span.column - 1 : span.end_column - 1]
+        return (
+            written
+            if any(c in written for c in "<{[") and len(written) == len(tok.text)
             else tok.text
+        )
 
     def spec(self, spec: LaunchSpec) -> None:
         spec.path = self.path
@@ -105,8 +125,10 @@ class _Mapper:
 
 
 _WORD = re.compile(r"^[A-Za-z][A-Za-z.]*$")
-_PROSE = re.compile(r"(?i)^(?:other|more|additional|extra|any|further|your)\b.*"
-                    r"\b(?:args|arguments|flags|options|parameters|params)$")
+_PROSE = re.compile(
+    r"(?i)^(?:other|more|additional|extra|any|further|your)\b.*"
+    r"\b(?:args|arguments|flags|options|parameters|params)$"
+)
 
 
 def _prose_placeholders(argv: list[Token]) -> list[Token]:
@@ -139,11 +161,13 @@ def _expand_config_file(spec: LaunchSpec, md_path: str) -> None:
         text = config.read_text(encoding="utf-8")
     except (OSError, UnicodeError):
         return
-    lines = tuple((line, Span(str(config), i, 1, i, len(line) + 1), False)
-                  for i, line in enumerate(text.splitlines(), start=1))
+    lines = tuple(
+        (line, Span(str(config), i, 1, i, len(line) + 1), False)
+        for i, line in enumerate(text.splitlines(), start=1)
+    )
     extra = vllm_config_tokens(lines)
     if extra is not None:
-        spec.argv[at_value + 1:at_value + 1] = extra
+        spec.argv[at_value + 1 : at_value + 1] = extra
         spec.context["config_text"] = text
 
 
@@ -155,12 +179,19 @@ def _nearest(pins: list[Pin], at: Span) -> Pin | None:
     return min(after, key=lambda p: (p.line, p.column)) if after else None
 
 
-def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
-                  base_column: int = 1, floor: str | None = None,
-                  floor_span: Span | None = None, fixed_span: Span | None = None,
-                  label: str = "guide block",
-                  default_image: tuple[str, Span | None] | None = None,
-                  context: DocContext | None = None) -> MarkdownResult:
+def read_markdown(
+    path: str,
+    text: str | None = None,
+    *,
+    base_line: int = 1,
+    base_column: int = 1,
+    floor: str | None = None,
+    floor_span: Span | None = None,
+    fixed_span: Span | None = None,
+    label: str = "guide block",
+    default_image: tuple[str, Span | None] | None = None,
+    context: DocContext | None = None,
+) -> MarkdownResult:
     """Launches in the fenced shell blocks of a Markdown text (never raises for bad input).
 
     ``base_line``/``base_column``: where line 1, column 1 of ``text`` is in ``path`` (a
@@ -171,20 +202,9 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
     """
     result = MarkdownResult()
     if text is None:
-        note(path)
-        try:
-            if not Path(path).is_file():  # a FIFO or device would block or never end
-                raise OSError(f"not a regular file: {path}")
-            raw = Path(path).read_bytes()
-        except OSError as exc:
-            result.problems.append(ReadProblem(path, None, f"cannot read: {exc.strerror or exc}"))
+        text = _read_text(path, result)
+        if text is None:
             return result
-        if len(raw) > MAX_BYTES:
-            result.problems.append(ReadProblem(path, None, "Markdown file too large to check"))
-            return result
-        text, why = decode_markdown(raw)
-        if why:
-            result.problems.append(ReadProblem(path, None, why))
     pins: list[Pin] = []
     fences = find_fences(text)
     result.blocks = len(fences)
@@ -193,59 +213,34 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
     previous_end = 0
     work = budget.FileWork()  # one budget for all the blocks of the file
     for fence in fences:
-        prose, previous_end = prose_before(text_lines, fence, previous_end), \
-            fence.line + len(fence.lines)
+        prose, previous_end = (
+            prose_before(text_lines, fence, previous_end),
+            fence.line + len(fence.lines),
+        )
         if not fence.is_shell:
             doc.add_code(fence)
-            doc.add_fenced_file(fence, prose, _Mapper(path, fence, base_line, base_column,
-                                                      fixed_span))
+            doc.add_fenced_file(
+                fence, prose, _Mapper(path, fence, base_line, base_column, fixed_span)
+            )
         if not worth_reading(fence):
             continue
         mapper = _Mapper(path, fence, base_line, base_column, fixed_span)
         if work.spent():
-            result.problems.append(ReadProblem(
-                path, mapper.span(Span(path, fence.line, 1)), work.note(f"code blocks from "
-                                                                        f"{fence.index} on"),
-                "budget"))
+            result.problems.append(
+                ReadProblem(
+                    path,
+                    mapper.span(Span(path, fence.line, 1)),
+                    work.note(f"code blocks from {fence.index} on"),
+                    "budget",
+                )
+            )
             break
         result.shell_blocks += 1
         doc.add_checkout(fence)
-        try:
-            prepared = prepare(fence)
-            result.problems.extend(continuation_problems(
-                path, prepared, lambda i, col, f=fence, m=mapper: m.span(
-                    Span(path, f.line + i, col, f.line + i, col + 1))))
-            interp = interpret(path, fence, prepared, max_steps=work.steps_left(100_000),
-                               time_limit=work.seconds_left(3.0))
-            work.used(interp.steps)
-        except Exception as exc:  # a reader must never take the run down
-            at = mapper.span(Span(path, fence.line, 1))
-            result.problems.append(ReadProblem(path, at, f"internal reader error in code block "
-                                               f"{fence.index}: {exc!r}", "read-error"))
+        interp = _interpret_block(path, fence, mapper, work, result)
+        if interp is None:
             continue
-        for pin in interp.pins:
-            span = mapper.span(pin.span)
-            if span is not None:
-                pins.append(Pin(span.line, span.column, pin.image, pin.release, span))
-        for problem in interp.problems:
-            if problem.kind in _SNIPPET_NOISE:
-                continue
-            result.problems.append(ReadProblem(path, mapper.span(problem.span),
-                                               problem.message, problem.kind))
-        for spec in interp.launches:
-            mapper.spec(spec)
-            spec.origin = "markdown"
-            if spec.engine == "vllm" and any(t.text == OMNI_FLAG for t in spec.argv):
-                spec.engine = "vllm-omni"
-            spec.rendering = f"{label} {fence.index}" + (f"; {spec.rendering}"
-                                                         if spec.rendering else "")
-            spec.context["block"] = str(fence.index)
-            doc.apply(spec)  # what earlier blocks installed, exported and wrote
-            _expand_config_file(spec, path)
-            # a <placeholder> (read as $_NAME) is never a value, even inside single quotes
-            spec.argv = _prose_placeholders([Token(t.text, t.span, True) if "$_" in t.text
-                                             else t for t in spec.argv])
-            result.launches.append(spec)
+        _collect_block(path, fence, mapper, interp, label, doc, pins, result)
         doc.add_block(interp, mapper, len(interp.launches))
     result.commands_found = len(result.launches)
     for spec in result.launches:
@@ -253,12 +248,116 @@ def read_markdown(path: str, text: str | None = None, *, base_line: int = 1,
     return result
 
 
+def _read_text(path: str, result: MarkdownResult) -> str | None:
+    """The text of the file at ``path``, or None (with the problem in ``result``)."""
+    note(path)
+    try:
+        if not Path(path).is_file():  # a FIFO or device would block or never end
+            raise OSError(f"not a regular file: {path}")
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        result.problems.append(ReadProblem(path, None, f"cannot read: {exc.strerror or exc}"))
+        return None
+    if len(raw) > MAX_BYTES:
+        result.problems.append(ReadProblem(path, None, "Markdown file too large to check"))
+        return None
+    text, why = decode_markdown(raw)
+    if why:
+        result.problems.append(ReadProblem(path, None, why))
+    return text
+
+
+def _interpret_block(
+    path: str, fence: Fence, mapper: _Mapper, work: budget.FileWork, result: MarkdownResult
+) -> BlockInterpreter | None:
+    """The shell interpreter's reading of one block, or None when it failed (reported)."""
+    try:
+        prepared = prepare(fence)
+        result.problems.extend(
+            continuation_problems(
+                path,
+                prepared,
+                lambda i, col, f=fence, m=mapper: m.span(
+                    Span(path, f.line + i, col, f.line + i, col + 1)
+                ),
+            )
+        )
+        interp = interpret(
+            path,
+            fence,
+            prepared,
+            max_steps=work.steps_left(100_000),
+            time_limit=work.seconds_left(3.0),
+        )
+        work.used(interp.steps)
+    except Exception as exc:  # a reader must never take the run down
+        at = mapper.span(Span(path, fence.line, 1))
+        result.problems.append(
+            ReadProblem(
+                path,
+                at,
+                f"internal reader error in code block {fence.index}: {exc!r}",
+                "read-error",
+            )
+        )
+        return None
+    return interp
+
+
+def _collect_block(
+    path: str,
+    fence: Fence,
+    mapper: _Mapper,
+    interp: BlockInterpreter,
+    label: str,
+    doc: DocContext,
+    pins: list[Pin],
+    result: MarkdownResult,
+) -> None:
+    """Move one block's pins, problems and launches into the document's spans."""
+    for pin in interp.pins:
+        span = mapper.span(pin.span)
+        if span is not None:
+            pins.append(Pin(span.line, span.column, pin.image, pin.release, span))
+    for problem in interp.problems:
+        if problem.kind in _SNIPPET_NOISE:
+            continue
+        result.problems.append(
+            ReadProblem(path, mapper.span(problem.span), problem.message, problem.kind)
+        )
+    for spec in interp.launches:
+        _adopt_launch(spec, path, fence, mapper, label, doc)
+        result.launches.append(spec)
+
+
+def _adopt_launch(
+    spec: LaunchSpec, path: str, fence: Fence, mapper: _Mapper, label: str, doc: DocContext
+) -> None:
+    """A launch of a block as one of the document's: spans, origin, rendering, context."""
+    mapper.spec(spec)
+    spec.origin = "markdown"
+    if spec.engine == "vllm" and any(t.text == OMNI_FLAG for t in spec.argv):
+        spec.engine = "vllm-omni"
+    spec.rendering = f"{label} {fence.index}" + (f"; {spec.rendering}" if spec.rendering else "")
+    spec.context["block"] = str(fence.index)
+    doc.apply(spec)  # what earlier blocks installed, exported and wrote
+    _expand_config_file(spec, path)
+    # a <placeholder> (read as $_NAME) is never a value, even inside single quotes
+    spec.argv = _prose_placeholders(
+        [Token(t.text, t.span, True) if "$_" in t.text else t for t in spec.argv]
+    )
+
+
 def decode_markdown(raw: bytes) -> tuple[str, str]:
     """The text of a Markdown file (UTF-8, or UTF-16/32 with a byte-order mark) and, when
     bytes could not be decoded, why (they are read as U+FFFD)."""
     codec = "utf-8-sig"
-    for bom, name in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
-                      (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+    for bom, name in (
+        (codecs.BOM_UTF32_LE, "utf-32"),
+        (codecs.BOM_UTF32_BE, "utf-32"),
+        (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"),
+    ):
         if raw.startswith(bom):
             codec = name
             break
@@ -267,19 +366,27 @@ def decode_markdown(raw: bytes) -> tuple[str, str]:
     except UnicodeDecodeError as exc:
         return raw.decode(codec, errors="replace"), (
             f"Markdown is not valid {codec.removesuffix('-sig').upper()} (byte {exc.start}); "
-            "undecodable bytes are read as U+FFFD")
+            "undecodable bytes are read as U+FFFD"
+        )
 
 
-def _assign_release(spec: LaunchSpec, pins: list[Pin], floor: str | None,
-                    floor_span: Span | None,
-                    default_image: tuple[str, Span | None] | None = None) -> None:
+def _assign_release(
+    spec: LaunchSpec,
+    pins: list[Pin],
+    floor: str | None,
+    floor_span: Span | None,
+    default_image: tuple[str, Span | None] | None = None,
+) -> None:
     if floor:
         spec.floor, spec.floor_span = floor, floor_span
     if spec.image or spec.release:
         return
     pin = _nearest([p for p in pins if spec.engine == "vllm"], spec.anchor)
-    if pin is not None and (pin.line, pin.column) > (spec.anchor.line, spec.anchor.column) \
-            and any(i.name == spec.engine for i in spec.installs):
+    if (
+        pin is not None
+        and (pin.line, pin.column) > (spec.anchor.line, spec.anchor.column)
+        and any(i.name == spec.engine for i in spec.installs)
+    ):
         pin = None  # the document installs the engine before: a later pin is another setup
     if pin is not None and pin.image:
         spec.image, spec.image_span = pin.image, pin.span
@@ -297,4 +404,3 @@ def _assign_release(spec: LaunchSpec, pins: list[Pin], floor: str | None,
         spec.release, spec.release_span = floor, floor_span
         spec.context["release_from"] = f"min_vllm_version {floor}"
         spec.context["release_kind"] = ReleaseFrom.FLOOR.value
-

@@ -15,6 +15,8 @@ import fnmatch
 import functools
 import os
 import re
+from dataclasses import dataclass
+from typing import Any
 
 from servelint import budget
 from servelint.model import Span
@@ -35,8 +37,7 @@ _BRK = None
 _QUOTED = (Piece(""), "Q")  # marks quoted (possibly empty) content in a word
 _WORD_NODES = ("word", "number", "extglob_pattern", "regex", "test_operator")
 # nodes whose parts never depend on the flow (a "string" only when all its children are text)
-_STATIC_NODES = frozenset((*_WORD_NODES, "raw_string", "ansi_c_string", "string_content",
-                           "string"))
+_STATIC_NODES = frozenset((*_WORD_NODES, "raw_string", "ansi_c_string", "string_content", "string"))
 _UNSEEN = object()
 OVER_BUDGET = "\0over budget"  # _string_op: the work or the result is over the size budget
 
@@ -62,8 +63,11 @@ class Expander:
         span = src.span(node)
         problem = getattr(self, "problem", None)
         if problem is not None:
-            problem(span, budget.value_note(f"the word {_short_text(src.text(node))!r}",
-                                            span.line), "budget")
+            problem(
+                span,
+                budget.value_note(f"the word {_short_text(src.text(node))!r}", span.line),
+                "budget",
+            )
         return Piece(src.text(node), True, span)
 
     # ----------------------------------------------------------------- lookup
@@ -113,8 +117,11 @@ class Expander:
         parts = self.parts(node, src, st, quoted=True)
         if _over_budget(parts):
             return (self.over_budget(node, src),)
-        return tuple(p[0] for p in parts
-                     if p is not _BRK and p[1] != "Q" and (p[0].text != "" or p[0].symbolic))
+        return tuple(
+            p[0]
+            for p in parts
+            if p is not _BRK and p[1] != "Q" and (p[0].text != "" or p[0].symbolic)
+        )
 
     # -------------------------------------------------------------- parts
     def parts(self, node, src: Source, st: State, quoted: bool) -> list:
@@ -127,9 +134,9 @@ class Expander:
         found = src.memo.get(key, _UNSEEN)
         if found is _UNSEEN:
             static = node.type != "string" or all(
-                c.type == "string_content" for c in node.named_children)
-            found = src.memo[key] = tuple(self._parts(node, src, st, quoted)) \
-                if static else None
+                c.type == "string_content" for c in node.named_children
+            )
+            found = src.memo[key] = tuple(self._parts(node, src, st, quoted)) if static else None
         if found is None:
             return self._parts(node, src, st, quoted)
         return list(found)  # type: ignore[arg-type]
@@ -142,9 +149,15 @@ class Expander:
                 text = _unescape_unquoted(text)
             return [(Piece(text, False, src.span(node)), None)]
         if t == "string" or t == "translated_string":
-            inner = self._range(node, src, st, node.start_byte + (2 if t == "translated_string"
-                                                                   else 1),
-                                node.end_byte - 1, quoted=True, in_dquote=True)
+            inner = self._range(
+                node,
+                src,
+                st,
+                node.start_byte + (2 if t == "translated_string" else 1),
+                node.end_byte - 1,
+                quoted=True,
+                in_dquote=True,
+            )
             if not inner and "[@]" in src.text(node):
                 return []  # "${EMPTY[@]}" yields no word at all
             return [_QUOTED, *inner]  # "" is still a word
@@ -188,8 +201,16 @@ class Expander:
         # process substitution, brace expression, anything else: keep the spelling, symbolic
         return [(Piece(src.text(node), True, src.span(node)), None)]
 
-    def _range(self, node, src: Source, st: State, start: int, end: int, quoted: bool,
-               in_dquote: bool = False) -> list:
+    def _range(
+        self,
+        node,
+        src: Source,
+        st: State,
+        start: int,
+        end: int,
+        quoted: bool,
+        in_dquote: bool = False,
+    ) -> list:
         """Expand the bytes [start, end) of ``node``: literal gaps + named children."""
         out: list = []
         pos = start
@@ -197,7 +218,7 @@ class Expander:
             if c.start_byte < start or c.end_byte > end or not c.is_named:
                 continue
             if c.start_byte > pos:
-                raw = src.data[pos:c.start_byte].decode("utf-8", "replace")
+                raw = src.data[pos : c.start_byte].decode("utf-8", "replace")
                 lit = _unescape_dquote(raw) if in_dquote else raw
                 out.append((Piece(lit, False, src.span_bytes(pos, c.start_byte)), None))
             if c.type == "string_content" or c.type == "heredoc_content":
@@ -226,110 +247,165 @@ class Expander:
         if name is None:
             return sym
         if prefix == "!":
-            # indirection: ${!name}
-            status, var = self.lookup(name, src, st)
-            if status != "set" or var is None or is_symbolic(var.scalar_value()):
+            name = self._indirect_name(name, src, st)
+            if name is None:
                 return sym
-            name = text_of(var.scalar_value())
-            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|\d+", name):
-                return sym
-        status, var = self.lookup(name, src, st)
+        status, var = self._param_var(name, src, st)
         whole_array = index in ("@", "*") or (name in ("@", "*"))
+        if prefix == "#":
+            parts = _param_length(status, var, whole_array, span)
+            return sym if parts is None else parts
+        ref = _ParamRef(node, spelled, span, quoted, name, status)
+        if not self._select(ref, var, index, whole_array, src, st):
+            return sym
+        if op is None:
+            parts = self._plain_param(ref, index)
+        else:
+            parts = self._param_op(ref, op, operand_start, src, st)
+        return sym if parts is None else parts
+
+    def _indirect_name(self, name: str, src: Source, st: State) -> str | None:
+        """The variable ``${!name}`` names, or None when it is not known."""
+        status, var = self.lookup(name, src, st)
+        if status != "set" or var is None or is_symbolic(var.scalar_value()):
+            return None
+        target = text_of(var.scalar_value())
+        return target if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|\d+", target) else None
+
+    def _param_var(self, name: str, src: Source, st: State) -> tuple[str, Var | None]:
+        """(status, variable) of ``name``; ``@`` / ``*`` are the positional parameters."""
+        found = self.lookup(name, src, st)  # also for @ / *: the interpreter notes the read
         if name in ("@", "*"):
             var = Var(array=st.positional) if (st.frames or st.positional) else None
-            status = "set" if var is not None else "unknown"
-        if prefix == "#":
-            if status != "set" or var is None:
-                return sym if status == "unknown" else [(Piece("0", False, span), None)]
-            if whole_array:
-                if var.unknown_array:
-                    return sym
-                return [(Piece(str(len(var.elements)), False, span), None)]
-            value = var.scalar_value()
-            return sym if is_symbolic(value) else [(Piece(str(len(text_of(value))), False,
-                                                          span), None)]
-        # element selection
-        value: Pieces | None = None
-        elements: tuple[Field, ...] | None = None
-        if status == "set" and var is not None:
-            if whole_array:
-                if var.unknown_array:
-                    return sym
-                elements = var.elements
-            elif index is not None and index not in ("0",):
-                idx = self._index(index, src, st)
-                if idx is None or var.unknown_array:
-                    return sym
-                els = var.elements
-                value = els[idx].pieces if 0 <= idx < len(els) else ()
-                if var.array is None and idx != 0:
-                    value = ()
-            else:
-                if var.unknown_array and var.array is None and var.scalar is None:
-                    return sym
-                value = var.scalar_value()
-        if op is None:
-            if status == "unknown":
-                return sym
-            if status == "unset":
-                # launchers may set variables the caller's env does not list; a variable
-                # the script assigns itself is simply empty on this flow
-                return [] if name in self.script_assigned else sym
-            if elements is not None:
-                return _splice(elements, quoted, name == "*" or index == "*")
-            assert value is not None
-            return _value_parts(value, spelled, span, quoted)
-        operand = _operand_node_range(node, operand_start)
-        known_value = value is not None and not is_symbolic(value)
-        if elements is not None:
-            value = tuple(p for f in elements for p in f.pieces)
-            known_value = not is_symbolic(value)
+            return ("set" if var is not None else "unknown"), var
+        return found
+
+    def _select(
+        self,
+        ref: _ParamRef,
+        var: Var | None,
+        index: str | None,
+        whole_array: bool,
+        src: Source,
+        st: State,
+    ) -> bool:
+        """Put the selected element(s) of ``var`` into ``ref``; False when unknown."""
+        if ref.status != "set" or var is None:
+            return True
+        if whole_array:
+            if var.unknown_array:
+                return False
+            ref.elements = var.elements
+        elif index is not None and index not in ("0",):
+            idx = self._index(index, src, st)
+            if idx is None or var.unknown_array:
+                return False
+            els = var.elements
+            ref.value = els[idx].pieces if 0 <= idx < len(els) else ()
+            if var.array is None and idx != 0:
+                ref.value = ()
+        else:
+            if var.unknown_array and var.array is None and var.scalar is None:
+                return False
+            ref.value = var.scalar_value()
+        return True
+
+    def _plain_param(self, ref: _ParamRef, index: str | None) -> list | None:
+        """``$name`` / ``${name[i]}`` without an operator."""
+        if ref.status == "unknown":
+            return None
+        if ref.status == "unset":
+            # launchers may set variables the caller's env does not list; a variable
+            # the script assigns itself is simply empty on this flow
+            return [] if ref.name in self.script_assigned else None
+        if ref.elements is not None:
+            return _splice(ref.elements, ref.quoted, ref.name == "*" or index == "*")
+        assert ref.value is not None
+        return _value_parts(ref.value, ref.spelled, ref.span, ref.quoted)
+
+    def _param_op(
+        self, ref: _ParamRef, op: str, operand_start: int, src: Source, st: State
+    ) -> list | None:
+        """``${name OP operand}``; None when the result is not known."""
+        operand = _operand_node_range(ref.node, operand_start)
+        known_value = ref.value is not None and not is_symbolic(ref.value)
+        if ref.elements is not None:
+            ref.value = tuple(p for f in ref.elements for p in f.pieces)
+            known_value = not is_symbolic(ref.value)
         if op in (":-", "-", ":=", "="):
-            empty_counts = op.startswith(":")
-            if status == "unknown":
-                return sym
-            if status == "set" and not known_value:
-                return sym
-            use_default = status == "unset" or (empty_counts and known_value
-                                                 and text_of(value or ()) == "")
-            if not use_default:
-                if elements is not None:
-                    return _splice(elements, quoted, False)
-                return _value_parts(value or (), spelled, span, quoted)
-            dparts = self._range(node, src, st, operand[0], operand[1], quoted=True)
-            dvalue = _pieces(dparts)
-            if op in (":=", "="):
-                st.vars[name] = Var(scalar=dvalue, span=span)
-            return [(Piece(p.text, p.symbolic, p.span, not quoted), None) for p in dvalue]
+            return self._default_op(ref, op, operand, known_value, src, st)
         if op in (":+", "+"):
-            if status == "unknown" or (status == "set" and not known_value):
-                return sym
-            present = status == "set" and (op == "+" or text_of(value or ()) != "")
-            if not present:
-                return [(Piece("", False, span), None)] if quoted else []
-            dparts = self._range(node, src, st, operand[0], operand[1], quoted=True)
-            return [(Piece(p.text, p.symbolic, p.span, not quoted), None)
-                    for p in _pieces(dparts)]
+            return self._alternative_op(ref, op, operand, known_value, src, st)
         if op in (":?", "?"):
-            if status != "set" or not known_value:
-                return sym
-            return _value_parts(value or (), spelled, span, quoted)
+            if ref.status != "set" or not known_value:
+                return None
+            return _value_parts(ref.value or (), ref.spelled, ref.span, ref.quoted)
         # string operations need a known value and a known operand
-        if status != "set" or not known_value or elements is not None:
-            return sym
-        operand_text = src.data[operand[0]:operand[1]].decode("utf-8", "replace")
+        if ref.status != "set" or not known_value or ref.elements is not None:
+            return None
+        return self._string_op_param(ref, op, operand, src, st)
+
+    def _default_op(
+        self,
+        ref: _ParamRef,
+        op: str,
+        operand: tuple[int, int],
+        known_value: bool,
+        src: Source,
+        st: State,
+    ) -> list | None:
+        """``${name:-word}``, ``${name-word}``, ``${name:=word}``, ``${name=word}``."""
+        if ref.status == "unknown" or (ref.status == "set" and not known_value):
+            return None
+        empty_counts = op.startswith(":")
+        use_default = ref.status == "unset" or (
+            empty_counts and known_value and text_of(ref.value or ()) == ""
+        )
+        if not use_default:
+            if ref.elements is not None:
+                return _splice(ref.elements, ref.quoted, False)
+            return _value_parts(ref.value or (), ref.spelled, ref.span, ref.quoted)
+        dparts = self._range(ref.node, src, st, operand[0], operand[1], quoted=True)
+        dvalue = _pieces(dparts)
+        if op in (":=", "="):
+            st.vars[ref.name] = Var(scalar=dvalue, span=ref.span)
+        return [(Piece(p.text, p.symbolic, p.span, not ref.quoted), None) for p in dvalue]
+
+    def _alternative_op(
+        self,
+        ref: _ParamRef,
+        op: str,
+        operand: tuple[int, int],
+        known_value: bool,
+        src: Source,
+        st: State,
+    ) -> list | None:
+        """``${name:+word}``, ``${name+word}``."""
+        if ref.status == "unknown" or (ref.status == "set" and not known_value):
+            return None
+        present = ref.status == "set" and (op == "+" or text_of(ref.value or ()) != "")
+        if not present:
+            return [(Piece("", False, ref.span), None)] if ref.quoted else []
+        dparts = self._range(ref.node, src, st, operand[0], operand[1], quoted=True)
+        return [(Piece(p.text, p.symbolic, p.span, not ref.quoted), None) for p in _pieces(dparts)]
+
+    def _string_op_param(
+        self, ref: _ParamRef, op: str, operand: tuple[int, int], src: Source, st: State
+    ) -> list | None:
+        """``${name#pat}``, ``${name/a/b}``, ``${name:off:len}``, ... on a known value."""
+        operand_text = src.data[operand[0] : operand[1]].decode("utf-8", "replace")
         if "$" in operand_text or "`" in operand_text:
-            oparts = self._range(node, src, st, operand[0], operand[1], quoted=True)
+            oparts = self._range(ref.node, src, st, operand[0], operand[1], quoted=True)
             opieces = _pieces(oparts)
             if is_symbolic(opieces):
-                return sym
+                return None
             operand_text = text_of(opieces)
-        result = _string_op(text_of(value or ()), op, operand_text)
+        result = _string_op(text_of(ref.value or ()), op, operand_text)
         if result is OVER_BUDGET:
-            return [(self.over_budget(node, src), None)]
+            return [(self.over_budget(ref.node, src), None)]
         if result is None:
-            return sym
-        return [(Piece(result, False, span, not quoted), None)]
+            return None
+        return [(Piece(result, False, ref.span, not ref.quoted), None)]
 
     def _index(self, index: str, src: Source, st: State) -> int | None:
         try:
@@ -368,8 +444,15 @@ class Expander:
             return _to_int(src.text(node))
         if t == "variable_name":
             return self._arith_var(src.text(node), src, st)
-        if t in ("simple_expansion", "expansion", "word", "string", "concatenation",
-                 "command_substitution", "arithmetic_expansion"):
+        if t in (
+            "simple_expansion",
+            "expansion",
+            "word",
+            "string",
+            "concatenation",
+            "command_substitution",
+            "arithmetic_expansion",
+        ):
             pieces = self.expand_string(node, src, st)
             if is_symbolic(pieces):
                 return None
@@ -453,8 +536,14 @@ class Expander:
             if len(cmds) == 2:
                 first = self._words(cmds[0], src, st)
                 second = self._words(cmds[1], src, st)
-                if (first and len(first) == 2 and first[0] == "cd" and second == ["pwd"]
-                        and first[1] is not None and os.path.isabs(first[1])):
+                if (
+                    first
+                    and len(first) == 2
+                    and first[0] == "cd"
+                    and second == ["pwd"]
+                    and first[1] is not None
+                    and os.path.isabs(first[1])
+                ):
                     return (Piece(os.path.normpath(first[1])),)
             return None
         if stmt.type != "command":
@@ -473,7 +562,8 @@ class Expander:
         if cmd in ("realpath", "readlink") and args and os.path.isabs(args[-1]):
             return (Piece(os.path.normpath(args[-1])),)
         if (cmd == "command" and len(args) == 2 and args[0] == "-v") or (
-                cmd == "which" and len(args) == 1):
+            cmd == "which" and len(args) == 1
+        ):
             return (Piece(args[-1]),)
         if cmd == "echo" and args and not args[0].startswith("-"):
             return (Piece(" ".join(args)),)
@@ -490,8 +580,12 @@ class Expander:
         for c in cmd_node.named_children:
             if c.type == "command_name":
                 c = _first_named(c) or c
-            elif c.type in ("variable_assignment", "file_redirect", "heredoc_redirect",
-                            "herestring_redirect"):
+            elif c.type in (
+                "variable_assignment",
+                "file_redirect",
+                "heredoc_redirect",
+                "herestring_redirect",
+            ):
                 return []
             for f in self.expand_fields(c, src, st):
                 out.append(None if f.symbolic else f.text)
@@ -554,8 +648,11 @@ def assemble(parts: list, word_span: Span) -> list[Field]:
         nonlocal cur, hints, started
         if started or cur:
             pieces = tuple(p for p in cur if p.text != "" or p.symbolic)
-            span = hints[0] if hints and all(h is not None and h == hints[0] for h in hints) \
+            span = (
+                hints[0]
+                if hints and all(h is not None and h == hints[0] for h in hints)
                 else word_span
+            )
             fields.append(Field(pieces, span))
         cur, hints, started = [], [], False
 
@@ -589,6 +686,32 @@ def assemble(parts: list, word_span: Span) -> list[Field]:
             started = True
     flush()
     return fields
+
+
+@dataclass(slots=True)
+class _ParamRef:
+    """One ``${...}`` being expanded: its node, spelling and what its name selects."""
+
+    node: Any
+    spelled: str
+    span: Span
+    quoted: bool
+    name: str
+    status: str  # "set", "unset" or "unknown"
+    value: Pieces | None = None
+    elements: tuple[Field, ...] | None = None
+
+
+def _param_length(status: str, var: Var | None, whole_array: bool, span: Span) -> list | None:
+    """``${#name}`` / ``${#name[@]}``; None when not known."""
+    if status != "set" or var is None:
+        return None if status == "unknown" else [(Piece("0", False, span), None)]
+    if whole_array:
+        if var.unknown_array:
+            return None
+        return [(Piece(str(len(var.elements)), False, span), None)]
+    value = var.scalar_value()
+    return None if is_symbolic(value) else [(Piece(str(len(text_of(value))), False, span), None)]
 
 
 def _splice(elements: tuple[Field, ...], quoted: bool, star: bool) -> list:
@@ -707,7 +830,7 @@ def _string_op(value: str, op: str, operand: str) -> str | None:
             off = int(nums[0].strip() or 0)
             if len(nums) > 1:
                 length = int(nums[1].strip())
-                return value[off:off + length] if length >= 0 else value[off:length]
+                return value[off : off + length] if length >= 0 else value[off:length]
             return value[off:]
         except ValueError:
             return None
@@ -734,13 +857,23 @@ def _binop(op: str, a: int, b: int) -> int | None:
         r = abs(a) % abs(b)
         return r if a >= 0 else -r
     table = {
-        "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-        "**": lambda: a ** b if 0 <= b < 64 else None,
-        "<<": lambda: a << b if 0 <= b < 64 else None, ">>": lambda: a >> b if b >= 0 else None,
-        "<": lambda: int(a < b), ">": lambda: int(a > b), "<=": lambda: int(a <= b),
-        ">=": lambda: int(a >= b), "==": lambda: int(a == b), "!=": lambda: int(a != b),
-        "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b,
-        "&&": lambda: int(bool(a) and bool(b)), "||": lambda: int(bool(a) or bool(b)),
+        "+": lambda: a + b,
+        "-": lambda: a - b,
+        "*": lambda: a * b,
+        "**": lambda: a**b if 0 <= b < 64 else None,
+        "<<": lambda: a << b if 0 <= b < 64 else None,
+        ">>": lambda: a >> b if b >= 0 else None,
+        "<": lambda: int(a < b),
+        ">": lambda: int(a > b),
+        "<=": lambda: int(a <= b),
+        ">=": lambda: int(a >= b),
+        "==": lambda: int(a == b),
+        "!=": lambda: int(a != b),
+        "&": lambda: a & b,
+        "|": lambda: a | b,
+        "^": lambda: a ^ b,
+        "&&": lambda: int(bool(a) and bool(b)),
+        "||": lambda: int(bool(a) or bool(b)),
     }
     fn = table.get(op)
     return fn() if fn else None

@@ -19,8 +19,8 @@ from typing import Any
 
 from servelint.engines._build.static_eval import UNKNOWN, Evaluator
 from servelint.engines._build.wheel import WheelSource
-from servelint.engines.sglang.builder.enum_choices import comprehension_choices
 from servelint.engines.sglang.builder.parser_annotations import type_info, unwrap_annotated
+from servelint.engines.sglang.builder.parser_kwargs import action_from_kwargs
 from servelint.engines.sglang.builder.parser_rules import (
     config_merge_rules,
     config_trigger,
@@ -32,7 +32,6 @@ from servelint.engines.sglang.builder.parser_values import (
     MISSING,
     SERVER_ARGS,
     SERVER_MOD,
-    STD_ACTIONS,
     choice_strings,
     first_help_line,
     help_says_deprecated,
@@ -41,7 +40,7 @@ from servelint.engines.sglang.builder.parser_values import (
     type_name,
 )
 from servelint.engines.sglang.builder.serve_routes import serve_routing
-from servelint.engines.sglang.builder.type_models import action_model, model_of
+from servelint.engines.sglang.builder.type_models import model_of
 
 
 class ParserExtractor:
@@ -169,7 +168,7 @@ class ParserExtractor:
                 for k, v in zip(extra.keys, extra.values, strict=True):
                     if isinstance(k, ast.Constant):
                         kwargs[str(k.value)] = v
-            act = self._action_from_kwargs(module, names, kwargs, default if has_default else None)
+            act = action_from_kwargs(self.ev, module, kwargs, default if has_default else None)
             act.update(base)
             return act
         info = type_info(self.ev, inner, module)
@@ -224,121 +223,7 @@ class ParserExtractor:
         act.update(base)
         return act
 
-    # ---- add_argument calls ----------------------------------------------------------
-    def _action_from_kwargs(
-        self,
-        module: str,
-        names: list[str],
-        kwargs: dict[str, Any],
-        default: Any,
-        local: dict | None = None,
-    ) -> dict[str, Any]:
-        """One argparse action from ``add_argument`` keyword AST nodes."""
-        local = local or {}
-
-        def val(key: str) -> Any:
-            node = kwargs.get(key)
-            if node is None:
-                return None
-            if isinstance(node, ast.expr):
-                return self.ev.eval(node, module, local)
-            return node
-
-        action_node = kwargs.get("action")
-        action_name = None
-        if isinstance(action_node, ast.Constant):
-            action_name = str(action_node.value)
-        elif isinstance(action_node, ast.expr):
-            action_name = name_of(action_node)
-        help_text = first_help_line(val("help"))
-        nargs = val("nargs")
-        act: dict[str, Any] = {
-            "action_class": None,
-            "nargs": nargs if nargs is not UNKNOWN else None,
-            "type": None,
-            "required": val("required") is True,
-        }
-        deprecated, message, error, by = False, "", False, None
-        if action_name is None or action_name in STD_ACTIONS:
-            kind = action_name or "store"
-            act["kind"] = {"append_const": "append", "extend": "append"}.get(kind, kind)
-        elif action_name == "BooleanOptionalAction":
-            act["kind"] = "boolean_optional"
-        else:
-            act["action_class"] = action_name
-            cls_nargs = self._action_class_nargs(module, action_name)
-            if "nargs" not in kwargs:
-                act["nargs"] = cls_nargs
-            act["kind"] = (
-                "store_const"
-                if act["nargs"] == 0
-                else ("store" if action_name.startswith("Deprecated") else "other")
-            )
-            if action_name.startswith("Deprecated"):
-                deprecated, by = True, "action"
-                err = val("error_message")
-                new_flag = val("new_flag")
-                if "error_message" in kwargs and err is not None:
-                    error = True
-                    message = err if isinstance(err, str) else help_text
-                elif isinstance(new_flag, str):
-                    message = f"Use '{new_flag}' instead."
-                else:
-                    message = help_text
-        if act["kind"] in {"store", "append", "other"}:
-            type_node = kwargs.get("type")
-            act["type"] = (
-                type_name(name_of(type_node)) if isinstance(type_node, ast.expr) else ("str")
-            )
-            if isinstance(type_node, ast.expr) and act["type"] in {"other", "human_int", "json"}:
-                act["type_name"] = name_of(type_node)
-                act["value_model"] = model_of(self.ev, module, type_node)
-        if act["action_class"]:
-            act["value_model"] = action_model(self.ev, module, act["action_class"])
-        if act["kind"] in {"store_true", "store_false"}:
-            act["nargs"] = None
-        choices, unresolved = choice_strings(val("choices"))
-        if unresolved:  # [m.name.lower() for m in _modes()]: an enum's members
-            computed = comprehension_choices(self.ev, module, kwargs.get("choices"))
-            if computed is not None:
-                choices, unresolved = computed, False
-        act["choices"] = choices
-        act["choices_unresolved"] = unresolved
-        suppressed = name_of(kwargs.get("default")) == "SUPPRESS"  # type: ignore[arg-type]
-        if "default" in kwargs and not suppressed:
-            default = val("default")
-        # default_suppressed: argparse.SUPPRESS, the dest is absent unless the flag is given
-        act["default"] = None if suppressed else stringify(default)
-        act["default_suppressed"] = suppressed
-        if not deprecated and help_says_deprecated(help_text):
-            deprecated, message, by = True, help_text, "help"
-        # deprecated_by: "action" = a Deprecated*Action that logs (or errors, deprecated_error);
-        # "help" = only the help text says so (no runtime message)
-        act.update(
-            deprecated=deprecated,
-            deprecated_message=message,
-            deprecated_error=error,
-            deprecated_by=by,
-            help=help_text,
-        )
-        return act
-
-    def _action_class_nargs(self, module: str, name: str) -> Any:
-        target = self.ev.lookup(module, name)
-        if not (isinstance(target, tuple) and target[0] == "class"):
-            return None
-        for st in target[2].body:
-            if isinstance(st, ast.FunctionDef) and st.name == "__init__":
-                args = st.args
-                pos = args.args[len(args.args) - len(args.defaults) :]
-                for a, d in zip(pos, args.defaults, strict=True):
-                    if a.arg == "nargs":
-                        return self.ev.eval(d, target[1])
-                for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True):
-                    if a.arg == "nargs" and d is not None:
-                        return self.ev.eval(d, target[1])
-        return None
-
+    # ---- add_argument calls (parser_kwargs) ------------------------------------------
     def walk_add_cli_args(self, shape: str) -> list[dict[str, Any]]:
         fn = self.add_cli_args_fn()
         local: dict[str, Any] = {}
@@ -398,11 +283,11 @@ class ParserExtractor:
             kwargs = dict(kwargs)
             declared = self.field_defaults.get(default_node.args[0].value, None)
             kwargs.pop("default")
-            act = self._action_from_kwargs(
-                SERVER_MOD, names, kwargs, None if declared is MISSING else declared, local
+            act = action_from_kwargs(
+                self.ev, SERVER_MOD, kwargs, None if declared is MISSING else declared, local
             )
         else:
-            act = self._action_from_kwargs(SERVER_MOD, names, kwargs, None, local)
+            act = action_from_kwargs(self.ev, SERVER_MOD, kwargs, None, local)
         dest_node = kwargs.get("dest")
         dest = self.ev.eval(dest_node, SERVER_MOD, local) if dest_node is not None else None
         if not isinstance(dest, str):
