@@ -14,22 +14,13 @@ from typing import Any
 from servelint.engines._build.astutil import Definition, ModuleIndex, first_line
 from servelint.engines._build.expressions import Opaque, PartialList
 from servelint.engines._build.wheel import WheelSource
+from servelint.engines.argparse_emul import FLAG_KINDS
 from servelint.engines.vllm.builder.parser_configs import collect_configs
 from servelint.engines.vllm.builder.parser_interp import Interpreter
 from servelint.engines.vllm.builder.parser_objects import ActionClass, ClassRef, FuncRef, ParserObj
 from servelint.engines.vllm.builder.parser_rules import detect_rules
 from servelint.engines.vllm.builder.parser_types import TypeFn
 
-FLAG_KINDS = {
-    "store_true",
-    "store_false",
-    "store_const",
-    "boolean_optional",
-    "count",
-    "help",
-    "version",
-    "append_const",
-}
 STRING_ACTIONS = {
     "store": "store",
     "store_true": "store_true",
