@@ -12,12 +12,22 @@ from adversarial import AGREE, VERSIONS, cases, judge, known, verdicts
 
 from servelint import profiles
 
+# Releases whose adversarial verdicts are committed: judged, never skipped.
+RECORDED = ("0.21.0", "0.33.0")
+
 
 def _judged(version: str):
     profile = profiles.load("vllm", version)
     if profile is None or not verdicts(version):
         pytest.skip(f"no committed adversarial verdicts for vllm {version}")
     return judge(profile, version)
+
+
+@pytest.mark.parametrize("version", RECORDED)
+def test_recorded_release_is_judged(version: str) -> None:
+    assert cases(version), f"no adversarial cases committed for vllm {version}"
+    assert verdicts(version), f"no adversarial verdicts committed for vllm {version}"
+    assert profiles.load("vllm", version) is not None, f"no vllm {version} profile"
 
 
 @pytest.mark.parametrize("version", VERSIONS)
