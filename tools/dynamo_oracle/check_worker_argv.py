@@ -1,9 +1,10 @@
-"""Verdicts of a Dynamo release's own ``dynamo.sglang`` argument parsing on argv lists.
+"""Verdicts of a Dynamo release's own ``dynamo.sglang`` / ``dynamo.vllm`` argument parsing.
 
 Run with an oracle venv's python (README.md): the ai-dynamo wheel and its ai-dynamo-runtime
 wheel unpacked under DYNAMO_DIRS (os.pathsep-separated), the SGLang release the wheel pins
-installed. ``dynamo.sglang.args.parse_args`` runs as released, except that
-``ServerArgs.from_cli_args`` (model loading, device probing) is replaced by a recorder and
+installed; WORKER=sglang (default) or vllm. ``dynamo.<worker>.args.parse_args`` runs as
+released, except that the engine's ``from_cli_args`` (``ServerArgs``: model loading, device
+probing; ``AsyncEngineArgs``: config resolution) is replaced by a recorder and
 ``fetch_model`` (a download) by a no-op, so only the parse step is judged.
 
     python check_worker_argv.py CASES.json OUT.json
@@ -36,7 +37,12 @@ class Parsed(Exception):
     """Raised by the recorder in place of ServerArgs.from_cli_args: the parse step passed."""
 
 
+WORKER = os.environ.get("WORKER", "sglang")
+
+
 def _patch():
+    if WORKER == "vllm":
+        return _patch_vllm()
     import dynamo.sglang.args as args_mod
 
     def record(cls_or_args, *rest):
@@ -49,6 +55,20 @@ def _patch():
     args_mod.fetch_model = no_fetch
     if not os.environ.get("ORACLE_REBUILD"):
         _reuse_engine_parser(args_mod.ServerArgs)
+    return args_mod
+
+
+def _patch_vllm():
+    sys.path.insert(0, str(HERE.parent / "oracle"))
+    from oracle_common import force_platform  # tools/oracle: vLLM's CpuPlatform, as its oracle
+
+    force_platform()
+    import dynamo.vllm.args as args_mod
+
+    def record(cls, a):
+        raise Parsed()
+
+    args_mod.AsyncEngineArgs.from_cli_args = classmethod(record)
     return args_mod
 
 
@@ -74,7 +94,9 @@ def judge(args_mod, argv: list[str]) -> tuple[str, int | None, str | None, str]:
     err = io.StringIO()
     try:
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            asyncio.run(args_mod.parse_args(list(argv)))
+            done = args_mod.parse_args(list(argv))
+            if asyncio.iscoroutine(done):
+                asyncio.run(done)
     except Parsed:
         return "accepted", None, None, ""
     except SystemExit as exc:

@@ -1,5 +1,6 @@
 """The argvs servelint renders for the corpus's ``python3 -m dynamo.sglang`` launches
-(sources/srt_slurm), as oracle cases: ``python tools/dynamo_oracle/corpus_argvs.py OUT.json``.
+(sources/srt_slurm), as oracle cases:
+``python tools/dynamo_oracle/corpus_argvs.py OUT.json [sglang|vllm]``.
 
 srtctl fills some values in at run time (ports, the leader's address, the config-dump path):
 servelint renders them as symbolic ``<name>`` placeholders; here each gets a concrete value of
@@ -27,6 +28,10 @@ RUNTIME_VALUES = {
     "kv-events-port": "5557",
     "config-dump-path": "/tmp/config-dump.json",
     "leader-ip:dist-init-port": "10.0.0.1:29600",
+    "leader-ip": "10.0.0.1",
+    "dp-rpc-port": "29550",
+    "device-ids": "0,1,2,3",
+    "model-dir-name": "model",
 }
 _PLACEHOLDER = re.compile(r"<([\w:-]+)>")
 
@@ -40,11 +45,12 @@ def concrete(text: str) -> str | None:
 
 
 def main() -> None:
+    worker = sys.argv[2] if len(sys.argv) > 2 else "sglang"
     seen: dict[tuple[str, ...], str] = {}
     skipped = 0
     for path in sorted(RECIPES.rglob("*.y*ml")):
         for spec in read_recipe(str(path)).launches:
-            if spec.entrypoint.split()[-1] != "dynamo.sglang":
+            if spec.entrypoint.split()[-1] != f"dynamo.{worker}":
                 continue
             texts = [concrete(t.text) if t.symbolic else t.text for t in spec.argv]
             if None in texts:

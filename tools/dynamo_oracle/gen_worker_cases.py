@@ -16,12 +16,21 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import check_worker_argv  # noqa: E402,F401  (sys.path and import stubs)
+import check_worker_argv  # noqa: E402  (sys.path and import stubs)
 
-BASE = ["--model-path", "m"]
+BASE = ["--model", "m"] if check_worker_argv.WORKER == "vllm" else ["--model-path", "m"]
 
 
 def parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    if check_worker_argv.WORKER == "vllm":
+        v = check_worker_argv._patch()  # vLLM's CpuPlatform first, as the run does
+
+        outer = argparse.ArgumentParser(allow_abbrev=False)
+        v.DynamoRuntimeArgGroup().add_arguments(outer)
+        v.DynamoVllmArgGroup().add_arguments(outer)
+        engine = v.FlexibleArgumentParser(add_help=False)
+        v.AsyncEngineArgs.add_cli_args(engine, async_args_only=False)
+        return outer, engine
     import dynamo.sglang.args as a
 
     outer = argparse.ArgumentParser()

@@ -9,7 +9,13 @@ from dataclasses import dataclass, field, replace
 from servelint import profiles
 from servelint.engines.dynamo import engine_file
 from servelint.engines.dynamo.entrypoints import WORKER_MODULES
-from servelint.engines.dynamo.worker import ENGINE_OPTION_SOURCES, Split, Target, split_argv
+from servelint.engines.dynamo.worker import (
+    ENGINE_OPTION_SOURCES,
+    Split,
+    Target,
+    split_argv,
+    takes_values,
+)
 from servelint.engines.dynamo.worker import targets as dynamo_targets
 from servelint.model import Finding, LaunchSpec, Severity, Token
 from servelint.rules import dynamo_worker as rule
@@ -81,6 +87,7 @@ def findings(wl: WorkerLaunch, engine_profiles: list) -> list[Finding]:
         w = prof.data["workers"][wl.worker]
         for f in (
             _choice_findings(wl, split, t)
+            + _explicit_value_findings(wl, split, t)
             + _abbrev_findings(wl, split, t)
             + _engine_scope_findings(wl, split, t, w, engine_profiles)
             + _leftover_findings(wl, split, t, w)
@@ -148,6 +155,30 @@ def _choice_findings(wl: WorkerLaunch, split: Split, t: Target) -> list[Finding]
                 f"ai-dynamo {t.version}: choose from {', '.join(action['choices'])}",
                 action.get("source", ""),
                 t,
+            )
+        )
+    return out
+
+
+def _explicit_value_findings(wl: WorkerLaunch, split: Split, t: Target) -> list[Finding]:
+    """``--flag=value`` on a worker option that takes no value: argparse exits with
+    'ignored explicit argument'."""
+    out = []
+    for i, action, how in split.dynamo:
+        tok = wl.spec.argv[i]
+        if how == "value" or "=" not in tok.text or tok.symbolic or takes_values(action) != 0:
+            continue
+        name, _, value = tok.text.partition("=")
+        out.append(
+            _finding(
+                wl,
+                i,
+                f"dynamo.{wl.worker} rejects {name}={value!r} in ai-dynamo {t.version}: "
+                f"{name} takes no value (argparse: ignored explicit "
+                "argument)",
+                action.get("source", ""),
+                t,
+                fix=f"write {name} alone",
             )
         )
     return out

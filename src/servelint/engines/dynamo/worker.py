@@ -27,7 +27,7 @@ class Split:
     engine: list[int] = field(default_factory=list)  # argv indexes the engine parser gets
 
 
-def _takes(action: dict) -> str | int:
+def takes_values(action: dict) -> str | int:
     """How many values an option consumes: 0, 1, an int, or '*'/'+'/'?'."""
     if action.get("kind") in (
         "boolean_optional",
@@ -73,7 +73,7 @@ def split_argv(worker: dict, argv: list[Token]) -> Split:
             continue
         out.dynamo.append((i, action, how))
         i += 1
-        takes = 0 if eq else _takes(action)
+        takes = 0 if eq else takes_values(action)
         if takes in ("*", "+"):
             while i < len(argv) and not argv[i].text.startswith("-"):
                 out.dynamo.append((i, action, "value"))
