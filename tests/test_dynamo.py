@@ -45,6 +45,10 @@ class VllmGroup:
         add_negatable_bool_argument(g, flag_name="--use-tok", env_var="DYN_TOK",
                                     default=False, help="")
         parser.add_argument("--version", action="version", version="1")
+        if g is not None:
+            legacy = (("--old-a", "DYN_A"), ("--old-b", "DYN_B"))
+        for flag, env in legacy:
+            add_argument(g, flag_name=flag, env_var=env, default=None, help="")
 """
 
 
@@ -72,6 +76,9 @@ def test_builder_reads_the_worker_parser(tmp_path: Path) -> None:
     assert by["--disaggregation-mode"]["source"] == "dynamo/vllm/backend_args.py:13"
     assert by["--use-tok"]["accepted"] == ["--use-tok", "--no-use-tok"]
     assert by["--version"]["kind"] == "version"
+    # options added in a loop over a local table, one per row (ai-dynamo 1.4.0)
+    assert by["--old-a"]["env_var"] == "DYN_A"
+    assert by["--old-b"]["accepted"] == ["--old-b"]
     assert set(prof["workers"]) == {"vllm"}  # the wheel's only `python -m dynamo.X` entrypoint
 
 

@@ -68,9 +68,12 @@ class _Eval:
     """Constant values of choices / defaults (None when not constant), evaluated by the
     shared evaluator in module ``mod`` as seen from function ``scope``."""
 
-    def __init__(self, src: Sources, mod: str, scope: ast.AST | None = None) -> None:
+    def __init__(
+        self, src: Sources, mod: str, scope: ast.AST | None = None, bind: dict | None = None
+    ) -> None:
         self.src, self.mod = src, mod
         self.local = src.ev.function_locals(mod, scope) if scope is not None else {}
+        self.local.update(bind or {})
 
     def value(self, node: ast.AST | None) -> Any:
         if node is None:
@@ -97,8 +100,11 @@ def _kw(call: ast.Call, name: str) -> ast.AST | None:
     return None
 
 
-def _option(call: ast.Call, src: Sources, mod: str, group: str, scope: ast.AST) -> dict | None:
-    """One option from a helper call or ``add_argument`` call (None if not an option)."""
+def _option(
+    call: ast.Call, src: Sources, mod: str, group: str, scope: ast.AST, bind: dict | None = None
+) -> dict | None:
+    """One option from a helper call or ``add_argument`` call (None if not an option);
+    ``bind`` gives the names of a loop around the call (``_loop_bindings``)."""
     func = call.func
     fname = (
         func.id
@@ -107,7 +113,7 @@ def _option(call: ast.Call, src: Sources, mod: str, group: str, scope: ast.AST) 
         if isinstance(func, ast.Attribute)
         else ""
     )
-    ev = _Eval(src, mod, scope)
+    ev = _Eval(src, mod, scope, bind)
     where = f"{src.file(mod)}:{call.lineno}"
     if (
         fname in ("add_argument", "add_negatable_bool_argument")
@@ -157,6 +163,48 @@ def _option(call: ast.Call, src: Sources, mod: str, group: str, scope: ast.AST) 
             source=where,
             group=group,
         )
+    return None
+
+
+def _loop_bindings(fn: ast.AST, call: ast.Call, ev: _Eval) -> list[dict]:
+    """One binding of the loop names per row, for a call inside ``for a, b in TABLE:`` over a
+    constant table (ai-dynamo 1.4.0 ``vllm/backend_args.py``: the legacy sampling flags)."""
+    for loop in ast.walk(fn):
+        if isinstance(loop, ast.For) and any(n is call for st in loop.body for n in ast.walk(st)):
+            table = ev.value(_assigned(fn, loop.iter) or loop.iter)
+            rows = [_bind(loop.target, row) for row in table] if isinstance(table, list) else []
+            return rows if rows and all(b is not None for b in rows) else []
+    return []
+
+
+def _assigned(fn: ast.AST, node: ast.AST) -> ast.AST | None:
+    """The value of the one plain assignment to a local name in ``fn``, wherever it sits."""
+    if not isinstance(node, ast.Name):
+        return None
+    values = [
+        st.value
+        for st in ast.walk(fn)
+        if isinstance(st, ast.Assign)
+        and len(st.targets) == 1
+        and isinstance(st.targets[0], ast.Name)
+        and st.targets[0].id == node.id
+    ]
+    return values[0] if len(values) == 1 else None
+
+
+def _bind(target: ast.AST, value: Any) -> dict | None:
+    if isinstance(target, ast.Name):
+        return {target.id: value}
+    if isinstance(target, ast.Tuple) and isinstance(value, list | tuple):
+        if len(value) != len(target.elts):
+            return None
+        out: dict = {}
+        for t, v in zip(target.elts, value, strict=True):
+            b = _bind(t, v)
+            if b is None:
+                return None
+            out.update(b)
+        return out
     return None
 
 
@@ -272,6 +320,14 @@ def _options_of(
         opt = _option(call, src, mod, group, fn)
         if opt is not None:
             out.append(opt)
+            continue
+        looped = [
+            o
+            for b in _loop_bindings(fn, call, _Eval(src, mod, fn))
+            if (o := _option(call, src, mod, group, fn, b)) is not None
+        ]
+        if looped:
+            out.extend(looped)
             continue
         for target_mod, target in _callees(call, src, mod, fn):
             if isinstance(target, ast.ClassDef):
