@@ -203,3 +203,14 @@ def test_version_names_the_profile_data(capsys):
     assert out[0].startswith("servelint ") and out[1] == "profiles:"
     assert any(line.startswith("  vllm 0.10.0 … ") and "builder 1" in line for line in out)
     assert any(line.startswith("  sglang ") for line in out)
+
+
+def test_python_dash_m_runs_the_same_command_line() -> None:
+    """The README's commands use ``python -m servelint`` (pip's script folder may not be on
+    PATH): it must run the CLI and keep its exit codes."""
+    import subprocess
+
+    ok = subprocess.run([sys.executable, "-m", "servelint", "--version"], capture_output=True)
+    assert ok.returncode == 0 and b"servelint" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "servelint", "chek"], capture_output=True)
+    assert bad.returncode == 2
