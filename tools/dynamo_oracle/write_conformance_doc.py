@@ -14,6 +14,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "conformance_dynamo"))
+sys.path.insert(0, str(ROOT / "tools"))
+from doc_sections import reason_lines, write_section  # noqa: E402
 from dynamo_worker_conformance import files, judge, key, known  # noqa: E402
 
 DOC = ROOT / "docs" / "conformance.md"
@@ -66,29 +68,13 @@ def section() -> str:
             f"* {key(o)}: {len(o.false_errors)} false errors, {len(o.misses)} misses "
             f"({dict(sorted(by_family.items()))})"
         )
-        grouped: dict[str, list[dict]] = {}
-        for c in o.false_errors + o.misses:
-            grouped.setdefault(reasons.get(key(o), {}).get(c["id"], "NOT LISTED"), []).append(c)
-        for why, cases in grouped.items():
-            lines.append(f"  * reason: {why}")
-            lines.append(f"    * real, e.g.: {cases[0]['real'][:200]}")
-            for c in cases:
-                lines.append(f"    * `{c['id']}`: `{' '.join(c['argv'][2:])[:100]}`")
+        lines += reason_lines(o.false_errors + o.misses, reasons.get(key(o), {}))
     lines.append(END)
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
-    text = DOC.read_text() if DOC.exists() else ""
-    block = section()
-    if BEGIN in text and END in text:
-        head, _, rest = text.partition(BEGIN)
-        _, _, tail = rest.partition(END)
-        text = head + block.rstrip("\n") + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + block
-    DOC.write_text(text)
-    print("wrote", DOC)
+    write_section(DOC, BEGIN, END, section())
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "conformance_sglang"))
+sys.path.insert(0, str(ROOT / "tools"))
+from doc_sections import reason_lines, write_section  # noqa: E402
 from sglang_adversarial import files, judge, known  # noqa: E402
 
 DOC = ROOT / "docs" / "conformance.md"
@@ -68,29 +70,13 @@ def section() -> str:
             continue
         by_family = Counter(_family(c["id"]) for c in o.misses)
         lines.append(f"* {o.release}: {len(o.misses)} misses ({dict(sorted(by_family.items()))})")
-        grouped: dict[str, list[dict]] = {}
-        for c in o.false_errors + o.misses:
-            grouped.setdefault(reasons.get(o.release, {}).get(c["id"], "NOT LISTED"), []).append(c)
-        for why, cases in grouped.items():
-            lines.append(f"  * reason: {why}")
-            lines.append(f"    * real, e.g.: {cases[0]['real'][:200]}")
-            for c in cases:
-                lines.append(f"    * `{c['id']}`: `{' '.join(c['argv'][2:])[:100]}`")
+        lines += reason_lines(o.false_errors + o.misses, reasons.get(o.release, {}))
     lines.append(END)
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
-    text = DOC.read_text() if DOC.exists() else ""
-    block = section()
-    if BEGIN in text and END in text:
-        head, _, rest = text.partition(BEGIN)
-        _, _, tail = rest.partition(END)
-        text = head + block.rstrip("\n") + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + block
-    DOC.write_text(text)
-    print("wrote", DOC)
+    write_section(DOC, BEGIN, END, section())
 
 
 if __name__ == "__main__":
