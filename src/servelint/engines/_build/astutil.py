@@ -335,6 +335,18 @@ def docstring_after(body: list[ast.stmt], index: int) -> str | None:
     return None
 
 
+def class_constants(cls: ast.ClassDef) -> list[tuple[str, ast.expr]]:
+    """The public ``NAME = value`` statements of a class body (an enum's members), in order."""
+    return [
+        (st.targets[0].id, st.value)
+        for st in cls.body
+        if isinstance(st, ast.Assign)
+        and len(st.targets) == 1
+        and isinstance(st.targets[0], ast.Name)
+        and not st.targets[0].id.startswith("_")
+    ]
+
+
 def first_line(text: str | None) -> str:
     """First line of a help/docstring text, whitespace-normalised like argparse shows it."""
     if not text:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from servelint.engines._build.astutil import ModuleIndex, ModuleInfo
+from servelint.engines._build.astutil import ModuleIndex, ModuleInfo, class_constants
 from servelint.engines._build.static_eval import literal as _const
 from servelint.engines.trtllm import build_bounds as bounds
 
@@ -315,18 +315,12 @@ def _extra_forbid(cls: ast.ClassDef) -> bool | None:
 
 def _enum_values(cls: ast.ClassDef) -> list[Any]:
     values = []
-    for st in cls.body:
-        if (
-            isinstance(st, ast.Assign)
-            and len(st.targets) == 1
-            and isinstance(st.targets[0], ast.Name)
-            and not st.targets[0].id.startswith("_")
-        ):
-            v = _const(st.value)
-            if isinstance(v, str | int):
-                values.append(v)
-            elif isinstance(st.value, ast.Call):  # auto(), or a pybind value
-                return []
+    for _name, node in class_constants(cls):
+        v = _const(node)
+        if isinstance(v, str | int):
+            values.append(v)
+        elif isinstance(node, ast.Call):  # auto(), or a pybind value
+            return []
     return values
 
 

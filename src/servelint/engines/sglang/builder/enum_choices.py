@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from servelint.engines._build.astutil import class_constants
 from servelint.engines._build.static_eval import Evaluator
 
 _STR_METHODS = {"lower": str.lower, "upper": str.upper}
@@ -54,17 +55,7 @@ def _returned_class(ev: Evaluator, module: str, fn: ast.FunctionDef) -> Any:
 
 
 def _members(cls: ast.ClassDef) -> list[tuple[str, Any]]:
-    out = []
-    for st in cls.body:
-        if (
-            isinstance(st, ast.Assign)
-            and len(st.targets) == 1
-            and isinstance(st.targets[0], ast.Name)
-            and not st.targets[0].id.startswith("_")
-            and isinstance(st.value, ast.Constant)
-        ):
-            out.append((st.targets[0].id, st.value.value))
-    return out
+    return [(n, v.value) for n, v in class_constants(cls) if isinstance(v, ast.Constant)]
 
 
 def comprehension_choices(ev: Evaluator, module: str, node: ast.expr | None) -> list[str] | None:
