@@ -335,6 +335,16 @@ def docstring_after(body: list[ast.stmt], index: int) -> str | None:
     return None
 
 
+def dotted(node: ast.AST) -> str:
+    """``a.b.c`` for Name/Attribute chains, else ""."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr}" if base else ""
+    return ""
+
+
 def class_constants(cls: ast.ClassDef) -> list[tuple[str, ast.expr]]:
     """The public ``NAME = value`` statements of a class body (an enum's members), in order."""
     return [

@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from servelint.engines._build.astutil import dotted
+
 _NAME = re.compile(r"^[A-Z][A-Z0-9_]{2,}$")
 _GETTERS = {
     "os.getenv",
@@ -35,15 +37,6 @@ _ENVIRON = {"os.environ", "environ"}
 _HELPER = re.compile(r"^_?get_\w*env\w*$")
 # a wheel built reproducibly without a source date has 1980-01-01 entries: no date
 _NO_DATE_BEFORE = 1990
-
-
-def _dotted(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else ""
-    return ""
 
 
 def release_date(path: Path) -> tuple[str, str] | None:
@@ -101,13 +94,13 @@ def _read_name(node: ast.AST) -> str | None:
     """The literal env name ``node`` reads, if it is an env read."""
     arg: ast.AST | None = None
     if isinstance(node, ast.Call) and node.args:
-        func = _dotted(node.func)
+        func = dotted(node.func)
         last = func.rsplit(".", 1)[-1]
         if func in _GETTERS or _HELPER.match(last):
             arg = node.args[0]
     elif (
         isinstance(node, ast.Subscript)
-        and _dotted(node.value) in _ENVIRON
+        and dotted(node.value) in _ENVIRON
         and isinstance(node.ctx, ast.Load)
     ):
         arg = node.slice
@@ -115,7 +108,7 @@ def _read_name(node: ast.AST) -> str | None:
         isinstance(node, ast.Compare)
         and len(node.ops) == 1
         and isinstance(node.ops[0], ast.In | ast.NotIn)
-        and _dotted(node.comparators[0]) in _ENVIRON
+        and dotted(node.comparators[0]) in _ENVIRON
     ):
         arg = node.left
     if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _NAME.match(arg.value):

@@ -11,9 +11,9 @@ import ast
 import re
 from typing import Any
 
+from servelint.engines._build.astutil import dotted
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.facts_common import (
-    dotted,
     files_with,
     lines_with,
     module_consts,

@@ -228,16 +228,6 @@ def _name(node: ast.AST) -> str:
     return ""
 
 
-def dotted(node: ast.AST) -> str:
-    """``a.b.c`` for Name/Attribute chains, else ""."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = dotted(node.value)
-        return f"{base}.{node.attr}" if base else ""
-    return ""
-
-
 def enum_members(cls: ast.ClassDef) -> list[tuple[str, ast.AST]]:
     """Members of an Enum class body (UPPER_CASE = value), in order."""
     out = []

@@ -10,10 +10,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from servelint.engines._build.astutil import absolute_module
+from servelint.engines._build.astutil import absolute_module, dotted
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.facts_common import (
-    dotted,
     enum_members,
     file_module,
     files_with,

@@ -20,9 +20,9 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from servelint.engines._build.astutil import dotted
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.facts_common import (
-    dotted,
     file_module,
     files_with,
     lines_with,

@@ -15,10 +15,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from servelint.engines._build.astutil import dotted
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.facts_common import (
     class_fields,
-    dotted,
     files_with,
     find_def,
     parse,
