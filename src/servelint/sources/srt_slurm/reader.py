@@ -230,138 +230,46 @@ def _image(model: Node | None, containers: dict[str, str]) -> tuple[str | None, 
     return ref, node.span
 
 
+@dataclass(slots=True)
+class _Recipe:
+    """The recipe-level facts every worker launch of one variant shares."""
+
+    variant: Variant
+    btype: str
+    type_span: Span
+    backend: Node | None
+    res: Node | None
+    gpu_type: str | None
+    gpu_id: str | None
+    frontend: str
+    request_plane: tuple
+    request_plane_set: bool
+    model: Node | None
+    model_arg: tuple
+    model_name: tuple
+    image: str | None
+    image_span: Span | None
+    release: str | None
+    how: str
+    release_span: Span | None
+    declared: dict
+    gpus_per_node: int
+    global_env: list[EnvVar]
+    setup: Node | None
+    setup_installs: list
+
+
 def _read_variant(
     path: str, variant: Variant, containers: dict[str, str], result: RecipeResult
 ) -> None:
-    root = variant.root
-    backend = root.get("backend")
-    btype_node = backend.get("type") if backend is not None else None
-    # srtctl's BackendConfigField: no backend block or no type -> SGLang
-    btype = btype_node.value if btype_node is not None else "sglang"
-    type_span = btype_node.span if btype_node is not None else (backend or root).span
-    label = f"{variant.name}" if variant.label else ""
-    if btype not in ENGINES:
-        if btype != "mocker":
-            span = btype_node.span if btype_node is not None else root.span
-            result.problems.append(
-                ReadProblem(
-                    path,
-                    span,
-                    f"srt-slurm backend.type "
-                    f"{btype!r} is not one servelint renders "
-                    f"({', '.join(ENGINES)})",
-                    "unsupported",
-                )
-            )
+    before = len(result.problems)
+    recipe = _recipe(path, variant, containers, result)
+    if recipe is None:
         return
-    res = root.get("resources")
-    gpu_node = res.get("gpu_type") if res is not None else None
-    gpu_type = str(gpu_node.value) if gpu_node is not None and gpu_node.value else None
-    gpu = hardware.lookup(gpu_type)
-    frontend_node = root.get("frontend")
-    ftype = frontend_node.get("type") if frontend_node is not None else None
-    frontend = str(ftype.value) if ftype is not None and ftype.value else "dynamo"
-    dyn = root.get("dynamo")
-    plane = dyn.get("request_plane") if dyn is not None and dyn.is_map else None
-    request_plane = (
-        (py_str(plane.value), plane.span) if plane is not None else ("tcp", (dyn or root).span)
-    )
-    model = root.get("model")
-    model_arg, model_name = _model_facts(model, root.span)
-    image, image_span = _image(model, containers)
-    release, how, release_span = dynamo_release(root)
-    declared = _identity(root)
-    if release is None and isinstance(declared.get("dynamo"), tuple):
-        # identity.frameworks: what the recipe declares runs (srtctl verifies it at run time)
-        release, release_span = declared["dynamo"]
-        how = f"identity.frameworks.dynamo, as {how}"
-    role_modes = modes(res)
-    if not role_modes:
-        result.problems.append(
-            ReadProblem(
-                path,
-                (res or root).span,
-                "srt-slurm recipe "
-                "starts no workers (resources name no "
-                "prefill/decode or agg workers)",
-                "unresolved",
-            )
-        )
-    per_node = res.get("gpus_per_node") if res is not None else None
-    gpn = per_node.value if per_node is not None and isinstance(per_node.value, int) else 4
-    global_env = _env(root.get("environment"))
-    seen_problems: set[str] = set()
-    setup = root.get("setup_script")
-    setup_installs: list = []
-    if setup is not None and isinstance(setup.value, str) and setup.value:
-        setup_installs, missing, _ = setup_script.installs(path, setup.value, setup.span)
-        if missing is not None:
-            seen_problems.add(missing.message)
-            result.problems.append(missing)
-    for mode in role_modes:
-        role = ROLE_OF_MODE[mode]
-        ctx = Context(
-            anchor=type_span,
-            mode=mode,
-            frontend=frontend,
-            backend=backend,
-            model_arg=model_arg,
-            model_name=model_name,
-            request_plane=request_plane,
-            topo=Topology(_gpus(res, mode), gpn, gpu_type),
-            backend_span=type_span,
-            request_plane_set=plane is not None,
-        )
-        block = backend.get(f"{btype}_config") if backend is not None else None
-        role_node = block.get(role) if block is not None else None
-        if role_node is not None:
-            ctx.anchor = role_node.span
-        cmd = BUILDERS[btype](ctx)
-        env_key = "aggregated_environment" if mode == "agg" else f"{mode}_environment"
-        env = _merged_env(_env(backend.get(env_key) if backend is not None else None), global_env)
-        spec = LaunchSpec(
-            engine=btype,
-            entrypoint=" ".join(t.text for t in cmd.entrypoint),
-            argv=cmd.argv,
-            path=path,
-            anchor=ctx.anchor,
-            env=env,
-            image=image,
-            image_span=image_span,
-            gpu=gpu.id if gpu else None,
-            rendering=(f"{label} " if label else "") + role,
-            origin="srt-slurm",
-            installs=list(setup_installs),
-        )
-        spec.context.update(
-            {
-                "role": role,
-                "frontend": frontend,
-                "srt_slurm_variant": variant.label,
-                "recipe_name": variant.name,
-                "prefix": " ".join(t.text for t in cmd.prefix),
-                "dynamo_release_how": how,
-            }
-        )
-        spec.context["gpus_per_worker"] = str(ctx.topo.gpus)
-        spec.context["nodes_per_worker"] = str(ctx.topo.nodes)
-        for name, (version, _) in declared.items():
-            spec.context[f"identity_{name}"] = version
-        if model is not None and model.get("container") is not None:
-            spec.context["recipe_container"] = py_str(model.get("container").value)
-        if release:
-            spec.context["dynamo_release"] = release
-        if release_span is not None:
-            spec.context["dynamo_release_span"] = f"{release_span.line}:{release_span.column}"
-        if setup is not None and setup.value:
-            spec.context["setup_script"] = py_str(setup.value)
-        added = cmd.added_spans()
-        if added:
-            spec.context["srtctl_added"] = ";".join(f"{a}:{b}" for a, b in sorted(added))
-        if cmd.files:
-            spec.context["config_files"] = ",".join(cmd.files)
-            spec.option_file = engine_option_file(btype, cmd.files)
-        mismatch = identity.apply(spec, declared, image_span)
+    seen_problems = {p.message for p in result.problems[before:]}
+    for mode in modes(recipe.res):
+        spec = _worker_launch(path, recipe, mode)
+        mismatch = identity.apply(spec, recipe.declared, recipe.image_span)
         if mismatch is not None and mismatch.message not in seen_problems:
             seen_problems.add(mismatch.message)
             result.problems.append(mismatch)
@@ -373,9 +281,168 @@ def _read_variant(
         and s.context.get("recipe_name") == variant.name
         and s.context.get("role") != "frontend"
     ]
-    front = frontend_launch(path, root, workers[0]) if workers else None
+    front = frontend_launch(path, variant.root, workers[0]) if workers else None
     if front is not None:
         result.launches.append(front)
+
+
+def _recipe(
+    path: str, variant: Variant, containers: dict[str, str], result: RecipeResult
+) -> _Recipe | None:
+    """The variant's shared facts, or None (with a problem) when it starts nothing."""
+    root = variant.root
+    backend = root.get("backend")
+    btype_node = backend.get("type") if backend is not None else None
+    # srtctl's BackendConfigField: no backend block or no type -> SGLang
+    btype = btype_node.value if btype_node is not None else "sglang"
+    if btype not in ENGINES:
+        if btype != "mocker":
+            span = btype_node.span if btype_node is not None else root.span
+            message = (
+                f"srt-slurm backend.type {btype!r} is not one servelint renders "
+                f"({', '.join(ENGINES)})"
+            )
+            result.problems.append(ReadProblem(path, span, message, "unsupported"))
+        return None
+    res = root.get("resources")
+    if not modes(res):
+        message = (
+            "srt-slurm recipe starts no workers (resources name no prefill/decode or agg workers)"
+        )
+        result.problems.append(ReadProblem(path, (res or root).span, message, "unresolved"))
+    gpu_node = res.get("gpu_type") if res is not None else None
+    gpu_type = str(gpu_node.value) if gpu_node is not None and gpu_node.value else None
+    gpu = hardware.lookup(gpu_type)
+    frontend_node = root.get("frontend")
+    ftype = frontend_node.get("type") if frontend_node is not None else None
+    dyn = root.get("dynamo")
+    plane = dyn.get("request_plane") if dyn is not None and dyn.is_map else None
+    model = root.get("model")
+    model_arg, model_name = _model_facts(model, root.span)
+    image, image_span = _image(model, containers)
+    release, how, release_span = dynamo_release(root)
+    declared = _identity(root)
+    if release is None and isinstance(declared.get("dynamo"), tuple):
+        # identity.frameworks: what the recipe declares runs (srtctl verifies it at run time)
+        release, release_span = declared["dynamo"]
+        how = f"identity.frameworks.dynamo, as {how}"
+    per_node = res.get("gpus_per_node") if res is not None else None
+    setup = root.get("setup_script")
+    return _Recipe(
+        variant=variant,
+        btype=btype,
+        type_span=btype_node.span if btype_node is not None else (backend or root).span,
+        backend=backend,
+        res=res,
+        gpu_type=gpu_type,
+        gpu_id=gpu.id if gpu else None,
+        frontend=str(ftype.value) if ftype is not None and ftype.value else "dynamo",
+        request_plane=(
+            (py_str(plane.value), plane.span) if plane is not None else ("tcp", (dyn or root).span)
+        ),
+        request_plane_set=plane is not None,
+        model=model,
+        model_arg=model_arg,
+        model_name=model_name,
+        image=image,
+        image_span=image_span,
+        release=release,
+        how=how,
+        release_span=release_span,
+        declared=declared,
+        gpus_per_node=(
+            per_node.value if per_node is not None and isinstance(per_node.value, int) else 4
+        ),
+        global_env=_env(root.get("environment")),
+        setup=setup,
+        setup_installs=_setup_installs(path, setup, result),
+    )
+
+
+def _setup_installs(path: str, setup: Node | None, result: RecipeResult) -> list:
+    """What ``setup_script`` installs; a script it names but cannot read is a problem."""
+    if setup is None or not isinstance(setup.value, str) or not setup.value:
+        return []
+    installs, missing, _ = setup_script.installs(path, setup.value, setup.span)
+    if missing is not None:
+        result.problems.append(missing)
+    return installs
+
+
+def _worker_launch(path: str, recipe: _Recipe, mode: str) -> LaunchSpec:
+    """The launch of one worker role, built as srtctl builds its command."""
+    role = ROLE_OF_MODE[mode]
+    backend = recipe.backend
+    ctx = Context(
+        anchor=recipe.type_span,
+        mode=mode,
+        frontend=recipe.frontend,
+        backend=backend,
+        model_arg=recipe.model_arg,
+        model_name=recipe.model_name,
+        request_plane=recipe.request_plane,
+        topo=Topology(_gpus(recipe.res, mode), recipe.gpus_per_node, recipe.gpu_type),
+        backend_span=recipe.type_span,
+        request_plane_set=recipe.request_plane_set,
+    )
+    block = backend.get(f"{recipe.btype}_config") if backend is not None else None
+    role_node = block.get(role) if block is not None else None
+    if role_node is not None:
+        ctx.anchor = role_node.span
+    cmd = BUILDERS[recipe.btype](ctx)
+    env_key = "aggregated_environment" if mode == "agg" else f"{mode}_environment"
+    role_env = _env(backend.get(env_key) if backend is not None else None)
+    label = recipe.variant.name if recipe.variant.label else ""
+    spec = LaunchSpec(
+        engine=recipe.btype,
+        entrypoint=" ".join(t.text for t in cmd.entrypoint),
+        argv=cmd.argv,
+        path=path,
+        anchor=ctx.anchor,
+        env=_merged_env(role_env, recipe.global_env),
+        image=recipe.image,
+        image_span=recipe.image_span,
+        gpu=recipe.gpu_id,
+        rendering=(f"{label} " if label else "") + role,
+        origin="srt-slurm",
+        installs=list(recipe.setup_installs),
+    )
+    spec.context.update(_worker_context(recipe, role, cmd, ctx.topo))
+    if cmd.files:
+        spec.option_file = engine_option_file(recipe.btype, cmd.files)
+    return spec
+
+
+def _worker_context(recipe: _Recipe, role: str, cmd, topo: Topology) -> dict[str, str]:
+    """The facts a worker launch carries for the rules and the report."""
+    context = {
+        "role": role,
+        "frontend": recipe.frontend,
+        "srt_slurm_variant": recipe.variant.label,
+        "recipe_name": recipe.variant.name,
+        "prefix": " ".join(t.text for t in cmd.prefix),
+        "dynamo_release_how": recipe.how,
+        "gpus_per_worker": str(topo.gpus),
+        "nodes_per_worker": str(topo.nodes),
+    }
+    for name, (version, _) in recipe.declared.items():
+        context[f"identity_{name}"] = version
+    container = recipe.model.get("container") if recipe.model is not None else None
+    if container is not None:
+        context["recipe_container"] = py_str(container.value)
+    if recipe.release:
+        context["dynamo_release"] = recipe.release
+    if recipe.release_span is not None:
+        span = recipe.release_span
+        context["dynamo_release_span"] = f"{span.line}:{span.column}"
+    if recipe.setup is not None and recipe.setup.value:
+        context["setup_script"] = py_str(recipe.setup.value)
+    added = cmd.added_spans()
+    if added:
+        context["srtctl_added"] = ";".join(f"{a}:{b}" for a, b in sorted(added))
+    if cmd.files:
+        context["config_files"] = ",".join(cmd.files)
+    return context
 
 
 SRTCTL_COMMIT = "c88ef731"  # the srt-slurm commit whose build_worker_command is followed
