@@ -13,7 +13,8 @@ from test_rule_cases import EXPECTED_HEADER, case_options, golden_line, read_exp
 from servelint import profiles
 from servelint.check import check_paths
 from servelint.model import Severity
-from servelint.sources.shell.interpreter import Interpreter, parse_source
+from servelint.sources.shell.interpreter import Interpreter
+from servelint.sources.shell.syntax import parse_source
 
 CASES = Path(__file__).parent / "cases" / "ranges"
 

@@ -21,8 +21,9 @@ from servelint.sources.common.pip import parse_pip_command
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.docker_run.parse import container_command, parse_docker_run, run_start
 from servelint.sources.markdown.fences import Fence
-from servelint.sources.shell.interpreter import Interpreter, parse_source
+from servelint.sources.shell.interpreter import Interpreter
 from servelint.sources.shell.launch import strip_wrappers
+from servelint.sources.shell.syntax import parse_source
 from servelint.sources.shell.values import Field, Piece
 
 # placeholders a guide writes for words the reader fills in, each read as a symbolic

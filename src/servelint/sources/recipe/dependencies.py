@@ -40,7 +40,8 @@ def dependency_installs(path: str) -> list[tuple[PackageInstall, frozenset[str]]
 
 def _installs_in(path: str, command: str, span: Span | None) -> list[PackageInstall]:
     """The pip/uv installs of one step's shell text, each at the step's ``command`` span."""
-    from servelint.sources.shell.interpreter import Interpreter, parse_source
+    from servelint.sources.shell.interpreter import Interpreter
+    from servelint.sources.shell.syntax import parse_source
 
     interp = Interpreter(
         path,

@@ -424,7 +424,7 @@ class Expander:
     # ------------------------------------------------------------ arithmetic
     def _arith_text(self, text: str, st: State) -> int | None:
         """The value of ``$(( expr ))`` written as ``text`` (parsed on its own)."""
-        from servelint.sources.shell.interpreter import parse_source  # (it imports this module)
+        from servelint.sources.shell.syntax import parse_source
 
         sub = parse_source("<arithmetic>", b"_=" + text.encode("utf-8", "replace") + b"\n")
         found = [sub.tree.root_node]

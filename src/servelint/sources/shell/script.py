@@ -37,12 +37,8 @@ from dataclasses import dataclass, field
 from servelint.model import LaunchSpec, Span
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.shell.continuation import continuation_problems
-from servelint.sources.shell.interpreter import (
-    MAX_FILE_BYTES,
-    Interpreter,
-    load_source,
-    parse_source,
-)
+from servelint.sources.shell.interpreter import Interpreter
+from servelint.sources.shell.syntax import MAX_FILE_BYTES, load_source, parse_source
 from servelint.sources.shell.values import is_symbolic, text_of
 
 

@@ -1,0 +1,516 @@
+"""Commands of the static bash interpreter: builtins, function calls, ``source``, child shells,
+``eval`` and launch recording (a mixin of :class:`~.interpreter.Interpreter`)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+try:
+    from tree_sitter import QueryCursor
+except ImportError:  # tree-sitter < 0.25
+    QueryCursor = None
+
+from servelint.engines import registry
+from servelint.model import EnvVar, LaunchSpec
+from servelint.sources.common.pip import parse_pip_command
+from servelint.sources.shell import eval_holes
+from servelint.sources.shell.expand import _first_named
+from servelint.sources.shell.flows import (
+    fork,
+    unknown_var,
+)
+from servelint.sources.shell.launch import (
+    config_flags,
+    config_value,
+    match_launch,
+    strip_wrappers,
+    vllm_config_tokens,
+)
+from servelint.sources.shell.syntax import (
+    EVAL_SOURCES,
+    PARSER,
+    FixedSpanSource,
+    global_assignments,
+    is_library,
+    load_source,
+)
+from servelint.sources.shell.values import (
+    Field,
+    Piece,
+    Pieces,
+    Source,
+    State,
+    Var,
+    is_symbolic,
+    text_of,
+)
+from servelint.sources.shell.words import (
+    echo_output,
+    relevant_text,
+    seq_output,
+    simple_test,
+)
+
+_RELEVANT: dict[tuple[str, int, int], bool] = {}  # (path, start, end) -> reaches a launch
+_TABLES: dict[tuple, int] = {}  # function table content -> its number in ``_RELEVANT`` keys
+
+
+def first_named_or_self(node):
+    return _first_named(node) or node
+
+
+class CommandMixin:
+    """Simple commands and what they call: the caller is an ``Interpreter``."""
+
+    # ----------------------------------------------------------------- commands
+    def exec_command(
+        self, node, src: Source, st: State, extra_env: list[EnvVar]
+    ) -> list[tuple[State, bool | None]]:
+        prefix: list[EnvVar] = []
+        arg_nodes = []
+        for i, c in enumerate(node.children):
+            fname = node.field_name_for_child(i)
+            if c.type == "variable_assignment" and fname != "argument":
+                name_node = c.child_by_field_name("name")
+                value_node = c.child_by_field_name("value")
+                pieces = self.expand_string(value_node, src, st) if value_node is not None else ()
+                if name_node is not None:
+                    prefix.append(
+                        EnvVar(
+                            src.text(name_node), text_of(pieces), src.span(c), is_symbolic(pieces)
+                        )
+                    )
+            elif fname in ("name", "argument"):
+                arg_nodes.append(first_named_or_self(c) if c.type == "command_name" else c)
+        if (
+            arg_nodes
+            and arg_nodes[0].type == "word"
+            and src.text(arg_nodes[0]) in ("echo", "printf")
+            and not (len(arg_nodes) > 1 and src.text(arg_nodes[1]) == "-v")
+        ):
+            if st.capturing and st.capture is not None:
+                fields = self.expand_args(arg_nodes, src, st)
+                out = (
+                    echo_output([f.text for f in fields])
+                    if not any(f.symbolic for f in fields)
+                    else None
+                )
+                if out is None:
+                    st.capture = None
+                else:
+                    st.capture.append(out)
+            return [(st, True)]  # output only: its arguments change nothing
+        fields = self.expand_args(arg_nodes, src, st)
+        if not fields:
+            return [(st, True)]
+        return self.run_fields(fields, prefix + extra_env, src, st, node)
+
+    def run_fields(
+        self, fields: list[Field], prefix: list[EnvVar], src: Source, st: State, node
+    ) -> list[tuple[State, bool | None]]:
+        head = fields[0]
+        cmd = head.text if not head.symbolic else ""
+        args = fields[1:]
+        if cmd in st.funcs:
+            return self.call(cmd, args, st, src, node)
+        if cmd in (".", "source"):
+            return self.source(args, src, st, node)
+        if cmd == "exit":
+            st.flow = "exit"
+            return [(st, None)]
+        if cmd == "return":
+            st.flow = "return" if st.frames else "exit"
+            st.ret = None
+            if not args:
+                st.ret = True
+            elif not args[0].symbolic and args[0].text.isdigit():
+                st.ret = int(args[0].text) == 0
+            return [(st, st.ret)]
+        if cmd in ("break", "continue"):
+            st.flow = cmd
+            return [(st, None)]
+        if cmd in ("true", ":"):
+            return [(st, True)]
+        if cmd == "false":
+            return [(st, False)]
+        if cmd == "shift":
+            n = int(args[0].text) if args and args[0].text.isdigit() else 1
+            st.positional = st.positional[n:]
+            return [(st, True)]
+        if cmd == "set":
+            if args and args[0].text == "--":
+                st.positional = tuple(args[1:])
+            return [(st, True)]
+        if cmd in ("read", "mapfile", "readarray"):
+            for f in args:
+                if not f.symbolic and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", f.text):
+                    st.vars[f.text] = unknown_var(f.text)
+            return [(st, None)]
+        if cmd == "printf" and len(args) > 1 and args[0].text == "-v":
+            st.vars[args[1].text] = unknown_var(args[1].text)
+            return [(st, True)]
+        if cmd in ("echo", "printf", "cd", "pushd", "popd", "local", "let", "wait", "sleep"):
+            return [(st, True)]
+        if cmd == "eval":
+            return self.eval_string(args, src, st, node, subshell=False)
+        if cmd in ("[", "test"):
+            return [
+                (
+                    st,
+                    simple_test([f.text for f in args if f.text != "]"])
+                    if not any(f.symbolic for f in args)
+                    else None,
+                )
+            ]
+        if st.capturing and cmd == "seq":
+            out = seq_output([f.text for f in args]) if not any(f.symbolic for f in args) else None
+            if out is None or st.capture is None:
+                st.capture = None
+            else:
+                st.capture.append(out)
+            return [(st, True)]
+        if st.capturing:
+            st.capture = None  # any other command prints what we cannot know
+        self.on_command(fields, prefix, src, st, node)
+        return [(st, None)]
+
+    def on_command(
+        self, fields: list[Field], prefix: list[EnvVar], src: Source, st: State, node
+    ) -> None:
+        tokens = [f.token() for f in fields]
+        match = match_launch(tokens)
+        if match is not None:
+            self.record_launch(match, prefix, src, st, node)
+            return
+        rest, wrapper_env, _ = strip_wrappers(tokens)
+        pip = parse_pip_command(rest)
+        if pip is not None:
+            st.installs = st.installs + tuple(pip.installs)
+            return
+        if rest and not rest[0].symbolic and os.path.basename(rest[0].text) in ("bash", "sh"):
+            start = len(tokens) - len(rest)
+            self.run_child(fields[start + 1 :], prefix + wrapper_env, src, st, node)
+
+    def record_launch(self, match, prefix: list[EnvVar], src: Source, st: State, node) -> None:
+        env = [
+            EnvVar(n, text_of(v.scalar_value()), v.span, is_symbolic(v.scalar_value()))
+            for n, v in sorted(st.vars.items())
+            if v.exported and not v.external
+        ]
+        names = {e.name for e in prefix + match.env}
+        env = [e for e in env if e.name not in names] + prefix + match.env
+        argv = list(match.argv)
+        context: dict[str, str] = {}
+        option_file = None
+        hit = config_value(argv, config_flags(match.engine))
+        if hit is not None:
+            idx, value = hit
+            context["config_file"] = value.text
+            vf = st.files.get(value.text) if not value.symbolic else None
+            if vf is None and not value.symbolic:
+                vf = st.files.get(os.path.basename(value.text))
+            if vf is not None and not vf.unknown:
+                context["config_text"] = "\n".join(line for line, _, _ in vf.lines)
+                option_file = vf.lines
+                if match.engine == "vllm":
+                    extra = vllm_config_tokens(vf.lines)
+                    if extra is None:
+                        self.problem(
+                            value.span,
+                            f"config file {value.text!r} written by the "
+                            "script is not a flat YAML mapping",
+                            "unsupported",
+                        )
+                    else:
+                        argv[idx + 1 : idx + 1] = extra
+        spec = LaunchSpec(
+            engine=match.engine,
+            entrypoint=match.entrypoint,
+            argv=argv,
+            path=self.main_path,
+            anchor=match.anchor.span or src.span(node),
+            env=env,
+            installs=list(st.installs),
+            rendering="; ".join(st.labels),
+            origin="script",
+            context=context,
+        )
+        engine = registry.find(match.engine)
+        if engine is not None and engine.option_file_checks:
+            spec.option_file = option_file  # the engine judges the file's lines itself
+        package = engine.package if engine else None
+        for inst in st.installs:
+            if (
+                inst.name == package
+                and not inst.symbolic
+                and inst.specifier.startswith("==")
+                and "," not in inst.specifier
+                and "*" not in inst.specifier
+            ):
+                spec.release, spec.release_span = inst.specifier[2:], inst.span
+        self.launches.append(spec)
+        self.last_launch_step = self.steps
+
+    # ------------------------------------------------------------ calls/files
+    def call(
+        self, name: str, args: list[Field], st: State, src: Source, node
+    ) -> list[tuple[State, bool | None]]:
+        if self.depth >= 16:
+            self.problem(src.span(node), f"call depth limit reached at {name!r}", "budget")
+            return [(st, None)]
+        body, fsrc = st.funcs[name]
+        if (
+            fsrc.path != self.main_path
+            and not self.in_cond
+            and not self._may_launch(body, fsrc, st)
+        ):
+            # a helper that can start no engine nor install anything: only its global
+            # assignments matter, and they become unknown
+            for var_name in global_assignments(body, fsrc):
+                old = st.vars.get(var_name)
+                st.vars[var_name] = unknown_var(var_name, bool(old and old.exported))
+            return [(st, None)]
+        saved = st.positional
+        st.positional = tuple(args)
+        st.frames = st.frames + ({},)
+        self.depth += 1
+        saved_cap = self.cap
+        if fsrc.path != self.main_path:
+            # helper-library functions: decide nothing, join their branches at once
+            self.cap = 1
+        try:
+            if body.type == "subshell":
+                inner = fork(st)
+                self.exec_block(body.named_children, fsrc, [inner])
+                results: list[tuple[State, bool | None]] = [(st, None)]
+            else:
+                results = self.exec_seq(body.named_children, fsrc, st)
+        finally:
+            self.depth -= 1
+            self.cap = saved_cap
+        out: list[tuple[State, bool | None]] = []
+        for s, status in results:
+            if s.flow == "exit":
+                continue
+            frame = s.frames[-1] if s.frames else {}
+            for var_name, old in frame.items():
+                if old is None:
+                    s.vars.pop(var_name, None)
+                else:
+                    s.vars[var_name] = old
+            s.frames = s.frames[:-1]
+            s.positional = saved
+            if s.flow == "return":
+                s.flow = ""
+                status = s.ret
+            out.append((s, status))
+        return self._bound_status(out)
+
+    def _may_launch(self, body, src: Source, st: State) -> bool:
+        """Whether a helper function can (transitively) launch an engine or install."""
+        return self._reaches(body, src, st, [], self._table_id(st.funcs))[0]
+
+    def _table_id(self, funcs: dict) -> int:
+        """A number naming the content of a function table (tables are replaced, never
+        changed, so the last one asked about is recognised by identity)."""
+        last = self._last_table
+        if last is not None and last[0] is funcs:
+            return last[1]
+        content = tuple(
+            sorted(
+                (name, fsrc.path, body.start_byte, body.end_byte)
+                for name, (body, fsrc) in funcs.items()
+            )
+        )
+        number = _TABLES.setdefault(content, len(_TABLES))
+        self._last_table = (funcs, number)
+        return number
+
+    def _reaches(self, body, src: Source, st: State, stack: list, table: int) -> tuple[bool, bool]:
+        """-> (may launch, answer rests on a caller still being decided). Such a "no" is
+        not cached: a recursive helper must not get a different answer depending on which
+        function of its cycle was asked first (set order varies between processes). Answers
+        are per function table: a script may define the callees a helper names."""
+        key = (src.path, body.start_byte, table)
+        cached = _RELEVANT.get(key)
+        if cached is not None:
+            return cached, False
+        if key in stack:
+            return False, True
+        text = src.text(body)
+        if relevant_text().search(text) is not None:
+            _RELEVANT[key] = True
+            return True, False
+        stack.append(key)
+        open_cycle = False
+        try:
+            for callee in sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))):
+                fn = st.funcs.get(callee)
+                if fn is None:
+                    continue
+                cbody, csrc = fn
+                found, pending = self._reaches(cbody, csrc, st, stack, table)
+                if found:
+                    _RELEVANT[key] = True
+                    return True, False
+                open_cycle = open_cycle or pending
+        finally:
+            stack.pop()
+        if not open_cycle or not stack:
+            _RELEVANT[key] = False
+        return False, open_cycle and bool(stack)
+
+    def capture_output(self, stmts, src: Source, st: State) -> Pieces | None:
+        """Run a small ``$( … )`` body that only tests, computes and echoes."""
+        text = " ".join(src.text(s) for s in stmts)
+        if len(text) > 4000 or self.depth >= 8 or relevant_text().search(text):
+            return None
+        probe = fork(st)
+        probe.capture, probe.capturing = [], True
+        probe.labels = ()
+        self.depth += 1
+        saved_cap, self.cap = self.cap, 4
+        try:
+            results = self.exec_block(stmts, src, [probe])
+        finally:
+            self.depth -= 1
+            self.cap = saved_cap
+        outs = {tuple(s.capture) if s.capture is not None else None for s in results}
+        if len(outs) != 1 or None in outs:
+            return None
+        return (Piece("".join(outs.pop()).rstrip("\n")),)
+
+    def resolve_path(self, text: str, src: Source) -> str | None:
+        candidates = (
+            [text]
+            if os.path.isabs(text)
+            else [
+                os.path.join(os.path.dirname(src.path), text),
+                os.path.join(os.path.dirname(self.main_path), text),
+            ]
+        )
+        for c in candidates:
+            c = os.path.normpath(c)
+            inside = os.path.commonpath([self.root, os.path.abspath(c)]) == self.root
+            if inside and os.path.isfile(c):
+                return c
+        return None
+
+    def source(
+        self, args: list[Field], src: Source, st: State, node
+    ) -> list[tuple[State, bool | None]]:
+        if not args or args[0].symbolic:
+            self.problem(
+                src.span(node),
+                "sourced file name is not fixed by the script; its "
+                "functions are treated as unknown commands",
+                "unresolved",
+                "source",
+            )
+            return [(st, None)]
+        path = self.resolve_path(args[0].text, src)
+        if path is None:
+            self.problem(
+                src.span(node),
+                f"sourced file {args[0].text!r} not found inside "
+                f"{self.root}; its functions are treated as unknown commands",
+                "unresolved",
+                "source",
+            )
+            return [(st, None)]
+        if self.sources_read >= self.max_sources or self.depth >= 8:
+            self.problem(src.span(node), f"source limit reached at {path!r}", "budget")
+            return [(st, None)]
+        child = load_source(path)
+        if child is None:
+            self.problem(
+                src.span(node),
+                f"sourced file {path!r} unreadable or too large",
+                "read-error",
+                "source",
+            )
+            return [(st, None)]
+        self.sources_read += 1
+        self.depth += 1
+        saved = st.positional
+        # helper files decide nothing (see ``call``); a sourced script that runs commands
+        # at its top level (a dispatcher's ``source server_<engine>.sh``) is a script body
+        saved_cap = self.cap
+        self.cap = 1 if is_library(child) else self.cap
+        if len(args) > 1:
+            st.positional = tuple(args[1:])
+        try:
+            states = self.exec_block(child.tree.root_node.named_children, child, [st])
+        finally:
+            self.depth -= 1
+            self.cap = saved_cap
+        for s in states:
+            s.positional = saved
+            if s.flow == "return":
+                s.flow = ""
+        return [(s, True) for s in states]
+
+    def run_child(self, args: list[Field], env: list[EnvVar], src: Source, st: State, node) -> None:
+        """``bash script.sh args`` / ``bash -c STRING``: a child shell sees exported vars."""
+        if not args or args[0].symbolic:
+            return
+        if args[0].text == "-c":
+            if len(args) > 1:
+                self.eval_string(args[1:2], src, st, node, subshell=True)
+            return
+        if args[0].text.startswith("-"):
+            return
+        path = self.resolve_path(args[0].text, src)
+        child_src = load_source(path) if path else None
+        if child_src is None or self.depth >= 8 or self.sources_read >= self.max_sources:
+            return
+        self.sources_read += 1
+        child = State(
+            vars={k: v for k, v in st.vars.items() if v.exported},
+            labels=st.labels,
+            installs=st.installs,
+            files=dict(st.files),
+        )
+        for e in env:
+            child.vars[e.name] = Var(
+                scalar=(Piece(e.value, e.symbolic, e.span),), exported=True, span=e.span
+            )
+        child.positional = tuple(args[1:])
+        self.depth += 1
+        try:
+            self.exec_block(child_src.tree.root_node.named_children, child_src, [child])
+        finally:
+            self.depth -= 1
+
+    def eval_string(
+        self, args: list[Field], src: Source, st: State, node, *, subshell: bool
+    ) -> list[tuple[State, bool | None]]:
+        if not args or self.depth >= 8:
+            return [(st, None)]
+        plain, holes = eval_holes.text_with_holes(args)
+        text = plain.encode()
+        if len(text) > 200_000:
+            return [(st, None)]
+        span = src.span(node)
+        key = (src.path, text, span)
+        child = EVAL_SOURCES.get(key)
+        if child is None:  # parsed once per process, like files (see ``load_source``)
+            if len(EVAL_SOURCES) >= 4096:
+                EVAL_SOURCES.clear()
+            child = EVAL_SOURCES[key] = FixedSpanSource(src.path, text, PARSER.parse(text), span)
+        self.depth += 1
+        first = len(self.launches)
+        try:
+            target = fork(st) if subshell or holes else st
+            target.vars.update(eval_holes.hole_vars(holes))
+            states = self.exec_block(child.tree.root_node.named_children, child, [target])
+        finally:
+            self.depth -= 1
+        eval_holes.restore(self.launches[first:], holes)
+        if subshell:
+            return [(st, None)]
+        for s in states:  # the holes are no variables of the script
+            for name in eval_holes.hole_vars(holes):
+                s.vars.pop(name, None)
+        return [(s, None) for s in states]
