@@ -28,6 +28,7 @@ from servelint.sources.shell.flow_exec import FlowMixin
 from servelint.sources.shell.flows import (
     unknown_var,
 )
+from servelint.sources.shell.nested_exec import NestedMixin
 from servelint.sources.shell.syntax import (
     assigned_names,
 )
@@ -44,7 +45,7 @@ class Budget(Exception):
     """Raised when the step or time bound is hit."""
 
 
-class Interpreter(FlowMixin, CommandMixin, Expander):
+class Interpreter(FlowMixin, CommandMixin, NestedMixin, Expander):
     def __init__(
         self,
         main_path: str,
