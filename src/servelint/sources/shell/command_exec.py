@@ -6,6 +6,10 @@ from __future__ import annotations
 import os
 import re
 
+from servelint.sources.shell.parts import (
+    first_named,
+)
+
 try:
     from tree_sitter import QueryCursor
 except ImportError:  # tree-sitter < 0.25
@@ -14,7 +18,6 @@ except ImportError:  # tree-sitter < 0.25
 from servelint.engines import registry
 from servelint.model import EnvVar, LaunchSpec
 from servelint.sources.common.pip import parse_pip_command
-from servelint.sources.shell.expand import _first_named
 from servelint.sources.shell.flows import (
     fork,
     unknown_var,
@@ -48,7 +51,7 @@ _TABLES: dict[tuple, int] = {}  # function table content -> its number in ``_REL
 
 
 def first_named_or_self(node):
-    return _first_named(node) or node
+    return first_named(node) or node
 
 
 class CommandMixin:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 
+from servelint.sources.shell.parts import (
+    glob_regex,
+)
+
 try:
     from tree_sitter import QueryCursor
 except ImportError:  # tree-sitter < 0.25
     QueryCursor = None
 
-from servelint.sources.shell.expand import glob_regex
 from servelint.sources.shell.flows import (
     common_prefix,
     flow_keys,

@@ -6,13 +6,16 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from servelint.sources.shell.parts import (
+    glob_regex,
+)
+
 try:
     from tree_sitter import QueryCursor
 except ImportError:  # tree-sitter < 0.25
     QueryCursor = None
 
 from servelint.engines import registry
-from servelint.sources.shell.expand import glob_regex
 
 
 def relevant_text() -> re.Pattern[str]:
