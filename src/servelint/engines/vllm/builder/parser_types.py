@@ -382,8 +382,8 @@ def compute_kwargs(resolver: TypeResolver, feats: KwargsFeatures, f: FieldInfo,
                           "_field": f}
     names = {h.name for h in hints if h.kind in {"builtin"}}
     has_none = any(h.kind == "none" for h in hints)
-    dc = next((h for h in hints if h.kind == "dataclass"), None)
-    literal = next((h for h in hints if h.kind == "literal"), None)
+    dc = next((h for h in ordered(hints) if h.kind == "dataclass"), None)
+    literal = next((h for h in ordered(hints) if h.kind == "literal"), None)
     plain = {h.name if h.kind in {"builtin", "none"} else h.kind for h in hints}
     if dc is not None:
         kw["type"] = TypeFn(f"dataclass-json({dc.name})", dataclass=dc.name)
@@ -399,7 +399,7 @@ def compute_kwargs(resolver: TypeResolver, feats: KwargsFeatures, f: FieldInfo,
         kw.update(_literal_kwargs(literal, "str" in names and feats.literal_str_metavar))
     elif names & {"tuple", "list", "set"}:
         coll = next(n for n in ("tuple", "list", "set") if n in names)
-        kw.update(_collection_kwargs(next(h for h in hints if h.is_(coll)), coll))
+        kw.update(_collection_kwargs(next(h for h in ordered(hints) if h.is_(coll)), coll))
     elif "int" in names:
         if f.name in feats.human_int_or_auto_names:
             kw["type"] = TypeFn("human_readable_int_or_auto")
@@ -445,12 +445,12 @@ def _collection_kwargs(h: Hint, coll: str) -> dict[str, Any]:
     has_ellipsis = len(real) != len(elems)
     nargs: Any = "+" if coll != "tuple" or has_ellipsis else len(elems)
     members = set(elem)
-    lit = next((m for m in members if m.kind == "literal"), None)
+    lit = next((m for m in ordered(members) if m.kind == "literal"), None)
     if len(members) > 1 and lit is None:
         return {"type": TypeFn("str"), "nargs": nargs}
     if lit is not None and len(members) == 1:
         return {"type": TypeFn("Literal", choices_literal=lit.args), "nargs": nargs}
-    m = next(iter(members))
+    m = ordered(members)[0]
     if m.kind == "builtin" and m.name in {"int", "float", "str", "bool"}:
         return {"type": TypeFn(m.name), "nargs": nargs}
     if m.kind == "dataclass":

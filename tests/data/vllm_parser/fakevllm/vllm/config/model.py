@@ -30,3 +30,5 @@ class ModelConfig:
     """All2all backend."""
     reasoning: bool | str | None = None
     """Bool-or-string flag."""
+    pooling: Literal["CLS", "LAST"] | Literal["ALL", "STEP"] | None = None
+    """Two literal sets in one union (a hint set: its order depends on the hash seed)."""

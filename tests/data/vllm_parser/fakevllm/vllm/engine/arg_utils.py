@@ -73,6 +73,7 @@ class EngineArgs:
         vllm_group.add_argument("--attention-config", "-ac", **vllm_kwargs["attention_config"])
         vllm_group.add_argument("--speculative-config", **vllm_kwargs["speculative_config"])
         vllm_group.add_argument("--optimization-level", type=str, default="2")
+        model_group.add_argument("--pooling", **model_kwargs["pooling"])
         return parser
 
 
