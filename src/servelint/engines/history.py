@@ -30,6 +30,7 @@ def _collect(profile: profiles.Profile) -> dict[str, set[str]]:
     for name in profile.env_registry:
         keys["env"].add(name)
     for name, entry in profile.late_values.items():
+        keys["late"].add(name)  # the set itself: a value is only new where the set is not
         for value in entry.get("values", []):
             keys["late"].add(f"{name}={value}")
     for pkg in profile.image_packages():

@@ -82,6 +82,25 @@ def _numeric_bounds(mod, ctx: CheckContext, argv_mod) -> Iterator[Finding]:
                           fix="use a value inside the field's bounds")
 
 
+def _enum_values(mod, ctx: CheckContext, argv_mod) -> Iterator[Finding]:
+    """A text the Enum field the option fills refuses, or a list element its ``list[X]``
+    refuses (vLLM: pydantic, when the engine config is built)."""
+    value_of = getattr(argv_mod, "option_value_problem", None)
+    if value_of is None:
+        return
+    for opt in ctx.parsed.options:
+        typed = getattr(opt, "typed", None)
+        vi = opt.value_index if opt.value_index is not None else opt.index
+        if opt.action is None or not typed or is_symbolic(ctx.spec, vi):
+            continue
+        problem = value_of(ctx.profile, opt.action, typed)
+        if problem is not None:
+            yield finding(mod, ctx, token_span(ctx.spec, vi),
+                          f"{opt.action.primary}: {problem.message} ({ctx.profile.label} "
+                          f"fails at {problem.stage.replace('_', ' ')})",
+                          fix="use one of the field's values")
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     mod = sys.modules[__name__]
     prof = ctx.profile
@@ -95,6 +114,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     argv_mod = engine.argv_model() if engine else None
     yield from _option_file(mod, ctx, argv_mod)
     yield from _numeric_bounds(mod, ctx, argv_mod)
+    yield from _enum_values(mod, ctx, argv_mod)
     problems_of = getattr(argv_mod, "json_config_problems", None)
     if problems_of is None:
         return

@@ -5,7 +5,10 @@ backed names such as tokenizer modes, quantization methods, attention backends,
 tool-call and reasoning parsers, speculative methods) and are only checked when the
 engine builds its config, its tokenizer or its API server: the container starts, then
 fails. servelint checks the value against the set the release registers and names the
-stage at which the engine fails.
+stage at which the engine fails. The sets come from the release's code: registries,
+enums, ``Literal`` aliases, and membership checks (a config validator's ``if v not in
+COLL: raise``, a lookup such as ``get_config_parser``'s). Where the release lets plugins
+add values at run time (``register_kv_cache_dtype``), the finding is a warning.
 
 Bad (vLLM 0.22.0 has no ``fastokens`` tokenizer mode; it was replaced by an env var):
 
@@ -118,6 +121,8 @@ def rejected(prof: Profile, target: str, value: str, dests: set[str],
     set_name, entry = late
     if means_unset(prof, target, value):
         return None  # the release's own default or a sentinel its validator maps to unset
+    if entry.get("class_paths") and "." in value:
+        return None  # a class path the engine imports (module.Class): not judged
     if entry.get("extended_by") and plugin_given(entry["extended_by"]):
         return None  # names from a plugin file cannot be checked statically
     if any(dest not in dests for dest in entry.get("only_with", [])):
@@ -173,5 +178,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                     msg += f"; it was last accepted in {prof.engine} {last}"
         guess = suggest(value, allowed, cutoff=0.75)
         fix = f'did you mean "{guess}"?' if guess else f"valid values: {short_list(allowed)}"
+        severity = None
+        if entry.get("registered_by"):  # a plugin in the image may have registered the value
+            msg += f"; plugins can register more ({entry['registered_by']})"
+            severity = Severity.WARNING
         yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, index), msg, fix=fix,
-                      evidence=entry.get("source", ""))
+                      evidence=entry.get("source", ""), severity=severity)

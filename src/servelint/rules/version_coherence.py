@@ -83,6 +83,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         memo = (hist.engine, floor_pos, kind, key)
         if memo not in _LATE:
             first = hist.of(kind, key).first
+            if kind == "late" and first == hist.of(kind, key.split("=", 1)[0]).first:
+                first = None  # the set is first recorded there too: older releases may
+                # have taken the value another way (argparse choices), so nothing is known
             _LATE[memo] = first if first and first != hist.releases[0] and \
                 hist._pos(first) > floor_pos else None
         return _LATE[memo]

@@ -32,11 +32,13 @@ from servelint.engines.vllm.json_config import (
     json_config_problems,
     json_config_stage,
     option_bound_problem,
+    option_value_problem,
 )
 from servelint.profiles import Action, Profile
 
 __all__ = ["FLAG_KINDS", "ParsedOption", "ParseResult", "JsonProblem", "parse",
-           "check_json_config", "field_value_check", "option_bound_problem", "json_config_problems", "json_config_stage"]
+           "check_json_config", "field_value_check", "option_bound_problem",
+           "option_value_problem", "json_config_problems", "json_config_stage"]
 
 
 @dataclass(frozen=True)

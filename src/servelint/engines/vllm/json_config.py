@@ -70,7 +70,9 @@ def json_config_problems(profile: Profile, action: Action, value_text: str) -> l
     except ValueError as exc:
         if trepr.endswith("union_dict_and_str)") or trepr == "union_dict_and_str":
             if not re.match(r"(?s)^\s*{.*}\s*$", text):
-                return []
+                # not an object: the text stays a string, which the field may refuse
+                return [] if json_config_class(profile, action) else \
+                    _field_value_problems(profile, action, text)
         json_stage = "parse" if action.raw.get("type") in ("json", "json_dataclass") else stage
         return [JsonProblem(f"invalid JSON: {exc}", json_stage, base)]
     cls = json_config_class(profile, action)
@@ -228,11 +230,7 @@ def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
     if item is None:
         return None if check.get("none", True) else "None is not allowed"
     if kind == "literal":
-        values = check.get("values") or []
-        # pydantic's lax mode may coerce "3" to 3: only plainly different values are judged
-        if any(item == v or str(item) == str(v) for v in values):
-            return None
-        return f"{item!r} is not one of {values}"
+        return literal_problem(check, item)
     if kind == "number":
         if isinstance(item, bool):
             return None
@@ -250,9 +248,9 @@ def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
                 return f"{item!r} is not a number"
         return None
     if kind == "type":
-        if any(_shape_accepts(t, item) for t in check.get("types") or []):
-            return None
-        return f"{item!r} is not a valid {' or '.join(check['types'])}"
+        if not any(_shape_accepts(t, item) for t in check.get("types") or []):
+            return f"{item!r} is not a valid {' or '.join(check['types'])}"
+        return _element_problem(check, item)
     if kind == "enum_name_ci":
         if not isinstance(item, str):
             return None
@@ -262,9 +260,110 @@ def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
             return None
         return f"unknown name {item!r} (one of {check.get('values')})"
     if kind == "enum_value":
-        values = check.get("values") or []
-        return None if item in values else f"{item!r} is not one of {values}"
+        return enum_value_problem(check.get("values") or [], item)
     return None
+
+
+def _element_problem(check: dict[str, Any], item: Any) -> str | None:
+    """An element a ``list[X]`` member (``check["items"]``) or a value a ``dict[K, V]``
+    member (``check["values"]``) refuses, when the field has that one container type."""
+    if isinstance(item, list) and check.get("items") and check.get("types") == ["list"]:
+        found = ((i, _value_problem(check["items"], v)) for i, v in enumerate(item))
+        return next((f"element {i}: {m}" for i, m in found if m), None)
+    if isinstance(item, dict) and check.get("values") and check.get("types") == ["dict"]:
+        found = ((k, _value_problem(check["values"], v)) for k, v in item.items())
+        return next((f"key {k!r}: {m}" for k, m in found if m), None)
+    return None
+
+
+def literal_problem(check: dict[str, Any], item: Any) -> str | None:
+    """A value a ``Literal`` field refuses. pydantic matches a Literal strictly: a string
+    equals a string member, a number a number member ("2" is not 2, 1 is not "1"); a field's
+    normalising before-validator (``check["normalise"]``) runs on a string first."""
+    values = check.get("values") or []
+    if isinstance(item, str) and check.get("normalise"):
+        item = normalise(item, check["normalise"])
+    plain = all(isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))
+                for v in values)
+    if not plain:  # other members (enum members kept as text): only plainly different values
+        if any(item == v or str(item) == str(v) for v in values):
+            return None
+        return f"{item!r} is not one of {values}"
+    if isinstance(item, str):
+        ok = item in values
+    elif isinstance(item, bool):
+        ok = any(isinstance(v, int) for v in values)  # True may match 1: not judged
+    elif isinstance(item, int | float):
+        ok = any(isinstance(v, int) and item == v for v in values)
+    else:
+        ok = False
+    return None if ok else f"{item!r} is not one of {values}"
+
+
+def enum_value_problem(values: list[Any], item: Any) -> str | None:
+    """A value an Enum field refuses: pydantic (lax mode) takes a member's value, and for an
+    int-valued Enum also a string that reads as that number ("2", " 2", "2.0")."""
+    if item in values:
+        return None
+    if isinstance(item, str) and values and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in values):
+        try:
+            number = float(item.strip())
+        except ValueError:
+            return f"{item!r} is not one of {values}"
+        if not number.is_integer():
+            return None  # not judged (pydantic's handling of fractions varies)
+        return None if int(number) in values else f"{item!r} is not one of {values}"
+    return f"{item!r} is not one of {values}"
+
+
+def option_value_problem(profile: Profile, action: Action, typed: tuple[Any, ...]
+                         ) -> JsonProblem | None:
+    """A top-level option's values (after its ``type=``) that the config field it fills
+    (``field_of``) refuses when the engine config is built: a text for an Enum
+    (``--optimization-level none`` -> VllmConfig.optimization_level, an IntEnum), or a
+    list element its ``list[X]`` refuses (``--served-model-name ""``: the type maps the
+    empty text to None, and ``list[str]`` refuses None)."""
+    if action.raw.get("type") == "json" or not typed:
+        return None
+    cls, source = action.raw.get("field_of"), action.raw.get("field_source")
+    spec = profile.configs.get(cls or "") or {}
+    field = next((f for f in spec.get("fields", {}).values()
+                  if source and f.get("source") == source), None)
+    check = (field or {}).get("value_check") or {}
+    msg = None
+    if _takes_list(action) and action.raw.get("type") in ("str", "int", "float"):
+        items = check.get("items") if "list" in (check.get("types") or []) else None
+        msg = next((m for v in typed if (m := _value_problem(items, v))), None) \
+            if items and items.get("check") in ("literal", "type", "number") else None
+        if msg:
+            msg = f"a list element of {field.get('type')}: {msg}" if field else msg
+    elif check.get("check") == "enum_value" and isinstance(typed[0], str):
+        msg = enum_value_problem(check.get("values") or [], typed[0])
+        msg = f"{msg} (the field is {field.get('type')})" if msg and field else msg
+    guard = spec.get("only_if") or {}
+    if not msg or _option_guard(profile, guard):
+        return None
+    if guard:
+        msg += f"; the engine builds {cls} only when `{guard['test']}` ({guard['source']})"
+    return JsonProblem(f"{cls}.{action.dest}: {msg}", "engine_config", action.dest,
+                       guard.get("test", ""))
+
+
+def _takes_list(action: Action) -> bool:
+    nargs = action.raw.get("nargs")
+    return nargs in ("+", "*") or isinstance(nargs, int) and not isinstance(nargs, bool)
+
+
+def normalise(text: str, steps: list[list[str]]) -> str:
+    """Apply a before-validator's chain of str methods (``[["lower"], ["replace", "-",
+    "_"]]``, read by the builder's ``normalisers``)."""
+    for name, *args in steps:
+        text = getattr(text, name)(*args) if name in _STR_STEPS else text
+    return text
+
+
+_STR_STEPS = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "casefold", "replace"})
 
 
 def _shape_accepts(shape: str, item: Any) -> bool:

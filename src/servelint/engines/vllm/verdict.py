@@ -165,6 +165,8 @@ def late_rejection(profile: Profile, effective: dict[str, Any],
         name, entry = hit
         if not _requirements_met(entry, effective) or means_unset(profile, target, value):
             continue
+        if entry.get("class_paths") and "." in str(value):
+            continue  # a class path the engine imports: not judged
         if _in_set(value, entry):
             if not deprecation_refuses(entry, str(value), lambda d: effective.get(d) not in
                                        (None, False, "false", "False")):
@@ -201,12 +203,18 @@ def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:
     option such as --speculative-config, validated when the engine config is built)."""
     for opt in options:
         act = opt.action
-        if act is None or opt.config_path or not isinstance(opt.value, str):
+        if act is None or opt.config_path:
             continue
         typed = getattr(opt, "typed", None)
-        bound = vllm_argv.option_bound_problem(profile, act, typed[0]) if typed else None
+        bound = None
+        if typed and isinstance(opt.value, str):
+            bound = vllm_argv.option_bound_problem(profile, act, typed[0])
+        if typed and bound is None:
+            bound = vllm_argv.option_value_problem(profile, act, typed)
         if bound is not None:
             return StaticVerdict(bound.stage, False, bound.message, "", bound.path, bound.only_if)
+        if not isinstance(opt.value, str):
+            continue
         if not (act.raw.get("json_config") or vllm_argv.field_value_check(profile, act)):
             continue  # dataclass-json options are judged at parse time
         for problem in vllm_argv.json_config_problems(profile, act, opt.value):

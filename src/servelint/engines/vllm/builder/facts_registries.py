@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from servelint.engines._build.astutil import absolute_module, dotted
 from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder import value_checks
 from servelint.engines.vllm.builder.facts_common import (
     enum_members,
     file_module,
@@ -39,6 +40,8 @@ class ValueSet:
     stage: str | None = None
     modules: dict[str, list[str]] = field(default_factory=dict)  # value -> wheel .py paths
     only_with: tuple[str, ...] = ()  # other options the rejecting check requires to be set
+    registered_by: str = ""  # path:line of a function that adds values at run time (plugins)
+    class_paths: bool = False  # a text with a dot names a class to import: not judged
 
 
 def value_sets(src: WheelSource) -> dict[str, ValueSet]:
@@ -49,13 +52,26 @@ def _collect(src: WheelSource) -> dict[str, ValueSet]:
     sets: dict[str, ValueSet] = {}
     for make in (_tokenizer_modes, _quantization, _load_formats, _attention_backends,
                  _mla_prefill, _mamba_backends, _literal_sets, _tool_parsers,
-                 _reasoning_parsers, _kv_connectors):
+                 _reasoning_parsers, _kv_connectors, _code_checks):
         for vs in make(src):
             sets.setdefault(vs.name, vs)
     return sets
 
 
 # ---------------------------------------------------------------- helpers
+
+def _code_checks(src: WheelSource) -> list[ValueSet]:
+    """Membership checks in validators and lookup functions (``value_checks``)."""
+    out = []
+    for found in value_checks.validator_sets(src) + value_checks.lookup_sets(src) + \
+            value_checks.dispatch_sets(src):
+        message = f"{found['message']}, {found['check']}" if found["message"] else found["check"]
+        out.append(ValueSet(found["name"], found["values"], found["source"], (),
+                            (found["config_field"],), True, message, "engine_config",
+                            registered_by=found["registered_by"],
+                            class_paths=found.get("class_paths", False)))
+    return out
+
 
 def _dict_assign(src: WheelSource, name: str, prefer: str = "") -> tuple[str, ast.Dict] | None:
     found = find_def(src, name, prefer)
@@ -349,7 +365,8 @@ def _reasoning_parsers(src: WheelSource) -> list[ValueSet]:
                             "_REASONING_PARSERS_TO_REGISTER")
     for vs in out:
         vs.stage = "engine_config"
-        vs.config_fields = (("StructuredOutputsConfig", "reasoning_parser"),)
+        vs.config_fields = (("StructuredOutputsConfig", "reasoning_parser"),
+                            *value_checks.looked_up_fields(src, "get_reasoning_parser"))
         found = [p for p in files_with(src, "class ReasoningParserManager")]
         vs.message = _first_raise(src, found[0], "not found", "not registered") if found else ""
     return out

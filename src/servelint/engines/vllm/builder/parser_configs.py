@@ -7,7 +7,9 @@ import re
 from typing import Any
 
 from servelint.engines._build.astutil import Definition, ModuleIndex
+from servelint.engines.vllm.builder.normalisers import string_steps
 from servelint.engines.vllm.builder.parser_types import (
+    EXTERNAL_TYPING,
     Hint,
     TypeResolver,
     class_fields,
@@ -137,9 +139,34 @@ def _enum_info(index: ModuleIndex, hints: frozenset[Hint]) -> dict[str, Any] | N
     return None
 
 
+def _never_from_json(index: ModuleIndex, hints: frozenset[Hint]) -> frozenset[Hint]:
+    """The members of a union that no JSON value can satisfy: ``Callable`` (pydantic wants
+    ``callable(value)``) and ``Protocol`` classes (pydantic checks ``isinstance``), e.g.
+    ``dict | SupportsHash`` (VllmConfig.additional_config)."""
+    out = set()
+    for h in hints:
+        if h.kind != "class" or not h.module:
+            continue
+        if h.name == "Callable" and h.module in EXTERNAL_TYPING:
+            out.add(h)
+            continue
+        d = index.resolve(h.module, h.name)
+        if d is not None and d.kind == "class" and any(
+                ast.unparse(b).split(".")[-1] == "Protocol" for b in d.node.bases):  # type: ignore
+            out.add(h)
+    return frozenset(out)
+
+
 def _value_check(hints: frozenset[Hint], validator: ast.FunctionDef | None,
-                 enum: dict[str, Any] | None) -> dict[str, Any] | None:
-    """How pydantic judges a JSON value of this field, when that can be known statically."""
+                 enum: dict[str, Any] | None, never: frozenset[Hint] = frozenset()
+                 ) -> dict[str, Any] | None:
+    """How pydantic judges a JSON value of this field, when that can be known statically
+    (``never``: members no JSON value satisfies, left out of the judged union; a class,
+    ``type[X]``, is one of them)."""
+    never = never | {h for h in hints if h.kind == "builtin" and h.name == "type"}
+    if never and never != hints:
+        check = _value_check(hints - never, validator, enum)
+        return check if check is None or check["check"] == "type" else None
     kinds = {h.kind for h in hints}
     names = {h.name for h in hints if h.kind == "builtin"}
     if validator is not None:
@@ -150,6 +177,10 @@ def _value_check(hints: frozenset[Hint], validator: ast.FunctionDef | None,
         if enum and (by_name or by_members):
             specials = sorted(set(re.findall(r"value\.lower\(\) == '([^']*)'", text)))
             return {"check": "enum_name_ci", "values": enum["members"], "specials": specials}
+        steps = string_steps(validator)  # `if isinstance(v, str): return v.lower()…`
+        check = _value_check(hints, None, enum) if steps else None
+        if check is not None and check["check"] == "literal":
+            return dict(check, normalise=steps)
         return None  # the validator may transform anything
     if kinds <= {"literal", "none"} and "literal" in kinds:
         vals = [v for h in ordered(hints) if h.kind == "literal" for v in h.args]
@@ -164,8 +195,26 @@ def _value_check(hints: frozenset[Hint], validator: ast.FunctionDef | None,
     shapes = {_SHAPES.get(h.name) for h in hints if h.kind == "builtin" and not h.typing_alias}
     if kinds <= {"builtin", "none"} and shapes and None not in shapes:
         # plain builtins (str, list[...], int | str, ...): pydantic's lax-mode type check
-        return {"check": "type", "types": sorted(shapes), "none": "none" in kinds}
+        check = {"check": "type", "types": sorted(shapes), "none": "none" in kinds}
+        items = _element_check(hints, "list", 0)
+        values = _element_check(hints, "dict", 1)
+        if items:
+            check["items"] = items
+        if values:
+            check["values"] = values
+        return check
     return None
+
+
+def _element_check(hints: frozenset[Hint], container: str, arg: int) -> dict[str, Any] | None:
+    """What pydantic asks of each element of a ``list[X]`` member (arg 0) or each value of a
+    ``dict[K, V]`` member (arg 1): the check of X or V, when it is known."""
+    found = [h for h in hints if h.kind == "builtin" and h.name == container and not
+             h.typing_alias]
+    if len(found) != 1 or len(found[0].args) != arg + 1 or not isinstance(
+            found[0].args[arg], frozenset):
+        return None
+    return _value_check(found[0].args[arg], None, None)
 
 
 # builtin annotation -> the JSON shape pydantic wants for it (element types are not judged)
@@ -233,7 +282,7 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
             if len([v for v in validators if not _none_passthrough(v)]) > 1:
                 fields[f.name]["value_check"] = None  # several may change it: not judged
                 continue
-            check = _value_check(hints, validator, enum)
+            check = _value_check(hints, validator, enum, _never_from_json(index, hints))
             if check is not None and none_ok:
                 check["none"] = True
             fields[f.name]["value_check"] = check

@@ -66,6 +66,10 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
                   "reasoning_parser": "reasoning_parser_plugin"}.get(name)
         if plugin and (plugin in fields.annotations or f"--{plugin.replace('_', '-')}" in frontend):
             entry["extended_by"] = [plugin]  # a plugin file may register further names
+        if vs.class_paths:  # "pkg.mod.Class" is imported: only names without a dot judged
+            entry["class_paths"] = True
+        if vs.registered_by:  # plugins may add values at run time: the set is the release's own
+            entry["registered_by"] = vs.registered_by
         if vs.only_with:  # the engine checks the value only when these options are set
             entry["only_with"] = list(vs.only_with)
         conditional = _read_only_if(src, profile, list(targets))
