@@ -13,7 +13,7 @@ from adversarial import AGREE, VERSIONS, cases, judge, known, verdicts
 from servelint import profiles
 
 # Releases whose adversarial verdicts are committed: judged, never skipped.
-RECORDED = ("0.21.0", "0.33.0")
+RECORDED = ("0.11.0", "0.21.0", "0.27.1", "0.33.0")
 
 
 def _judged(version: str):
@@ -51,7 +51,8 @@ def test_no_false_errors(version: str) -> None:
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_every_miss_is_listed(version: str) -> None:
-    found = {j.key for j in _judged(version) if j.verdict not in AGREE}
+    # false errors are test_no_false_errors' business (never listed here)
+    found = {j.key for j in _judged(version) if j.verdict not in AGREE | {"false-error"}}
     listed = {key for key in known() if key[0] == version}
     unlisted = sorted(found - listed)
     stale = sorted(listed - found)

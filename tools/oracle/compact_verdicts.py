@@ -73,6 +73,9 @@ def _late_value(case: dict) -> str | None:
         for part in target.split(".")[1:]:
             body = body.get(part) if isinstance(body, dict) else None
         return None if body is None or isinstance(body, bool) else str(body)
+    if case.get("origin") == "value-equals":  # ["m", "--opt=VALUE"]
+        value = argv[-1].split("=", 1)[1].strip()
+        return value if len(value) >= 2 else None
     if case.get("value_of") and (len(argv) < 3 or argv[-1].startswith("-")):
         return None
     value = argv[-1].strip()

@@ -2,7 +2,8 @@
 """Generate the adversarial conformance corpus of one vLLM release (deterministic, seeded).
 
     python3 tools/oracle/make_adversarial.py 0.33.0 [--source WHEEL_OR_DIR] [--dumps DIR] \
-        [--seed 14] [--moe-cap 2000] [--out tests/conformance/adversarial/0.33.0.cases.jsonl.gz]
+        [--seed 14] [--moe-cap 2000] [--wide] \
+        [--out tests/conformance/adversarial/0.33.0.cases.jsonl.gz]
 
 Independent of servelint: it reads nothing from `src/servelint` (no profile, no rule). Its
 inputs are the dumps `dump_parser.py` takes of the real release (parser.json,
@@ -15,7 +16,12 @@ For every option and every nested config field (dotted `--opt.field V` and JSON
 `--opt '{"field": V}'`) it writes value classes by type: sentinels and every literal the
 code compares against, empty, whitespace, case variants, numbers in every spelling
 (1k 1K 1e3 0x10 _1 1.5Mi, negative, ...), JSON edge cases, bools as strings; plus flags
-removed or added between neighbouring releases. Every case runs the deep stages
+removed or added between neighbouring releases. --wide adds two classes for a release
+whose parser is too small for 10,000 cases (0.11.0: 185 options, 18 config classes, 6,816
+cases without it): every option value again in the `--opt=VALUE` spelling (argparse treats
+`-1` or ` 2` differently there), and the nested fields of a plain-JSON option whose dest
+names a dumped config class (`--speculative-config` -> SpeculativeConfig). The other
+releases' corpora are made without it. Every case runs the deep stages
 (engine_config, renderer) on the dense fake model (llama); cases whose value reaches a late
 check (a choice, a registry member, a literal from the code) run again on the MoE fake
 model (mixtral), at most --moe-cap of them (round-robin over options, seeded). Measured
@@ -284,7 +290,9 @@ def option_values(act: dict, literals: set[str]) -> list[tuple[str, bool]]:
     return out
 
 
-def option_cases(corpus: Corpus, parser: dict, literals: dict[str, set[str]]) -> None:
+def option_cases(
+    corpus: Corpus, parser: dict, literals: dict[str, set[str]], wide: bool = False
+) -> None:
     for act in parser["actions"]:
         if act.get("positional") or act["dest"] in SKIP_DESTS:
             continue
@@ -301,6 +309,8 @@ def option_cases(corpus: Corpus, parser: dict, literals: dict[str, set[str]]) ->
             continue
         for value, late in option_values(act, literals.get(dest, set())):
             corpus.add("value", ["m", opt, value], dest, late)
+            if wide:
+                corpus.add("value-equals", ["m", f"{opt}={value}"], dest)
         corpus.add("equals", ["m", f"{opt}="], dest)
         corpus.add("missing-value", ["m", opt], dest)
         if act.get("nargs") in ("+", "*"):
@@ -310,15 +320,21 @@ def option_cases(corpus: Corpus, parser: dict, literals: dict[str, set[str]]) ->
             corpus.add("alias", ["m", alias, "1"], dest)
 
 
-def _config_options(parser: dict) -> dict[str, str]:
-    """--option -> config class, for options whose type is dataclass-json(Class)."""
+def _config_options(parser: dict, configs: dict, wide: bool = False) -> dict[str, str]:
+    """--option -> config class, for options whose type is dataclass-json(Class); with
+    `wide`, also plain-JSON options whose dest names a config class (speculative_config)."""
+    by_dest = {name.lower(): name for name in configs}
     out: dict[str, str] = {}
     for act in parser["actions"]:
-        m = re.search(r"dataclass-json\((\w+)\)", str(act.get("type")))
-        if m:
+        typ = str(act.get("type"))
+        m = re.search(r"dataclass-json\((\w+)\)", typ)
+        cls = m.group(1) if m else None
+        if cls is None and wide and "json" in typ:
+            cls = by_dest.get(act["dest"].replace("_", ""))
+        if cls:
             for opt in act["option_strings"]:
                 if opt.startswith("--"):
-                    out[opt] = m.group(1)
+                    out[opt] = cls
     return out
 
 
@@ -374,9 +390,9 @@ def nested_values(field: dict, literals: set[str]) -> tuple[list, list]:
 
 
 def config_cases(
-    corpus: Corpus, parser: dict, configs: dict, literals: dict[str, set[str]]
+    corpus: Corpus, parser: dict, configs: dict, literals: dict[str, set[str]], wide: bool = False
 ) -> None:
-    for opt, cls in sorted(_config_options(parser).items()):
+    for opt, cls in sorted(_config_options(parser, configs, wide).items()):
         for body in JSON_EDGES:
             corpus.add("config-json", ["m", opt, body], opt)
         corpus.add("config-dotted", ["m", f"{opt}.nope_field", "1"], opt)
@@ -466,7 +482,9 @@ def add_moe_twins(corpus: Corpus, cap: int, seed: int) -> None:
     corpus.cases.extend(twins)
 
 
-def build(version: str, dumps: Path, source: Path | None, seed: int, moe_cap: int) -> list[dict]:
+def build(
+    version: str, dumps: Path, source: Path | None, seed: int, moe_cap: int, wide: bool = False
+) -> list[dict]:
     parsers = {
         v: json.loads((dumps / v / "parser.json").read_text())
         for v in RELEASES
@@ -479,8 +497,8 @@ def build(version: str, dumps: Path, source: Path | None, seed: int, moe_cap: in
     names |= {f["name"] for c in configs.values() for f in c.get("fields", [])}
     literals = code_literals(source, names) if source else {}
     corpus = Corpus(seed)
-    option_cases(corpus, parser, literals)
-    config_cases(corpus, parser, configs, literals)
+    option_cases(corpus, parser, literals, wide)
+    config_cases(corpus, parser, configs, literals, wide)
     churn_cases(corpus, version, parsers)
     enum_cases(corpus, enums, parser)
     combo_cases(corpus, parser)
@@ -497,9 +515,12 @@ def main() -> int:
     ap.add_argument("--source", type=Path, help="the release's wheel or site-packages dir")
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--moe-cap", type=int, default=2000)
+    ap.add_argument(
+        "--wide", action="store_true", help="add the --opt=VALUE and JSON-option classes"
+    )
     ap.add_argument("--out", type=Path)
     a = ap.parse_args()
-    cases = build(a.version, a.dumps, a.source, a.seed, a.moe_cap)
+    cases = build(a.version, a.dumps, a.source, a.seed, a.moe_cap, a.wide)
     out = a.out or OUT_DIR / f"{a.version}.cases.jsonl.gz"
     out.parent.mkdir(parents=True, exist_ok=True)
     payload = "".join(json.dumps(c, sort_keys=True) + "\n" for c in cases).encode()

@@ -17,7 +17,8 @@ PORT="${ORACLE_HUB_PORT:-18914}"
 bash "$HERE/build_env.sh" "$VERSION"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check ijson
 SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-python3 "$HERE/make_adversarial.py" "$VERSION" --source "$SITE" --out "$CASES"
+# ORACLE_ADV_ARGS: extra generator flags (0.11.0: --wide, see make_adversarial.py)
+python3 "$HERE/make_adversarial.py" "$VERSION" --source "$SITE" --out "$CASES" ${ORACLE_ADV_ARGS:-}
 python3 "$HERE/fake_hub.py" "$PORT" & HUB=$!
 trap 'kill $HUB' EXIT
 mkdir -p "$(dirname "$RAW")"

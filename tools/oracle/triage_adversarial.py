@@ -82,6 +82,21 @@ RULES: list[tuple[str, str]] = [
         "value only valid with another key) that the static config check does not model",
     ),
     (
+        r"should have at least \d+ items? after validation",
+        "parse: a length bound (Field(min_length=)) of a config field; the profile records no "
+        "bounds",
+    ),
+    (
+        r"Input should be a finite number",
+        "late: pydantic refuses NaN/inf for a number field (the JSON option's text parses with "
+        "NaN); not modelled",
+    ),
+    (
+        r"Field required \[type=missing",
+        "late: a config field without a default (required) is missing from the JSON value; the "
+        "static check does not know which fields are required",
+    ),
+    (
         r"^miss-parse .*(Assertion failed|assert)",
         "parse: an assert inside a validator of the config class",
     ),
@@ -102,6 +117,12 @@ RULES: list[tuple[str, str]] = [
     (
         r"Could not load logging config\. File does not exist|No such file|does not exist",
         "host-dependent: the value names a file that must exist on the serving host",
+    ),
+    (
+        r"Repo id must use alphanumeric chars.*: '\s*'",
+        "late: an empty or blank name is neither a local path nor a valid hub repository id "
+        "(the hub client's repo-id check refuses it when the tokenizer/model is loaded); "
+        "not modelled",
     ),
     (
         r"127\.0\.0\.1|Connection refused|LocalEntryNotFound|huggingface|Repository Not Found"

@@ -157,8 +157,11 @@ def _check_object(
     for key, item in value.items():
         sub = f"{path}.{key}"
         f = fields.get(key)
-        if f is not None and f.get("init") is False and spec.get("extra") == "forbid":
-            if spec.get("keys_checked", True):  # field(init=False): not a keyword
+        if f is not None and f.get("init") is False:
+            # field(init=False) is not a constructor keyword: pydantic refuses the key when
+            # the class forbids extra keys, and otherwise drops it unvalidated (vLLM 0.11.0
+            # CompilationConfig.max_capture_size, extra="ignore": any value passes)
+            if spec.get("extra") == "forbid" and spec.get("keys_checked", True):
                 out.append(
                     JsonProblem(
                         f"{key!r} of {cls} cannot be set (the field is not a constructor argument)",
