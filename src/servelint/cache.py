@@ -35,7 +35,7 @@ from typing import Any
 from servelint import __version__, profiles
 from servelint.walk import Skipped, walk
 
-CACHE_FORMAT = "6"
+CACHE_FORMAT = "7"
 MAX_DEP_BYTES = 64 * 1024 * 1024
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
 _PACKAGE = Path(__file__).resolve().parent
@@ -263,7 +263,7 @@ def load(key: str, *, launches: bool = False) -> Any | None:
     if entry is None:
         return None
     try:
-        result = codec.decode(entry.get("result"))
+        result = codec.decode(entry.get("result"), FileResult)
     except (codec.CodecError, RecursionError):
         return None
     if not isinstance(result, FileResult) or result.launches is not None or result.blob:
@@ -345,6 +345,7 @@ def store(key: str, value: Any) -> None:
     launches (their summaries, as the JSON report writes them) in a file of their own,
     written first."""
     from servelint import codec
+    from servelint.pipeline.unit import FileResult
     from servelint.reporters.json_out import encode_item
 
     if not _is_key(key):
@@ -357,7 +358,9 @@ def store(key: str, value: Any) -> None:
         )
         head = {"format": CACHE_FORMAT, "key": key}
         text = json.dumps(
-            {**head, "result": codec.encode(value)}, ensure_ascii=True, separators=(",", ":")
+            {**head, "result": codec.encode(value, FileResult)},
+            ensure_ascii=True,
+            separators=(",", ":"),
         )
     except (codec.CodecError, TypeError, ValueError, RecursionError):
         return  # not representable: not cached
