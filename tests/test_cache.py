@@ -9,6 +9,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -340,3 +341,38 @@ def test_launches_are_read_only_when_listed(tmp_path: Path, cache_folder: Path) 
             if forged is not None:
                 path.write_bytes(forged)
         assert _report([script], True, works_on=True) == fresh
+
+
+# ---------------------------------------------------------------- the code fingerprint
+
+
+def test_code_fingerprint_is_kept_while_the_package_is_unchanged(
+    tmp_path: Path, cache_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "package"
+    (package / "rules").mkdir(parents=True)
+    rule = package / "rules" / "r.py"
+    rule.write_text("CODE = 1\n", encoding="utf-8")
+    monkeypatch.setattr(cache, "_PACKAGE", package)
+
+    def fingerprint() -> str:
+        cache.code_fingerprint.cache_clear()
+        cache._digest_of.cache_clear()
+        return cache.code_fingerprint()
+
+    first = fingerprint()
+    assert first == cache._tree_digest(package)
+    memo = cache_folder / "code.json"
+    kept = json.loads(memo.read_text())
+    kept["digest"] = "kept"  # what a run reads back while the stamp holds
+    memo.write_text(json.dumps(kept))
+    assert fingerprint() == "kept"
+    time.sleep(0.05)  # past the file system's timestamp granularity
+    rule.write_text("CODE = 2\n", encoding="utf-8")  # same size: the times and ctime move
+    second = fingerprint()
+    assert second not in ("kept", first) and second == cache._tree_digest(package)
+    (package / "rules" / "new.py").write_text("", encoding="utf-8")
+    assert fingerprint() not in ("kept", second)
+    memo.unlink()
+    memo.symlink_to(tmp_path / "elsewhere.json")  # not followed: computed again
+    assert fingerprint() == cache._tree_digest(package)
