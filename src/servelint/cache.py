@@ -348,7 +348,7 @@ def load_launch_lines(key: str) -> list[str] | None:
 def launch_reports(lines: list[str]) -> list | None:
     """Launch reports from stored launch lines (parsed: for callers that read the
     summaries); None when one is not a launch summary."""
-    from servelint.pipeline.judge import LaunchReport
+    from servelint.pipeline.launch_report import LaunchReport
 
     out = []
     for line in lines:
