@@ -9,6 +9,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from servelint import cache, codec
 from servelint.check import Options, check_paths
 from servelint.config import load_config_file
+from servelint.model import Finding, Severity, Span
 
 
 @pytest.fixture(autouse=True)
@@ -195,7 +197,7 @@ def test_planted_entry_is_a_miss_and_never_runs(
                 "format": cache.CACHE_FORMAT,
                 "key": "0" * 64,
                 "read": {},
-                "result": codec.encode([1, 2]),
+                "result": codec.encode([1, 2], list[int]),
             }
         ).encode(),
     }.get(what)
@@ -203,18 +205,9 @@ def test_planted_entry_is_a_miss_and_never_runs(
         _report([script], True)
         entry = _entries(cache_folder)[0]
         doc = json.loads(entry.read_text())
-        doc["result"]["f"]["findings"] = [
-            {
-                "$t": "Finding",
-                "f": {
-                    "rule": "x",
-                    "code": "X",
-                    "severity": {"$e": "Severity", "v": 1},
-                    "message": "forged",
-                    "span": "not a span",
-                },
-            }
-        ]
+        result = doc["result"]["value"]  # a FileResult: its fields in order, findings second
+        finding = result[1][0]
+        finding[4] = "not a span"
         entry.write_text(json.dumps(doc))
     elif what == "symlink":
         _report([script], True)
@@ -247,16 +240,44 @@ def test_no_pickle_in_the_cache_module() -> None:
     assert "import pickle" not in source and "pickle." not in source
 
 
-def test_codec_builds_only_known_types() -> None:
+def test_codec_builds_only_the_declared_types() -> None:
+    span = codec.encode(Span("p", 1, 2, 3, 4), Span)
+    assert span == {"strings": ["p"], "value": [0, 1, 2, 3, 4]}
+    assert codec.decode(span, Span) == Span("p", 1, 2, 3, 4)
     for text in [
-        '{"$t": "Popen", "f": {}}',
-        '{"$e": "Signals", "v": 9}',
-        '{"$t": "Span", "f": {"path": "p", "line": 1, "column": 1, "evil": 1}}',
-        '{"$t": "Span", "f": {"path": "p"}}',
+        '{"$t": "Popen", "f": {}}',  # the old self-describing form names nothing now
+        '{"strings": ["p"], "value": [0, 1, 2, 3]}',  # a field missing
+        '{"strings": ["p"], "value": [0, 1, 2, 3, 4, 5]}',  # a field too many
+        '{"strings": ["p"], "value": [1, 1, 2, 3, 4]}',  # a string index out of range
+        '{"strings": ["p"], "value": [-1, 1, 2, 3, 4]}',  # a negative index
+        '{"strings": ["p"], "value": [0, true, 2, 3, 4]}',  # a boolean for an int
+        '{"strings": ["p"], "value": [0, "1", 2, 3, 4]}',  # a string for an int
+        '{"strings": [1], "value": [0, 1, 2, 3, 4]}',  # a table of non-strings
+        '{"strings": ["p"], "value": [0, 1, 2, 3, 4], "more": 1}',
         "[" * 100_000,
     ]:
         with pytest.raises(codec.CodecError):
-            codec.loads(text)
+            codec.loads(text, Span)
+    finding = Finding("r", "SL1", Severity.ERROR, "m", Span("p", 1, 1), renderings=["a", "b"])
+    doc = codec.encode(finding, Finding)
+    assert codec.decode(doc, Finding) == finding
+    doc["value"][2] = 9  # no such severity
+    with pytest.raises(codec.CodecError):
+        codec.decode(doc, Finding)
+    doc["value"][2] = True  # a boolean is no severity, though True == 1
+    with pytest.raises(codec.CodecError):
+        codec.decode(doc, Finding)
+
+
+def test_codec_keeps_each_string_once() -> None:
+    shared = [f"rendering {i}" for i in range(50)]
+    findings = [
+        Finding("r", "SL1", Severity.INFO, f"m{i}", Span("p", i, 1), renderings=shared)
+        for i in range(20)
+    ]
+    doc = codec.encode(findings, list[Finding])
+    assert len(doc["strings"]) == len(set(doc["strings"])) == 50 + 20 + 4  # r, SL1, p, ""
+    assert codec.loads(json.dumps(doc), list[Finding]) == findings
 
 
 # ---------------------------------------------------------------- processes sharing a cache
@@ -320,3 +341,38 @@ def test_launches_are_read_only_when_listed(tmp_path: Path, cache_folder: Path) 
             if forged is not None:
                 path.write_bytes(forged)
         assert _report([script], True, works_on=True) == fresh
+
+
+# ---------------------------------------------------------------- the code fingerprint
+
+
+def test_code_fingerprint_is_kept_while_the_package_is_unchanged(
+    tmp_path: Path, cache_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "package"
+    (package / "rules").mkdir(parents=True)
+    rule = package / "rules" / "r.py"
+    rule.write_text("CODE = 1\n", encoding="utf-8")
+    monkeypatch.setattr(cache, "_PACKAGE", package)
+
+    def fingerprint() -> str:
+        cache.code_fingerprint.cache_clear()
+        cache._digest_of.cache_clear()
+        return cache.code_fingerprint()
+
+    first = fingerprint()
+    assert first == cache._tree_digest(package)
+    memo = cache_folder / "code.json"
+    kept = json.loads(memo.read_text())
+    kept["digest"] = "kept"  # what a run reads back while the stamp holds
+    memo.write_text(json.dumps(kept))
+    assert fingerprint() == "kept"
+    time.sleep(0.05)  # past the file system's timestamp granularity
+    rule.write_text("CODE = 2\n", encoding="utf-8")  # same size: the times and ctime move
+    second = fingerprint()
+    assert second not in ("kept", first) and second == cache._tree_digest(package)
+    (package / "rules" / "new.py").write_text("", encoding="utf-8")
+    assert fingerprint() not in ("kept", second)
+    memo.unlink()
+    memo.symlink_to(tmp_path / "elsewhere.json")  # not followed: computed again
+    assert fingerprint() == cache._tree_digest(package)

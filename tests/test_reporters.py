@@ -10,7 +10,7 @@ from stub_rules import STUBS, make_finding
 import servelint
 from servelint.model import Edit, Fix, FixSafety, Severity, Span
 from servelint.reporters import FORMATS, default_format, render
-from servelint.reporters.excerpt import underline
+from servelint.reporters.excerpt import expand, underline
 from servelint.reporters.github import annotation, escape_property
 from servelint.reporters.text import TextView, renderings_line, use_color
 
@@ -150,6 +150,16 @@ def test_caret_under_tabs_and_wide_characters():
     # a span on a wide character is two cells wide
     _, marks = underline(line, Span("f", 1, 4, 1, 5))
     assert marks == " " * 6 + "^^"
+
+
+def test_plain_ascii_lines_take_one_cell_per_character():
+    # the shortcut for ASCII lines without tabs gives what the cell-by-cell walk gives
+    from servelint.reporters.excerpt import char_width
+
+    line = "vllm serve m --x 1 \x01\x7f~"
+    shown, starts = expand(line)
+    assert shown == line and starts == list(range(len(line) + 1))
+    assert all(char_width(ch) == 1 for ch in line)
 
 
 def test_caret_without_end_runs_to_token_end_and_multiline_to_line_end():

@@ -35,7 +35,7 @@ from typing import Any
 from servelint import __version__, profiles
 from servelint.walk import Skipped, walk
 
-CACHE_FORMAT = "6"
+CACHE_FORMAT = "7"
 MAX_DEP_BYTES = 64 * 1024 * 1024
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
 _PACKAGE = Path(__file__).resolve().parent
@@ -49,15 +49,32 @@ def cache_dir() -> Path:
     return Path(xdg) / "servelint" if xdg else Path.home() / ".cache" / "servelint"
 
 
-def _tree_digest(root: Path) -> str:
+def _tree_files(root: Path) -> list[str]:
+    return sorted(p for p in walk(str(root), {"__pycache__"}) if not isinstance(p, Skipped))
+
+
+def _tree_digest(root: Path, files: list[str] | None = None) -> str:
     """sha256 over the relative path and bytes of every file under ``root``."""
     digest = hashlib.sha256()
-    files = sorted(p for p in walk(str(root), {"__pycache__"}) if not isinstance(p, Skipped))
-    for path in files:
+    for path in _tree_files(root) if files is None else files:
         found = _file_digest(path)
         digest.update(os.path.relpath(path, root).encode("utf-8", "surrogateescape") + b"\0")
         digest.update(found[1] if found else b"?")
     return digest.hexdigest()
+
+
+def _tree_stamp(root: Path, files: list[str]) -> str:
+    """sha256 over every file's path, size, times and inode: writing a file changes
+    its ctime (which no one can set), so an unchanged stamp means unchanged bytes."""
+    rows = []
+    for path in files:  # (the walk's paths are ``root`` joined with relative ones)
+        try:
+            st = os.stat(path)
+            stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+        except OSError:
+            stamp = None
+        rows.append((path, stamp))
+    return hashlib.sha256(repr((str(root), rows)).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 @cache
@@ -71,8 +88,29 @@ def profiles_fingerprint() -> str:
 
 @cache
 def code_fingerprint() -> str:
-    """Every file of the installed package: an edited rule or a rebuilt profile invalidates."""
-    return _tree_digest(_PACKAGE)
+    """Every file of the installed package: an edited rule or a rebuilt profile invalidates.
+    Hashing its bytes (5.6 MB) is most of a cached run's key cost, so the digest is kept in
+    the cache folder (``code.json``) under the stamp of the package's files (``_tree_stamp``)
+    and computed again only when the stamp changes."""
+    files = _tree_files(_PACKAGE)
+    stamp = _tree_stamp(_PACKAGE, files)
+    memo = cache_dir() / "code.json"
+    data = _read_regular(memo, 4096, follow=False)
+    try:
+        kept = json.loads(data) if data is not None else None
+    except (ValueError, RecursionError):
+        kept = None
+    if (
+        isinstance(kept, dict)
+        and kept.get("format") == CACHE_FORMAT
+        and kept.get("stamp") == stamp
+        and isinstance(kept.get("digest"), str)
+    ):
+        return kept["digest"]
+    digest = _tree_digest(_PACKAGE, files)
+    doc = {"format": CACHE_FORMAT, "stamp": stamp, "digest": digest}
+    _write_atomic(memo, json.dumps(doc).encode())
+    return digest
 
 
 def config_fingerprint(config: Any) -> str:
@@ -263,7 +301,7 @@ def load(key: str, *, launches: bool = False) -> Any | None:
     if entry is None:
         return None
     try:
-        result = codec.decode(entry.get("result"))
+        result = codec.decode(entry.get("result"), FileResult)
     except (codec.CodecError, RecursionError):
         return None
     if not isinstance(result, FileResult) or result.launches is not None or result.blob:
@@ -310,7 +348,7 @@ def load_launch_lines(key: str) -> list[str] | None:
 def launch_reports(lines: list[str]) -> list | None:
     """Launch reports from stored launch lines (parsed: for callers that read the
     summaries); None when one is not a launch summary."""
-    from servelint.pipeline.judge import LaunchReport
+    from servelint.pipeline.launch_report import LaunchReport
 
     out = []
     for line in lines:
@@ -345,6 +383,7 @@ def store(key: str, value: Any) -> None:
     launches (their summaries, as the JSON report writes them) in a file of their own,
     written first."""
     from servelint import codec
+    from servelint.pipeline.unit import FileResult
     from servelint.reporters.json_out import encode_item
 
     if not _is_key(key):
@@ -357,7 +396,9 @@ def store(key: str, value: Any) -> None:
         )
         head = {"format": CACHE_FORMAT, "key": key}
         text = json.dumps(
-            {**head, "result": codec.encode(value)}, ensure_ascii=True, separators=(",", ":")
+            {**head, "result": codec.encode(value, FileResult)},
+            ensure_ascii=True,
+            separators=(",", ":"),
         )
     except (codec.CodecError, TypeError, ValueError, RecursionError):
         return  # not representable: not cached

@@ -1,11 +1,14 @@
-"""A JSON codec for servelint's own result types, safe on data anyone may have written.
+"""A compact JSON codec for servelint's own result types, safe on data anyone may have written.
 
-``dumps(value)`` turns findings, launch reports and file results into JSON; ``loads(text)``
-builds them back and constructs nothing but the types listed in ``KNOWN`` (plain JSON values,
-``Severity``, and the servelint dataclasses). It is generic over dataclass fields, so a field
-added to ``Finding`` keeps working; a document naming an unknown type or field, or of the
-wrong shape, raises ``CodecError`` (the cache treats that as a miss). Nothing is ever
-imported, called or evaluated from the data.
+``encode(value, cls)`` turns a value of the declared type ``cls`` (a ``FileResult`` with its
+findings) into plain JSON; ``decode(doc, cls)`` builds it back. The encoding is directed by
+the declared field types, read once per dataclass: a dataclass is the list of its field
+values in declaration order, an enum its value, a tuple a list, and every string of a typed
+field an index into the document's string table (a finding's renderings repeat across the
+findings of a unit: the table holds each once). Nothing is constructed but the declared
+types; a document of the wrong shape or type raises ``CodecError`` (the cache treats that as
+a miss). Nothing is ever imported, called or evaluated from the data. The cache key covers
+servelint's code, so a document is only ever read by the field layout that wrote it.
 """
 
 from __future__ import annotations
@@ -19,303 +22,254 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-TYPE = "$t"  # {"$t": "Finding", "f": {...fields...}}
-ENUM = "$e"  # {"$e": "Severity", "v": 3}
-TUPLE = "$tuple"  # {"$tuple": [...]}
-
 
 class CodecError(ValueError):
     """The data is not a valid encoding of servelint values."""
 
 
-@functools.cache
-def known() -> dict[str, type]:
-    """The only types ``loads`` constructs, by name: the dataclasses and enums of
-    ``servelint.model`` (Finding, Span, Fix, Edit, Severity, …) and the pipeline's results."""
-    from servelint import model
-    from servelint.pipeline.judge import LaunchReport
-    from servelint.pipeline.unit import FileResult
-
-    types: list[type] = [FileResult, LaunchReport]
-    for obj in vars(model).values():
-        if (
-            isinstance(obj, type)
-            and obj.__module__ == model.__name__
-            and (dataclasses.is_dataclass(obj) or issubclass(obj, enum.Enum))
-        ):
-            types.append(obj)
-    return {t.__name__: t for t in types}
+Encoder = Callable[[Any, dict[str, int]], Any]  # (value, string table being built) -> JSON
+Decoder = Callable[[Any, list[str]], Any]  # (JSON, string table) -> value
 
 
-def dumps(value: Any) -> str:
-    return json.dumps(encode(value), ensure_ascii=False, separators=(",", ":"))
+def encode(value: Any, cls: Any) -> dict[str, Any]:
+    """``{"strings": [...], "value": ...}``: ``value`` (of type ``cls``) as plain JSON."""
+    strings: dict[str, int] = {}
+    data = _codec(cls)[0](value, strings)
+    return {"strings": list(strings), "value": data}
 
 
-def loads(text: str | bytes) -> Any:
+def decode(doc: Any, cls: Any) -> Any:
+    """The value of type ``cls`` that ``encode`` wrote as ``doc``, or ``CodecError``."""
+    if type(doc) is not dict or doc.keys() != {"strings", "value"}:
+        raise CodecError("not an encoded document")
+    table = doc["strings"]
+    if type(table) is not list or not set(map(type, table)) <= {str}:
+        raise CodecError("bad string table")
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise CodecError(f"not JSON: {exc}") from None
-    try:
-        return decode(data)
+        return _codec(cls)[1](doc["value"], table)
     except RecursionError:
         raise CodecError("nested too deeply") from None
 
 
-def encode(value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | float | str):
-        if isinstance(value, enum.Enum):
-            return {ENUM: type(value).__name__, "v": value.value}
-        return value
-    if isinstance(value, enum.Enum):
-        return {ENUM: type(value).__name__, "v": value.value}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        name = type(value).__name__
-        if known().get(name) is not type(value):
-            raise CodecError(f"cannot encode {name}")
-        return {
-            TYPE: name,
-            "f": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)},
-        }
-    if isinstance(value, list):
-        return [encode(v) for v in value]
-    if isinstance(value, tuple):
-        return {TUPLE: [encode(v) for v in value]}
-    if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value):
-            raise CodecError("dict keys must be strings")
-        if TYPE in value or ENUM in value or TUPLE in value:
-            raise CodecError("dict uses a reserved key")
-        return {k: encode(v) for k, v in value.items()}
-    raise CodecError(f"cannot encode {type(value).__name__}")
+def dumps(value: Any, cls: Any) -> str:
+    return json.dumps(encode(value, cls), ensure_ascii=False, separators=(",", ":"))
 
 
-def decode(data: Any) -> Any:
-    if data is None or isinstance(data, bool | int | float | str):
-        return data
-    if isinstance(data, list):
-        return [decode(v) for v in data]
-    if not isinstance(data, dict):
-        raise CodecError(f"unexpected {type(data).__name__}")
-    if TUPLE in data:
-        if len(data) != 1 or not isinstance(data[TUPLE], list):
-            raise CodecError("bad tuple")
-        return tuple(decode(v) for v in data[TUPLE])
-    if ENUM in data:
-        cls = known().get(data[ENUM]) if isinstance(data[ENUM], str) else None
-        if cls is None or not issubclass(cls, enum.Enum) or set(data) != {ENUM, "v"}:
-            raise CodecError(f"unknown enum {data[ENUM]!r}")
-        try:
-            return cls(data["v"])
-        except ValueError:
-            raise CodecError(f"bad {cls.__name__} value") from None
-    if TYPE in data:
-        return _construct(data)
-    return {k: decode(v) for k, v in data.items()}
-
-
-def _construct(data: dict) -> Any:
-    name = data[TYPE]
-    cls = known().get(name) if isinstance(name, str) else None
-    if cls is None or not dataclasses.is_dataclass(cls) or set(data) != {TYPE, "f"}:
-        raise CodecError(f"unknown type {name!r}")
-    return _constructor(cls)(data["f"])
+def loads(text: str | bytes, cls: Any) -> Any:
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise CodecError(f"not JSON: {exc}") from None
+    return decode(doc, cls)
 
 
 @functools.cache
-def _constructor(cls: type) -> Callable[[Any], Any]:
-    """``fields -> cls(**fields)``, each field decoded and checked by a decoder built once
-    from its declared type (``_decoder``)."""
-    name = cls.__name__
-    fields = [f for f in dataclasses.fields(cls) if f.init]
-    hints = typing.get_type_hints(cls)
-    decoders = {f.name: _decoder(hints.get(f.name, Any)) for f in fields}
-    required = frozenset(
-        f.name
-        for f in fields
-        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-    )
-
-    def construct(values: Any) -> Any:
-        if not isinstance(values, dict):
-            raise CodecError(f"unknown type {name!r}")
-        if not values.keys() <= decoders.keys():
-            raise CodecError(f"unknown fields of {name}: {sorted(values.keys() - decoders)}")
-        if not required <= values.keys():
-            raise CodecError(f"{name} lacks {sorted(required - values.keys())}")
-        try:
-            return cls(**{k: decoders[k](v) for k, v in values.items()})
-        except CodecError as exc:
-            raise CodecError(f"{name}: {exc}") from None
-        except TypeError as exc:
-            raise CodecError(f"bad {name}: {exc}") from None
-
-    return construct
-
-
-Decoder = Callable[[Any], Any]
-
-
-def _decoder(hint: Any) -> Decoder:
-    """A function decoding JSON data to a value of type ``hint`` or raising ``CodecError``:
-    the generic ``decode`` and ``_conforms`` in one pass, dispatched once per field type."""
-    if hint is Any:
-        return decode
+def _codec(hint: Any) -> tuple[Encoder, Decoder]:
+    """The encoder and decoder of one declared type, built once."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin is typing.Union or origin is types.UnionType:
-        return _union_decoder([_decoder(h) for h in args], type(None) in args)
-    if origin is list:
-        return _list_decoder(_decoder(args[0]))
-    if origin is dict:
-        return _dict_decoder(_decoder(args[0]), _decoder(args[1]))
-    if origin is tuple:
-        if len(args) == 2 and args[1] is Ellipsis:
-            return _tuple_decoder([_decoder(args[0])], repeat=True)
-        return _tuple_decoder([_decoder(h) for h in args], repeat=False)
+    if hint is str:
+        return _encode_str, _decode_str
     if hint in _SCALARS:
-        return _SCALARS[hint]
+        return _scalar(_SCALARS[hint])
+    if hint is Any:
+        return _encode_plain, _decode_plain
+    if origin is typing.Union or origin is types.UnionType:
+        return _union(args)
+    if origin is list:
+        return _list(args[0])
+    if origin is tuple:
+        return _tuple(args)
+    if origin is dict and args[0] is str:
+        return _dict(args[1])
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        return _enum_decoder(hint)
+        return _enum(hint)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return _dataclass_decoder(hint)
-    return _checked_decoder(hint)
+        return _dataclass(hint)
+    return _unsupported(f"cannot encode values of type {hint!r}")
 
 
-def _scalar(check: Callable[[Any], bool], what: str) -> Decoder:
-    def decode_scalar(data: Any) -> Any:
-        if check(data):
-            return data
-        raise CodecError(f"not {what}")
+def _unsupported(why: str) -> tuple[Encoder, Decoder]:
+    """A type no entry holds a value of (``FileResult.blob``: only ever None in the cache)."""
 
-    return decode_scalar
+    def refuse(_value: Any, _table: Any) -> Any:
+        raise CodecError(why)
+
+    return refuse, refuse
 
 
-_SCALARS: dict[Any, Decoder] = {
-    str: _scalar(lambda v: type(v) is str, "a string"),
-    int: _scalar(lambda v: type(v) is int, "an integer"),
-    float: _scalar(lambda v: type(v) is float or type(v) is int, "a number"),
-    bool: _scalar(lambda v: type(v) is bool, "a boolean"),
-    type(None): _scalar(lambda v: v is None, "null"),
+# ---------------------------------------------------------------- strings and scalars
+
+
+def _encode_str(value: Any, strings: dict[str, int]) -> int:
+    if type(value) is not str:
+        raise CodecError("not a string")
+    return strings.setdefault(value, len(strings))
+
+
+def _decode_str(data: Any, table: list[str]) -> str:
+    if type(data) is not int or data < 0:
+        raise CodecError("not a string index")
+    try:
+        return table[data]
+    except IndexError:
+        raise CodecError("string index out of range") from None
+
+
+_SCALARS: dict[Any, tuple[type, ...]] = {
+    int: (int,),
+    float: (float, int),
+    bool: (bool,),
+    type(None): (type(None),),
 }
 
 
-def _union_decoder(options: list[Decoder], nullable: bool) -> Decoder:
-    rest = [d for d in options if d is not _SCALARS[type(None)]]
-    if nullable and len(rest) == 1:
-        only = rest[0]
-        return lambda data: None if data is None else only(data)
-
-    def decode_union(data: Any) -> Any:
-        for option in options:
-            try:
-                return option(data)
-            except CodecError:
-                continue
-        raise CodecError("matches no type of a union")
-
-    return decode_union
-
-
-def _list_decoder(item: Decoder) -> Decoder:
-    if item is _SCALARS[str]:  # (renderings, argv texts: the longest lists of an entry)
-        return _list_of_strings
-
-    def decode_list(data: Any) -> list:
-        if type(data) is not list:
-            raise CodecError("not a list")
-        return [item(v) for v in data]
-
-    return decode_list
-
-
-def _list_of_strings(data: Any) -> list:
-    if type(data) is not list or not all(type(v) is str for v in data):
-        raise CodecError("not a list of strings")
-    return data
-
-
-def _dict_decoder(key: Decoder, value: Decoder) -> Decoder:
-    def decode_dict(data: Any) -> dict:
-        if type(data) is not dict or TYPE in data or ENUM in data or TUPLE in data:
-            raise CodecError("not a mapping")
-        return {key(k): value(v) for k, v in data.items()}
-
-    return decode_dict
-
-
-def _tuple_decoder(items: list[Decoder], *, repeat: bool) -> Decoder:
-    def decode_tuple(data: Any) -> tuple:
-        if type(data) is not dict or len(data) != 1 or type(data.get(TUPLE)) is not list:
-            raise CodecError("not a tuple")
-        values = data[TUPLE]
-        if repeat:
-            return tuple(items[0](v) for v in values)
-        if len(values) != len(items):
-            raise CodecError("tuple of the wrong length")
-        return tuple(d(v) for d, v in zip(items, values, strict=True))
-
-    return decode_tuple
-
-
-def _enum_decoder(cls: type[enum.Enum]) -> Decoder:
-    def decode_enum(data: Any) -> Any:
-        if type(data) is not dict or data.get(ENUM) != cls.__name__ or len(data) != 2:
-            raise CodecError(f"not a {cls.__name__}")
-        return decode(data)
-
-    return decode_enum
-
-
-def _dataclass_decoder(cls: type) -> Decoder:
-    name = cls.__name__
-
-    def decode_dataclass(data: Any) -> Any:
-        if type(data) is not dict or data.get(TYPE) != name or len(data) != 2 or "f" not in data:
-            raise CodecError(f"not a {name}")
-        if known().get(name) is not cls:
-            raise CodecError(f"unknown type {name!r}")
-        return _constructor(cls)(data["f"])
-
-    return decode_dataclass
-
-
-def _checked_decoder(hint: Any) -> Decoder:
-    def decode_checked(data: Any) -> Any:
-        value = decode(data)
-        if not _conforms(value, hint):
-            raise CodecError("has the wrong type")
+def _scalar(allowed: tuple[type, ...]) -> tuple[Encoder, Decoder]:
+    def check(value: Any, _table: Any) -> Any:
+        if type(value) not in allowed:
+            raise CodecError(f"not {' or '.join(t.__name__ for t in allowed)}")
         return value
 
-    return decode_checked
+    return check, check
 
 
-def _conforms(value: Any, hint: Any) -> bool:
-    """Whether a decoded value has the declared field type (a forged entry is a miss, not a
-    crash later)."""
-    if hint is Any:
-        return True
-    origin = typing.get_origin(hint)
-    if origin is typing.Union or origin is types.UnionType:
-        return any(_conforms(value, h) for h in typing.get_args(hint))
-    if hint is type(None):
-        return value is None
-    if origin is None:
-        if hint is float:
-            return isinstance(value, int | float) and not isinstance(value, bool)
-        if hint is int:
-            return isinstance(value, int) and not isinstance(value, bool)
-        return isinstance(value, hint) if isinstance(hint, type) else True
-    args = typing.get_args(hint)
-    if origin is list:
-        return isinstance(value, list) and all(_conforms(v, args[0]) for v in value)
-    if origin is dict:
-        return isinstance(value, dict) and all(
-            _conforms(k, args[0]) and _conforms(v, args[1]) for k, v in value.items()
+def _encode_plain(value: Any, strings: dict[str, int]) -> Any:
+    """A field of type ``Any``: plain JSON only (strings, numbers, lists, string-keyed dicts)."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if type(value) is list:
+        return [_encode_plain(v, strings) for v in value]
+    if type(value) is dict and all(type(k) is str for k in value):
+        return {k: _encode_plain(v, strings) for k, v in value.items()}
+    raise CodecError(f"cannot encode {type(value).__name__} as plain JSON")
+
+
+def _decode_plain(data: Any, _table: list[str]) -> Any:
+    return data  # JSON parsing gives plain values only
+
+
+# ---------------------------------------------------------------- composite types
+
+
+def _union(args: tuple) -> tuple[Encoder, Decoder]:
+    rest = [a for a in args if a is not type(None)]
+    if len(rest) == 1 and len(args) == 2:  # X | None
+        enc, dec = _codec(rest[0])
+        return (
+            lambda value, strings: None if value is None else enc(value, strings),
+            lambda data, table: None if data is None else dec(data, table),
         )
-    if origin is tuple:
-        if not isinstance(value, tuple):
-            return False
-        if len(args) == 2 and args[1] is Ellipsis:
-            return all(_conforms(v, args[0]) for v in value)
-        return len(args) == len(value) and all(map(_conforms, value, args))
-    return isinstance(value, origin) if isinstance(origin, type) else True
+    if all(a in _SCALARS or a is str for a in args):  # str | int | None: the raw value
+        return _scalar(tuple(args))
+    return _unsupported(f"cannot encode a union of {args!r}")
+
+
+def _list(item: Any) -> tuple[Encoder, Decoder]:
+    if item is str:  # (renderings, argv texts: the longest lists of an entry)
+        return _encode_str_list, _decode_str_list
+    enc, dec = _codec(item)
+
+    def encode_list(value: Any, strings: dict[str, int]) -> list:
+        if type(value) is not list:
+            raise CodecError("not a list")
+        return [enc(v, strings) for v in value]
+
+    def decode_list(data: Any, table: list[str]) -> list:
+        if type(data) is not list:
+            raise CodecError("not a list")
+        return [dec(v, table) for v in data]
+
+    return encode_list, decode_list
+
+
+def _encode_str_list(value: Any, strings: dict[str, int]) -> list[int]:
+    if type(value) is not list:
+        raise CodecError("not a list")
+    return [_encode_str(v, strings) for v in value]
+
+
+def _decode_str_list(data: Any, table: list[str]) -> list[str]:
+    if type(data) is not list or not set(map(type, data)) <= {int}:  # (type checks in C)
+        raise CodecError("not a list of string indices")
+    if data and (min(data) < 0 or max(data) >= len(table)):
+        raise CodecError("string index out of range")
+    return list(map(table.__getitem__, data))
+
+
+def _tuple(args: tuple) -> tuple[Encoder, Decoder]:
+    repeat = len(args) == 2 and args[1] is Ellipsis
+    codecs = [_codec(a) for a in (args[:1] if repeat else args)]
+
+    def encode_tuple(value: Any, strings: dict[str, int]) -> list:
+        if type(value) is not tuple or (not repeat and len(value) != len(codecs)):
+            raise CodecError("not a tuple of the declared length")
+        if repeat:
+            return [codecs[0][0](v, strings) for v in value]
+        return [c[0](v, strings) for c, v in zip(codecs, value, strict=True)]
+
+    def decode_tuple(data: Any, table: list[str]) -> tuple:
+        if type(data) is not list or (not repeat and len(data) != len(codecs)):
+            raise CodecError("not a tuple of the declared length")
+        if repeat:
+            return tuple(codecs[0][1](v, table) for v in data)
+        return tuple(c[1](v, table) for c, v in zip(codecs, data, strict=True))
+
+    return encode_tuple, decode_tuple
+
+
+def _dict(value_type: Any) -> tuple[Encoder, Decoder]:
+    enc, dec = _codec(value_type)
+
+    def encode_dict(value: Any, strings: dict[str, int]) -> dict:
+        if type(value) is not dict or not all(type(k) is str for k in value):
+            raise CodecError("not a mapping with string keys")
+        return {k: enc(v, strings) for k, v in value.items()}
+
+    def decode_dict(data: Any, table: list[str]) -> dict:
+        if type(data) is not dict:
+            raise CodecError("not a mapping")
+        return {k: dec(v, table) for k, v in data.items()}
+
+    return encode_dict, decode_dict
+
+
+def _enum(cls: type[enum.Enum]) -> tuple[Encoder, Decoder]:
+    members = {m.value: m for m in cls}
+    kinds = {type(v) for v in members}
+
+    def encode_enum(value: Any, _strings: dict[str, int]) -> Any:
+        if not isinstance(value, cls):
+            raise CodecError(f"not a {cls.__name__}")
+        return value.value
+
+    def decode_enum(data: Any, _table: list[str]) -> Any:
+        if type(data) not in kinds or data not in members:  # (a bool is no IntEnum value)
+            raise CodecError(f"not a {cls.__name__}")
+        return members[data]
+
+    return encode_enum, decode_enum
+
+
+def _dataclass(cls: type) -> tuple[Encoder, Decoder]:
+    """A dataclass as the list of its fields' values, in declaration order."""
+    name = cls.__name__
+    fields = [f for f in dataclasses.fields(cls) if f.init]
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in fields]
+    codecs = [_codec(hints.get(f.name, Any)) for f in fields]
+    encoders = list(zip(names, (c[0] for c in codecs), strict=True))
+    decoders = [c[1] for c in codecs]
+
+    def encode_dataclass(value: Any, strings: dict[str, int]) -> list:
+        if type(value) is not cls:
+            raise CodecError(f"not a {name}")
+        return [enc(getattr(value, n), strings) for n, enc in encoders]
+
+    def decode_dataclass(data: Any, table: list[str]) -> Any:
+        if type(data) is not list or len(data) != len(decoders):
+            raise CodecError(f"not a {name}")
+        try:
+            return cls(*[dec(v, table) for dec, v in zip(decoders, data, strict=True)])
+        except CodecError as exc:
+            raise CodecError(f"{name}: {exc}") from None
+
+    return encode_dataclass, decode_dataclass

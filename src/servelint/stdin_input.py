@@ -8,8 +8,6 @@ name (``--stdin-filename``, or ``-``), never the temporary file.
 from __future__ import annotations
 
 import dataclasses
-import shutil
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 from typing import TextIO
@@ -25,6 +23,8 @@ class StdinFile:
     def __init__(self, stream: TextIO, filename: str | None) -> None:
         self.text = stream.read()
         self.display = filename or STDIN_PATH
+        import tempfile  # (only when reading stdin: not on every check's start-up)
+
         self._dir = tempfile.mkdtemp(prefix="servelint-stdin-")
         name = PurePath(filename).name if filename else "stdin"
         # a recipe is recognised under a models/ folder (as in the recipes repository)
@@ -35,6 +35,8 @@ class StdinFile:
         Path(self.path).write_text(self.text, encoding="utf-8")
 
     def close(self) -> None:
+        import shutil
+
         shutil.rmtree(self._dir, ignore_errors=True)
 
     def _span(self, span: Span) -> Span:

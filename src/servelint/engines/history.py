@@ -7,8 +7,10 @@ Presence is stored as sorted lists of release indices into ``releases``.
 
 from __future__ import annotations
 
+import bisect
 import gzip
 import json
+import math
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -135,12 +137,12 @@ class History:
 
     def next_release_without(self, kind: str, key: str, release: str) -> str | None:
         """First release after ``release`` where the key is absent (the key exists in ``release``)."""
-        have = set(self._indices(kind, key))
-        pos = self._pos(release)
-        for i in range(len(self.releases)):
-            if i > pos and i not in have:
-                return self.releases[i]
-        return None
+        idx = self._indices(kind, key)  # sorted: skip the run of releases that have it
+        i = math.floor(self._pos(release)) + 1
+        j = bisect.bisect_left(idx, i)
+        while j < len(idx) and idx[j] == i:
+            i, j = i + 1, j + 1
+        return self.releases[i] if i < len(self.releases) else None
 
     def is_after(self, a: str, b: str) -> bool:
         """Release ``a`` comes after release ``b``."""

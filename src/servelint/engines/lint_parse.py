@@ -257,6 +257,8 @@ def _reindex(option, kept: list[int]):
         changes = {"index": kept[option.index]}
         if option.value_index is not None and option.value_index < len(kept):
             changes["value_index"] = kept[option.value_index]
+        if all(getattr(option, k) == v for k, v in changes.items()):
+            return option  # nothing dropped before it (options are frozen: no copy needed)
         return dataclasses.replace(option, **changes)
     except (TypeError, IndexError, AttributeError):
         return option

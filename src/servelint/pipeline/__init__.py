@@ -19,7 +19,7 @@ from servelint.condense import one_note_per_file
 from servelint.model import Finding
 from servelint.pipeline.control import apply_control
 from servelint.pipeline.discover import discover
-from servelint.pipeline.judge import LaunchReport
+from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.merge import merge
 from servelint.pipeline.options import Options
 from servelint.pipeline.run import run_jobs

@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from servelint import ranges
 from servelint.engines import history as history_mod
 from servelint.model import Finding, LaunchSpec, Severity
 from servelint.pipeline import argv_memo
+from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.options import Options
 from servelint.resolve import Resolution, resolve
 from servelint.rules import registry
 from servelint.rules.base import CheckContext, Scope
-
-
-@dataclass(slots=True)
-class LaunchReport:
-    spec: LaunchSpec | None  # dropped once summarised
-    judged: list[str]  # "vllm 0.27.1 (image tag v0.27.1)"
-    errors: int = 0
-    works_on: dict[str, str | int | None] | None = None
-    summary: dict[str, Any] = field(default_factory=dict)
 
 
 def _apply_options(spec: LaunchSpec, options: Options) -> None:

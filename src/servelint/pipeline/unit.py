@@ -9,11 +9,7 @@ from typing import Any
 
 from servelint.model import Finding, LaunchSpec, Severity
 from servelint.pipeline.discover import Job
-from servelint.pipeline.judge import (
-    LaunchReport,
-    check_spec,
-    launch_summary,
-)
+from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.merge import merge
 from servelint.pipeline.options import Options
 from servelint.pipeline.problems import problem_finding
@@ -119,6 +115,8 @@ def judge_specs(
     specs: list[LaunchSpec], options: Options
 ) -> tuple[list[Finding], list[LaunchReport]]:
     """The findings of every launch, in launch order, and their reports."""
+    from servelint.pipeline.judge import check_spec, launch_summary  # (not for cached runs)
+
     raw: list[Finding] = []
     launches: list[LaunchReport] = []
     for spec in specs:

@@ -26,7 +26,6 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from servelint import hardware
 from servelint.model import Finding, FixSafety, Severity
 from servelint.rules.base import CheckContext, Scope, finding
 from servelint.rules.value_late import values_to_check
@@ -85,6 +84,8 @@ def may_apply(prof, option_texts: list[str | None]) -> bool:  # noqa: ANN001
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
+    from servelint import hardware  # (lazy: the catalogue imports every rule)
+
     gpu = hardware.lookup(ctx.spec.gpu)
     if gpu is None or gpu.compute_capability is None:
         return

@@ -33,10 +33,8 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from servelint import hardware, image_contents
 from servelint.model import Finding, Fix, FixSafety, ReleaseFrom, Severity, Span, release_kind
 from servelint.rules._fixes import drop_env, drop_tokens, option_tokens
 from servelint.rules._util import (
@@ -115,6 +113,8 @@ def triggered(ctx: CheckContext, trigger: dict[str, Any]) -> tuple[Span, str] | 
 
 def _satisfies(available: str, needed: str) -> bool:
     """Could an install constrained by ``available`` satisfy ``needed``? (both specifiers)"""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # (lazy, as below)
+
     try:
         a, n = SpecifierSet(available or ""), SpecifierSet(needed or "")
     except InvalidSpecifier:
@@ -144,6 +144,8 @@ def image_has(ctx: CheckContext, package: str, needed: str) -> tuple[bool, bool,
             entry = None
         known, basis = True, "the wheel's Requires-Dist"
     else:
+        from servelint import image_contents
+
         got = image_contents.lookup(ctx.profile.image, image_contents.flavour(
             ctx.spec.image, ctx.spec.gpu), package)
         entry, known = got.entry, got.known
@@ -245,6 +247,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     prof = ctx.profile
     if ctx.extra.get("custom_image") or not prof.image.get("packages"):
         return  # the image's package set is unknown: cannot check
+    from servelint import hardware  # (lazy: the catalogue imports every rule)
+
     gpu = hardware.lookup(ctx.spec.gpu)
     reported: set[tuple] = set()  # one finding per setting and requirement (several gates of
     # one import, e.g. the import and its version check, are one failure)

@@ -32,7 +32,6 @@ from collections.abc import Iterator
 from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import canonical_pkg
 from servelint.rules.base import CheckContext, Scope, finding
-from servelint.sources.common.pip import well_known_packages
 
 CODE = "SL161"
 NAME = "runtime-install"
@@ -66,6 +65,8 @@ def _reasons(inst, known: frozenset[str]) -> list[str]:
 def check(ctx: CheckContext) -> Iterator[Finding]:
     spec = ctx.spec
     trust = any(t.text == "--trust-remote-code" for t in spec.argv)
+    from servelint.sources.common.pip import well_known_packages  # (lazy: the catalogue)
+
     known = well_known_packages()
     by_command: dict[tuple, list] = {}
     for inst in spec.installs:

@@ -34,7 +34,6 @@ from typing import Any
 
 from packaging.version import Version
 
-from servelint.engines.vllm.verdict import deprecation_refuses, means_unset, read_only_if
 from servelint.model import Finding, FixSafety, Severity
 from servelint.profiles import Profile
 from servelint.rules._util import (
@@ -118,6 +117,9 @@ def rejected(prof: Profile, target: str, value: str, dests: set[str],
     late = prof.late_for(target)
     if late is None:
         return None
+    from servelint.engines.vllm.verdict import deprecation_refuses, means_unset  # (lazy: a
+    # run served from the cache imports the rules for their catalogue, not their checks)
+
     set_name, entry = late
     if means_unset(prof, target, value):
         return None  # the release's own default or a sentinel its validator maps to unset
@@ -165,6 +167,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         msg = where + (f": the engine fails at {stage.replace('_', ' ')}" if stage else "")
         if entry.get("message"):
             msg += f" ({entry['message']})"
+        from servelint.engines.vllm.verdict import read_only_if
+
         if read_only_if(entry, target):
             msg += f"; {read_only_if(entry, target)}"
         hist = ctx.history

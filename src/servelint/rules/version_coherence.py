@@ -45,7 +45,6 @@ import sys
 from collections.abc import Iterator
 
 from servelint.model import Finding, Fix, FixSafety, Severity
-from servelint.resolve import is_engines_own_image, release_version
 from servelint.rules._fixes import set_value
 from servelint.rules._util import argv_fact, is_symbolic, normalise_flag, token_span
 from servelint.rules.base import CheckContext, Scope, finding
@@ -62,6 +61,8 @@ _LATE: dict[tuple, str | None] = {}
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
+    from servelint.resolve import release_version  # (lazy: the catalogue imports every rule)
+
     spec, prof, hist = ctx.spec, ctx.profile, ctx.history
     mod = sys.modules[__name__]
     floor = release_version(spec.floor)
@@ -132,6 +133,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 def _image_bump(ctx: CheckContext, have: str, want: str) -> Fix | None:
     """Unsafe (another release runs): the engine's own image tag ``v<have>`` bumped to
     ``v<want>``, when servelint knows release ``want``."""
+    from servelint.resolve import is_engines_own_image
+
     spec, hist = ctx.spec, ctx.history
     image = spec.image or ""
     repo, _, tag = image.rpartition(":")
@@ -145,6 +148,8 @@ def _image_bump(ctx: CheckContext, have: str, want: str) -> Fix | None:
 def _with_floor_fix(ctx: CheckContext, found: list[tuple[str, Finding]]) -> Iterator[Finding]:
     """Each finding offers the same safe edit: the recipe floor raised to the newest first
     release the launch needs (a floor only states the oldest release it works on)."""
+    from servelint.resolve import release_version
+
     spec = ctx.spec
     needed = max((first for first, _ in found), key=release_version, default=None)
     image = release_version(ctx.extra.get("image_release"))

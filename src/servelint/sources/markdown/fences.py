@@ -100,3 +100,16 @@ def find_fences(text: str) -> list[Fence]:
                          quoted + indent, closed=closed or j < len(lines)))
         i = j + 1 if closed else j
     return out
+
+
+# a block worth interpreting mentions one of these (exports and heredocs: for later blocks)
+_KEYWORDS = ("vllm", "sglang", "docker", "podman", "pip ", "api_server", "export ", "<<")
+
+
+def worth_reading(fence: Fence) -> bool:
+    """Whether a block is a shell block that could launch, install or set what a launch
+    reads (the shell interpreter is imported only for such a block)."""
+    if not fence.is_shell:
+        return False
+    body = "\n".join(fence.lines)
+    return any(k in body for k in _KEYWORDS)

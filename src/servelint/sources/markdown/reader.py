@@ -21,22 +21,18 @@ import codecs
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from servelint import budget
 from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.markdown.doc_context import DocContext, config_file_value, prose_before
-from servelint.sources.markdown.fences import Fence, find_fences
-from servelint.sources.markdown.shell import (
-    BlockInterpreter,
-    Pin,
-    interpret,
-    prepare,
-    worth_reading,
-)
-from servelint.sources.shell.continuation import continuation_problems
+from servelint.sources.markdown.fences import Fence, find_fences, worth_reading
 from servelint.sources.shell.launch import vllm_config_tokens
+
+if TYPE_CHECKING:  # the shell interpreter is imported for a block worth reading only
+    from servelint.sources.markdown.shell import BlockInterpreter, Pin
 
 MAX_BYTES = 4 * 1024 * 1024
 _ELLIPSES = {"...", "…", "[...]", "<...>"}
@@ -271,6 +267,9 @@ def _interpret_block(
     path: str, fence: Fence, mapper: _Mapper, work: budget.FileWork, result: MarkdownResult
 ) -> BlockInterpreter | None:
     """The shell interpreter's reading of one block, or None when it failed (reported)."""
+    from servelint.sources.markdown.shell import interpret, prepare
+    from servelint.sources.shell.continuation import continuation_problems
+
     try:
         prepared = prepare(fence)
         result.problems.extend(
@@ -315,6 +314,8 @@ def _collect_block(
     result: MarkdownResult,
 ) -> None:
     """Move one block's pins, problems and launches into the document's spans."""
+    from servelint.sources.markdown.shell import Pin
+
     for pin in interp.pins:
         span = mapper.span(pin.span)
         if span is not None:

@@ -37,8 +37,6 @@ _PLACEHOLDER = re.compile(
 _PROMPT = re.compile(r"^(\s*)\$ ")
 _ROOT_PROMPT = re.compile(r"^(\s*)# ")
 _PS2 = re.compile(r"^(\s*)> ")
-# a block worth interpreting mentions one of these (exports and heredocs: for later blocks)
-_KEYWORDS = ("vllm", "sglang", "docker", "podman", "pip ", "api_server", "export ", "<<")
 
 
 @dataclass
@@ -80,13 +78,6 @@ def prepare(fence: Fence) -> list[str]:
         continued = text.rstrip().endswith("\\") and bool(text.strip())
         out.append(_PLACEHOLDER.sub(_placeholder, text))
     return out
-
-
-def worth_reading(fence: Fence) -> bool:
-    if not fence.is_shell:
-        return False
-    body = "\n".join(fence.lines)
-    return any(k in body for k in _KEYWORDS)
 
 
 def _field(tok: Token) -> Field:
