@@ -22,7 +22,8 @@ REASONS = [
         "uses them)",
     ),
     (
-        r"^None .*(value-rejected-later|config-invalid):",
+        r"^None .*(value-rejected-later|config-invalid|"
+        r"validator-rejects: [^:]* at engine config):",
         "false error of scope: servelint's finding is about vLLM's engine-config stage "
         "(after AsyncEngineArgs.from_cli_args, which this oracle replaces by a recorder): the "
         "parse step accepts the value, the engine rejects it when it builds its config",

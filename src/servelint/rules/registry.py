@@ -33,6 +33,7 @@ _MODULES = (
     "value_invalid",
     "value_late",
     "config_invalid",
+    "validator_condition",
     "env_unknown",
     "env_value",
     "env_deprecated",

@@ -34,5 +34,6 @@ ENGINE = Engine(
         "servelint.engines.vllm.builder.gates",  # optional-package gates
         "servelint.engines.vllm.builder.image",  # image package set
         "servelint.engines.vllm.builder.backends",  # backend hardware limits
+        "servelint.engines.vllm.builder.conditions",  # validator raise/assert conditions
     ),
 )

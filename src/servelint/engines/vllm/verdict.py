@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from servelint.engines.vllm import argv as vllm_argv
+from servelint.engines.vllm import validators
 from servelint.profiles import Profile
 
 ACCEPTED = "accepted"
@@ -194,8 +195,21 @@ def static_verdict(profile: Profile, argv: list[str],
     if not result.ok:
         return StaticVerdict("parse", False, result.error or "rejected by the parser")
     effective = _effective_values(list(result.options))
-    late = late_rejection(profile, effective, env) or json_rejection(profile, result.options)
+    condition = condition_rejection(profile, list(result.options))
+    if condition is not None and condition.stage == "parse":  # the parser's type= fails first
+        return condition
+    late = late_rejection(profile, effective, env) or json_rejection(profile, result.options) \
+        or condition
     return late if late is not None else StaticVerdict(ACCEPTED, True, "")
+
+
+def condition_rejection(profile: Profile, options: list[Any]) -> StaticVerdict | None:
+    """The first validator condition of the release that the launch makes true."""
+    failure = next(validators.failures(profile, options), None)
+    if failure is None:
+        return None
+    return StaticVerdict(failure.stage, False, f"{failure.message} ({failure.source})", "",
+                         failure.fields[0] if failure.fields else failure.cls)
 
 
 def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:

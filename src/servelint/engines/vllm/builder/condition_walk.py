@@ -1,0 +1,383 @@
+"""The statement walker of the ``conditions`` builder (engines/vllm/builder/conditions.py):
+one validator method read in source order, each ``if COND: raise`` / ``assert COND`` turned
+into a test over ``self.<field>`` chains (guards joined, locals substituted), kept only when
+the check-time walker (engines/vllm/conditions.py) can evaluate it and no earlier statement
+changed what it reads."""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from servelint.engines._build.astutil import dotted
+
+# Calls the check-time walker evaluates (engines/vllm/conditions.py: SAFE_CALLS/METHODS).
+SAFE_CALLS = frozenset({"len", "bool", "set", "tuple", "list", "sorted"})
+SAFE_METHODS = frozenset(
+    {
+        "lower",
+        "upper",
+        "strip",
+        "lstrip",
+        "rstrip",
+        "startswith",
+        "endswith",
+        "split",
+        "isdigit",
+        "get",
+        "keys",
+        "values",
+    }
+)
+_CONSTANT_NAMES = frozenset({"True", "False", "None"})
+_MAX_DEPTH = 3
+_VALIDATOR_DECORATORS = ("model_validator", "field_validator")
+
+
+@dataclass
+class Walk:
+    """State of one validator walk: local aliases, mutated fields, the class's methods."""
+
+    path: str
+    methods: dict[str, ast.FunctionDef]
+    consts: dict[str, ast.expr]
+    aliases: dict[str, ast.expr | None] = field(default_factory=dict)
+    mutated: set[str] = field(default_factory=set)
+    poisoned: bool = False  # self went to a function we do not read: nothing is known after
+    method: str = ""
+    out: list[dict[str, Any]] = field(default_factory=list)
+    seen: set[int] = field(default_factory=set)
+
+
+def walk_method(
+    path: str,
+    methods: dict[str, ast.FunctionDef],
+    consts: dict[str, ast.expr],
+    method: ast.FunctionDef,
+    value_field: str | None = None,
+    seed: set[str] | None = None,
+    poisoned: bool = False,
+) -> Walk:
+    walk = Walk(
+        path, methods, consts, mutated=set(seed or ()), poisoned=poisoned, method=method.name
+    )
+    if value_field is not None and len(method.args.args) > 1:
+        value = ast.Attribute(ast.Name("self", ast.Load()), value_field, ast.Load())
+        walk.aliases[method.args.args[1].arg] = value
+    _statements(walk, method.body, [], 0)
+    return walk
+
+
+def _returns(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], ast.Return | ast.Continue | ast.Break)
+
+
+def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth: int) -> bool:
+    """Walk ``body`` under ``guards``; False once a ``return`` ends it."""
+    guards = list(guards)
+    for st in body:
+        if walk.poisoned:
+            return False
+        if isinstance(st, ast.If):
+            test = _resolve(walk, st.test)
+            _statements(walk, st.body, guards + [test], depth)
+            if st.orelse:
+                _statements(walk, st.orelse, guards + [_negate(test)], depth)
+            # past `if A: return`, A is false; past `if A: raise`, A may be left out: were it
+            # true, the engine would already have refused the launch
+            if _returns(st.body):
+                guards.append(_negate(test))
+            if st.orelse and _returns(st.orelse):
+                guards.append(test)
+        elif isinstance(st, ast.Raise):
+            _record(walk, guards, None, st)
+            return False
+        elif isinstance(st, ast.Assert):
+            _record(walk, guards, _negate(_resolve(walk, st.test)), st)
+        elif isinstance(st, ast.Return):
+            return False
+        elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            _call(walk, st.value, guards, depth)
+        elif isinstance(st, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            assign(walk, st)
+        else:  # loops, try, with, match: not followed; what they change is unknown after
+            taint(walk, st)
+    return True
+
+
+def _call(walk: Walk, call: ast.Call, guards: list[ast.expr], depth: int) -> None:
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "self"
+    ):
+        target = walk.methods.get(func.attr)
+        if target is None or depth >= _MAX_DEPTH or id(target) in walk.seen:
+            walk.poisoned = True  # an inherited or recursive method may change any field
+            return
+        walk.seen.add(id(target))
+        saved = dict(walk.aliases)
+        walk.aliases = {}
+        _statements(walk, target.body, guards, depth + 1)
+        walk.aliases = saved
+        walk.seen.discard(id(target))
+        return
+    taint(walk, call)
+
+
+def taint(walk: Walk, node: ast.AST) -> None:
+    """Fields and locals ``node`` may change: assigned, mutated in place, or ``self`` passed on."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            assign(walk, sub)
+        elif isinstance(sub, ast.For | ast.comprehension):
+            for name in ast.walk(sub.target):
+                if isinstance(name, ast.Name):
+                    walk.aliases[name.id] = None
+        elif isinstance(sub, ast.Call):
+            if any(isinstance(a, ast.Name) and a.id == "self" for a in sub.args):
+                walk.poisoned = True
+            f = sub.func
+            if not isinstance(f, ast.Attribute):
+                continue
+            path = self_path(f.value)
+            if path:  # self.x.append(...)
+                walk.mutated.add(path)
+            elif isinstance(f.value, ast.Name) and f.value.id == "self":  # self.method()
+                method = walk.methods.get(f.attr)
+                if method is None:
+                    walk.poisoned = True  # inherited or unknown: may change any field
+                    continue
+                inner = Walk("", {}, {})  # its own self-calls: not followed, so poisoned
+                taint(inner, method)
+                walk.mutated |= inner.mutated
+                walk.poisoned |= inner.poisoned
+            elif isinstance(f.value, ast.Name):  # cfg.update(...)
+                walk.aliases[f.value.id] = None
+
+
+def assign(walk: Walk, st: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
+    targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+    for target in targets:
+        for sub in target.elts if isinstance(target, ast.Tuple | ast.List) else [target]:
+            path = self_path(sub)
+            if path:
+                walk.mutated.add(path)
+        if isinstance(target, ast.Name):
+            fresh = target.id not in walk.aliases and isinstance(st, ast.Assign | ast.AnnAssign)
+            value = getattr(st, "value", None)
+            walk.aliases[target.id] = _resolve(walk, value) if fresh and value else None
+        elif isinstance(target, ast.Tuple | ast.List):
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    walk.aliases[name.id] = None
+    value = getattr(st, "value", None)
+    if value is not None:
+        _taint_calls(walk, value)
+
+
+def _taint_calls(walk: Walk, node: ast.AST) -> None:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and any(
+            isinstance(a, ast.Name) and a.id == "self" for a in sub.args
+        ):
+            walk.poisoned = True
+
+
+def self_path(node: ast.AST) -> str | None:
+    """``a.b`` of ``self.a.b`` (``self.a.b[i].c``: ``a.b``, the part that is replaced)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        if isinstance(node, ast.Subscript):
+            parts = []
+        else:
+            parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id == "self" and parts:
+        return ".".join(reversed(parts))
+    return None
+
+
+def _changed(reads: set[str], mutated: set[str]) -> bool:
+    """A read path (``a.b``) sees a changed value: it or a path above it was assigned."""
+    return any(r == m or r.startswith(m + ".") for r in reads for m in mutated)
+
+
+def self_field(node: ast.AST) -> str | None:
+    """``x`` of ``self.x``, ``self.x.y``, ``self.x[i]``."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        inner = node.value
+        if isinstance(node, ast.Attribute) and isinstance(inner, ast.Name) and inner.id == "self":
+            return node.attr
+        node = inner
+    return None
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, walk: Walk):
+        self.walk = walk
+        self.bound: set[str] = set()
+
+    def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
+        saved = set(self.bound)
+        for gen in node.generators:
+            gen.iter = self.visit(gen.iter)
+            self.bound |= {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+            gen.ifs = [self.visit(i) for i in gen.ifs]
+        node.elt = self.visit(node.elt)
+        self.bound = saved
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.bound:
+            return node  # the comprehension's own variable
+        if node.id in self.walk.aliases:
+            value = self.walk.aliases[node.id]
+            return copy.deepcopy(value) if value is not None else ast.Name("?", ast.Load())
+        if node.id in self.walk.consts:
+            return copy.deepcopy(self.walk.consts[node.id])
+        return node
+
+
+def _resolve(walk: Walk, node: ast.expr) -> ast.expr:
+    return _Substitute(walk).visit(copy.deepcopy(node))
+
+
+def _negate(test: ast.expr) -> ast.expr:
+    return ast.UnaryOp(ast.Not(), test)
+
+
+def _record(
+    walk: Walk, guards: list[ast.expr], cond: ast.expr | None, st: ast.Raise | ast.Assert
+) -> None:
+    parts = guards + ([cond] if cond is not None else [])
+    if not parts:
+        return  # an unconditional raise (a method that always fails is not a launch's fault)
+    test = parts[0] if len(parts) == 1 else ast.BoolOp(ast.And(), parts)
+    if not _evaluable(test) or _changed(_reads(test), walk.mutated):
+        return
+    walk.out.append(
+        {
+            "test": ast.unparse(test),
+            "message": _message(st, walk),
+            "source": f"{walk.path}:{st.lineno}",
+            "kind": "assert" if isinstance(st, ast.Assert) else "raise",
+            "method": walk.method,
+        }
+    )
+
+
+def _reads(test: ast.expr) -> set[str]:
+    """The longest ``self.`` attribute chains the test reads (``self.a.b`` -> ``a.b``)."""
+    inner = {id(n.value) for n in ast.walk(test) if isinstance(n, ast.Attribute)}
+    return {
+        p
+        for n in ast.walk(test)
+        if isinstance(n, ast.Attribute) and id(n) not in inner and (p := self_path(n)) is not None
+    }
+
+
+def _evaluable(test: ast.expr) -> bool:
+    """Only what the check-time walker evaluates: self.<field> chains, literals, operators,
+    the safe built-ins and string methods."""
+    bound = _comprehension_names(test)
+    if bound is None:
+        return False
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name):
+            if node.id not in _CONSTANT_NAMES and node.id != "self" and node.id not in bound:
+                return False
+        elif isinstance(node, ast.Attribute):
+            if not _self_chain(node) and not _is_method_callee(node, test):
+                return False
+        elif isinstance(node, ast.Call):
+            if node.keywords or not _safe_callee(node.func):
+                return False
+        elif isinstance(
+            node,
+            ast.Lambda
+            | ast.NamedExpr
+            | ast.Await
+            | ast.Yield
+            | ast.YieldFrom
+            | ast.SetComp
+            | ast.DictComp
+            | ast.GeneratorExp
+            | ast.JoinedStr
+            | ast.Starred
+            | ast.Slice,
+        ):
+            return False
+    return True
+
+
+def _comprehension_names(test: ast.expr) -> set[str] | None:
+    """Names the test's list comprehensions bind (one plain generator each: ``[n for n, v in
+    ((…), …) if v]``), or None for a comprehension the walker does not evaluate."""
+    names: set[str] = set()
+    for node in ast.walk(test):
+        if not isinstance(node, ast.ListComp):
+            continue
+        if len(node.generators) != 1 or node.generators[0].is_async:
+            return None
+        target = node.generators[0].target
+        parts = target.elts if isinstance(target, ast.Tuple) else [target]
+        if not all(isinstance(p, ast.Name) for p in parts):
+            return None
+        names |= {p.id for p in parts if isinstance(p, ast.Name)}
+    return names
+
+
+def _self_chain(node: ast.Attribute) -> bool:
+    inner: ast.AST = node
+    while isinstance(inner, ast.Attribute):
+        inner = inner.value
+    return isinstance(inner, ast.Name) and inner.id == "self"
+
+
+def _is_method_callee(node: ast.Attribute, test: ast.expr) -> bool:
+    return node.attr in SAFE_METHODS and any(
+        isinstance(c, ast.Call) and c.func is node for c in ast.walk(test)
+    )
+
+
+def _safe_callee(func: ast.expr) -> bool:
+    if isinstance(func, ast.Name):
+        return func.id in SAFE_CALLS
+    return isinstance(func, ast.Attribute) and func.attr in SAFE_METHODS
+
+
+def _message(st: ast.Raise | ast.Assert, walk: Walk) -> str:
+    if isinstance(st, ast.Assert):
+        text = _text(st.msg, walk) if st.msg is not None else ""
+        return f"AssertionError: {text}" if text else "AssertionError"
+    node: ast.AST | None = st.exc
+    if isinstance(node, ast.Call):
+        head = dotted(node.func).rsplit(".", 1)[-1]
+        text = _text(node.args[0], walk) if node.args else ""
+        return f"{head}: {text}" if text else head
+    if node is None:
+        return "raise"
+    return _text(node, walk) or ast.unparse(node)
+
+
+def _text(node: ast.AST, walk: Walk) -> str:
+    """A message's text: constants as written, f-string parts as ``{expr}`` with the walk's
+    locals substituted (``{tp}`` -> ``{self.tensor_parallel_size}``), so the check can print
+    the launch's values."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(
+            v.value
+            if isinstance(v, ast.Constant)
+            else "{" + ast.unparse(_resolve(walk, v.value)) + "}"
+            for v in node.values
+            if isinstance(v, ast.Constant | ast.FormattedValue)
+        )
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _text(node.left, walk) + _text(node.right, walk)
+    return ""

@@ -1,0 +1,406 @@
+"""Which validator conditions of the release (the profile's ``conditions``) a launch meets.
+
+A config class gets its values two ways:
+
+- a ``dataclass-json`` option (``--profiler-config '{…}'``, ``--profiler-config.profiler
+  torch``): the keys the launch gives, the class defaults for the rest; pydantic runs the
+  validators in the parser's ``type=``, so the launch fails at parse time;
+- built by ``EngineArgs.create_engine_config`` from option dests (``ParallelConfig(
+  enable_eplb=self.enable_eplb, …)``): each field the call passes as ``self.<dest>`` gets
+  the launch's value of that dest (or the dest's default), fields the call does not pass
+  get the class default; the launch fails when the engine config is built.
+
+A value the launch does not decide is ``UNKNOWN``: a field the engine converts
+(``converted``), changes before the check, passes as something else than a plain dest, or
+whose default the source does not state. ``conditions.outcome`` decides a test only when
+none of them matters.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from servelint.engines.vllm.conditions import UNKNOWN, Items, Values, outcome, reads, rendered
+from servelint.engines.vllm.json_config import _expand_human_numbers, human_int
+from servelint.profiles import Profile
+
+_TRUE = {"true", "1", "yes", "on", "t", "y"}
+_FALSE = {"false", "0", "no", "off", "f", "n"}
+_INT_RE = re.compile(r"^\s*[+-]?\d(_?\d)*\s*$")
+_MAX_DEPTH = 4
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionFailure:
+    cls: str
+    message: str
+    source: str
+    stage: str  # parse | engine_config
+    test: str
+    fields: tuple[str, ...]  # the option dests / config paths the failing test reads
+
+
+def failures(
+    profile: Profile, options: list[Any], unknown: Callable[[Any], bool] = lambda opt: False
+) -> Iterator[ConditionFailure]:
+    """The validator conditions the launch's options make certainly true, parse-stage
+    classes first (the order the engine meets them). ``unknown(option)``: the option's
+    value is not known (a shell variable), so nothing that reads it is decided."""
+    table = profile.data.get("conditions") or {}
+    if not table or any(opt.canonical == "--config" for opt in options):
+        return  # a --config file may set any option: nothing is decided by the argv alone
+    built_classes, read = _index(profile, table)
+    if not any(opt.action is not None and opt.action.dest in read for opt in options):
+        return  # no option that a recorded condition reads
+    given = _dest_values(options, unknown)
+    payloads = _json_payloads(profile, options, unknown)
+    for dest, payload in payloads.items():
+        cls = profile.by_dest[dest].raw.get("json_dataclass")
+        if (table.get(cls) or {}).get("checks") and isinstance(payload, dict):
+            values = _json_values(profile, table, cls, payload, 0, own=True)
+            yield from _failing(table, cls, values, "parse", f"{dest}.")
+    for cls, built in built_classes:
+        values = _built_values(profile, table, cls, built, given, payloads)
+        if values is not None:
+            yield from _failing(table, cls, values, "engine_config", "")
+
+
+def _failing(
+    table: dict[str, Any], cls: str, values: Values, stage: str, prefix: str
+) -> Iterator[ConditionFailure]:
+    for check in table[cls].get("checks", []):
+        test = check["test"]
+        found = outcome(test, values)
+        if found in (None, "passes"):
+            continue
+        message = rendered(check["message"], values)
+        if found == "divides-by-zero":
+            message = f"ZeroDivisionError while checking `{test}` (before: {message})"
+        names = tuple(values.given.get(f, prefix + f) for f in reads(test))
+        yield ConditionFailure(cls, message, check["source"], stage, test, names)
+
+
+# ---- values the launch gives ---------------------------------------------------------------
+def _dest_values(options: list[Any], unknown: Callable[[Any], bool]) -> dict[str, Any]:
+    """dest -> the value the parser stored (the last occurrence wins), for plain options."""
+    out: dict[str, Any] = {}
+    for opt in options:
+        act = opt.action
+        if act is None or opt.config_path or act.raw.get("json_dataclass"):
+            continue
+        kind = act.raw.get("kind")
+        if unknown(opt):
+            out[act.dest] = UNKNOWN
+        elif kind == "store_true":
+            out[act.dest] = True
+        elif kind == "store_false":
+            out[act.dest] = False
+        elif kind == "boolean_optional":
+            out[act.dest] = opt.canonical not in (act.raw.get("negative") or [])
+        elif kind == "store":
+            typed = getattr(opt, "typed", None)
+            if typed is None:
+                out[act.dest] = UNKNOWN
+            elif act.raw.get("nargs") in ("+", "*") or isinstance(opt.value, list):
+                out[act.dest] = list(typed)
+            else:
+                out[act.dest] = typed[0] if typed else UNKNOWN
+        else:
+            out[act.dest] = UNKNOWN
+    return out
+
+
+def _json_payloads(
+    profile: Profile, options: list[Any], unknown: Callable[[Any], bool]
+) -> dict[str, Any]:
+    """dest -> the JSON object a dataclass-json option is given (dotted keys folded in)."""
+    out: dict[str, Any] = {}
+    for opt in options:
+        act = opt.action
+        if act is None or not act.raw.get("json_dataclass") or not isinstance(opt.value, str):
+            continue
+        if opt.config_path:
+            keys = opt.config_path.split(".")[1:]
+            value = UNKNOWN if unknown(opt) else _dotted_value(profile, opt.value)
+            current = out.setdefault(act.dest, {})
+            if not isinstance(current, dict) or not keys:
+                out[act.dest] = UNKNOWN
+                continue
+            for key in keys[:-1]:
+                current = current.setdefault(key, {})
+                if not isinstance(current, dict):
+                    break
+            else:
+                current[keys[-1]] = value
+            continue
+        text = opt.value
+        if unknown(opt):
+            out[act.dest] = UNKNOWN
+            continue
+        if profile.rules.get("json_human_numbers"):
+            text = _expand_human_numbers(text)
+        try:
+            out[act.dest] = json.loads(text)
+        except ValueError:
+            out[act.dest] = UNKNOWN
+    return out
+
+
+def _dotted_value(profile: Profile, text: str) -> Any:
+    """As vLLM folds ``--x.key VALUE``: JSON when it parses, a human-readable int, or text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    if profile.rules.get("dotted_human_int"):
+        try:
+            return human_int(text)
+        except ValueError:
+            pass
+    return text
+
+
+# ---- a config object's values ----------------------------------------------------------------
+def _field_specs(profile: Profile, cls: str) -> dict[str, Any]:
+    return (profile.configs.get(cls) or {}).get("fields", {})
+
+
+def _unknowable(entry: dict[str, Any], own: bool) -> set[str] | None:
+    """Fields whose value is not the launch's (None: every field). A class's own checks were
+    kept only where no earlier statement changes what they read; a nested object has been
+    through all of its validators."""
+    converted = set(entry.get("converted", []))
+    if "*" in converted or (not own and entry.get("opaque")):
+        return None
+    return converted if own else converted | set(entry.get("changes", []))
+
+
+def _default(profile: Profile, table: dict[str, Any], cls: str, name: str, depth: int) -> Any:
+    found = ((table.get(cls) or {}).get("defaults") or {}).get(name)
+    if found is None:
+        return UNKNOWN
+    if "factory" in found:
+        sub = found["factory"]
+        return (
+            _json_values(profile, table, sub, {}, depth + 1) if sub in profile.configs else UNKNOWN
+        )
+    return found["value"]
+
+
+def _json_values(
+    profile: Profile,
+    table: dict[str, Any],
+    cls: str,
+    payload: dict[str, Any],
+    depth: int,
+    own: bool = False,
+) -> Values:
+    entry = table.get(cls) or {}
+    specs = _field_specs(profile, cls)
+    blocked = _unknowable(entry, own)
+    fields: dict[str, Any] = {}
+    for name, spec in specs.items():
+        if blocked is None or name in blocked or depth > _MAX_DEPTH:
+            fields[name] = UNKNOWN
+        elif name in payload:
+            fields[name] = _from_json(profile, table, spec, payload[name], depth)
+        else:
+            fields[name] = _default(profile, table, cls, name, depth)
+    return Values(cls, fields)
+
+
+def _from_json(
+    profile: Profile, table: dict[str, Any], spec: dict[str, Any], value: Any, depth: int
+) -> Any:
+    sub = spec.get("config")
+    if sub and isinstance(value, dict) and sub in profile.configs:
+        return _json_values(profile, table, sub, value, depth + 1)
+    return coerce(spec, value)
+
+
+def _built_values(
+    profile: Profile,
+    table: dict[str, Any],
+    cls: str,
+    built: dict[str, Any],
+    given: dict[str, Any],
+    payloads: dict[str, Any],
+) -> Values | None:
+    """The object ``create_engine_config`` builds, or None when the launch sets none of the
+    dests it reads (the release's defaults pass its own validators)."""
+    dests = _dests_of(built)
+    if dests.isdisjoint(given) and dests.isdisjoint(payloads):
+        return None
+    engine_args = table.get("EngineArgs") or {}
+    assigned = set(engine_args.get("assigned", [])) if engine_args else None
+    if assigned is None or "*" in assigned:
+        return None  # the entrypoint may change any dest
+    return _built_object(profile, table, cls, built, given, payloads, assigned, own=True)
+
+
+_INDEX: dict[int, tuple[dict[str, Any], list[tuple[str, Any]], frozenset[str]]] = {}
+
+
+def _index(profile: Profile, table: dict[str, Any]) -> tuple[list[tuple[str, Any]], frozenset[str]]:
+    """The classes create_engine_config builds, and every dest a condition can read (those
+    constructions' dests and the dataclass-json options of classes with conditions);
+    memoised on the profile's own table."""
+    hit = _INDEX.get(id(table))
+    if hit is None or hit[0] is not table:
+        built = [
+            (cls, e["built"])
+            for cls, e in table.items()
+            if e.get("built") and e.get("checks") and cls != "EngineArgs"
+        ]
+        read = {d for _, b in built for d in _dests(b)}
+        read |= {
+            a.dest
+            for a in profile.actions
+            if (table.get(a.raw.get("json_dataclass") or "") or {}).get("checks")
+        }
+        if len(_INDEX) > 64:
+            _INDEX.clear()
+        hit = _INDEX[id(table)] = (table, built, frozenset(read))
+    return hit[1], hit[2]
+
+
+_DESTS: dict[int, tuple[dict[str, Any], frozenset[str]]] = {}
+
+
+def _dests_of(built: dict[str, Any]) -> frozenset[str]:
+    """The dests one construction reads (memoised on the profile's own dict)."""
+    hit = _DESTS.get(id(built))
+    if hit is None or hit[0] is not built:
+        if len(_DESTS) > 256:
+            _DESTS.clear()
+        hit = _DESTS[id(built)] = (built, frozenset(_dests(built)))
+    return hit[1]
+
+
+def _dests(built: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for dest in built.get("fields", {}).values():
+        if isinstance(dest, dict):
+            out += _dests(dest)
+        elif dest:
+            out.append(dest)
+    return out
+
+
+def _built_object(
+    profile: Profile,
+    table: dict[str, Any],
+    cls: str,
+    built: dict[str, Any],
+    given: dict[str, Any],
+    payloads: dict[str, Any],
+    assigned: set[str],
+    own: bool,
+) -> Values:
+    passed = built.get("fields", {})
+    blocked = _unknowable(table.get(cls) or {}, own=own)
+    fields: dict[str, Any] = {}
+    named: dict[str, str] = {}
+    for name, spec in _field_specs(profile, cls).items():
+        dest = passed.get(name)
+        if blocked is None or name in blocked:
+            fields[name] = UNKNOWN
+        elif name not in passed:
+            fields[name] = UNKNOWN if built.get("open") else _default(profile, table, cls, name, 0)
+        elif isinstance(dest, dict):  # field=Other(...) built in the same call
+            sub = dest.get("cls", "")
+            fields[name] = (
+                _built_object(profile, table, sub, dest, given, payloads, assigned, own=False)
+                if sub in profile.configs
+                else UNKNOWN
+            )
+        elif dest is None or dest in assigned:
+            fields[name] = UNKNOWN
+        elif dest in payloads:
+            fields[name] = (
+                _from_json(profile, table, spec, payloads[dest], 0)
+                if isinstance(payloads[dest], dict)
+                else UNKNOWN
+            )
+            named[name] = dest
+        elif dest in given:
+            fields[name] = coerce(spec, given[dest])
+            named[name] = dest
+        else:
+            fields[name] = _dest_default(profile, table, dest)
+    return Values(cls, fields, named)
+
+
+def _dest_default(profile: Profile, table: dict[str, Any], dest: str) -> Any:
+    """The dest's value when the launch does not set it: the EngineArgs field default, when
+    the parser's default for the option says the same (else the parser's default differs)."""
+    value = _default(profile, table, "EngineArgs", dest, 0)
+    act = profile.by_dest.get(dest)
+    if value is UNKNOWN or isinstance(value, Values) or act is None:
+        return value if act is not None and isinstance(value, Values) else UNKNOWN
+    text = act.raw.get("default")
+    same = text is None if value is None else text == str(value)
+    return value if same else UNKNOWN
+
+
+def coerce(spec: dict[str, Any], value: Any) -> Any:
+    """``value`` as pydantic (lax mode) stores it in a field of ``spec["type"]``, or UNKNOWN
+    when the type is not a plain scalar (its validation is another rule's business)."""
+    if value is UNKNOWN:
+        return UNKNOWN
+    parts = {p.strip() for p in (spec.get("type") or "").split("|")}
+    literal = (spec.get("value_check") or {}).get("check") == "literal"
+    if value is None:
+        return None if "None" in parts or "Optional" in (spec.get("type") or "") else UNKNOWN
+    parts.discard("None")
+    if len(parts) != 1:
+        return UNKNOWN
+    kind = parts.pop()
+    if (
+        kind.startswith("list[")
+        and isinstance(value, list)
+        or kind.startswith("dict[")
+        and isinstance(value, dict)
+    ):
+        return Items(len(value))  # pydantic checks the items (another rule's business)
+    if literal:
+        allowed = (spec.get("value_check") or {}).get("values") or []
+        return value if isinstance(value, str) and value in allowed else UNKNOWN
+    if kind == "bool":
+        return _as_bool(value)
+    if kind == "int":
+        return _as_int(value)
+    if kind == "float":
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        return UNKNOWN
+    if kind == "str":
+        return value if isinstance(value, str) else UNKNOWN
+    return UNKNOWN
+
+
+def _as_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        low = value.strip().lower()
+        return True if low in _TRUE else False if low in _FALSE else UNKNOWN
+    return UNKNOWN
+
+
+def _as_int(value: Any) -> Any:
+    if isinstance(value, bool):
+        return UNKNOWN
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and _INT_RE.match(value) and "_" not in value:
+        return int(value)
+    return UNKNOWN

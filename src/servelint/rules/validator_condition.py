@@ -1,0 +1,95 @@
+"""values that a config validator of the release refuses together
+
+Each option is fine on its own, but a validator of the config class the options fill
+(``__post_init__``, a pydantic model or field validator) raises for the combination:
+``--numa-bind-nodes`` without ``--numa-bind``, a KV connector without a KV role, a
+profiler directory for a profiler that is not set. The profile records each such
+``if …: raise`` / ``assert`` whose condition the argv alone decides (with its file and
+line); this rule evaluates it over the launch's values and the release's defaults. A
+condition that reads anything the argv does not fix (the model, the platform, a shell
+variable) is never reported.
+
+Bad (vLLM 0.21.0: ``ParallelConfig`` requires ``numa_bind=True`` for NUMA nodes):
+
+```bash bad engine=vllm==0.21.0
+vllm serve Qwen/Qwen3-8B --numa-bind-nodes 0
+```
+
+Good:
+
+```bash good engine=vllm==0.21.0
+vllm serve Qwen/Qwen3-8B --numa-bind --numa-bind-nodes 0
+```
+
+Fix: set the options the message names together, or drop the one that needs them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from servelint.engines.vllm import validators
+from servelint.model import Finding, FixSafety, Severity
+from servelint.rules._util import is_symbolic, token_span
+from servelint.rules.base import CheckContext, Scope, finding
+
+CODE = "SL114"
+NAME = "validator-rejects"
+SEVERITY = Severity.ERROR
+SCOPE = Scope.ARGV
+FIX = FixSafety.NONE
+
+
+def _value_index(opt: Any) -> int:
+    return opt.value_index if opt.value_index is not None else opt.index
+
+
+def _option_for(options: list[Any], names: tuple[str, ...]) -> Any:
+    """The last option that sets one of ``names`` (a dest, or ``dest.field…`` of a JSON
+    config option), in the order the failing test reads them."""
+    for name in names:
+        dest, _, path = name.partition(".")
+        found = None
+        for opt in options:
+            act = opt.action
+            if act is None or act.dest != dest:
+                continue
+            if (
+                not path
+                or not opt.config_path
+                or opt.config_path == name
+                or opt.config_path.startswith(name + ".")
+            ):
+                found = opt
+        if found is not None:
+            return found
+    return None
+
+
+def check(ctx: CheckContext) -> Iterator[Finding]:
+    prof = ctx.profile
+    if prof is None or not prof.data.get("conditions"):
+        return
+    options = list(ctx.parsed.options)
+    values = {_value_index(o) for o in options}
+    if any(tok.symbolic and i not in values for i, tok in enumerate(ctx.spec.argv)):
+        return  # a shell word that may expand to any option: no combination is decided
+
+    def unknown(opt: Any) -> bool:
+        return is_symbolic(ctx.spec, _value_index(opt))
+
+    for failure in validators.failures(prof, options, unknown):
+        opt = _option_for(options, failure.fields)
+        span = token_span(ctx.spec, opt.index) if opt is not None else ctx.spec.anchor
+        stage = failure.stage.replace("_", " ")
+        yield finding(
+            sys.modules[__name__],
+            ctx,
+            span,
+            f"{prof.label} refuses this combination at {stage}: {failure.message} "
+            f"({failure.cls}, {failure.source}, when `{failure.test}`)",
+            fix="set the options the message names together, or drop the one that needs them",
+            evidence=failure.source,
+        )

@@ -1,0 +1,238 @@
+"""Validator conditions: the builder's reading of a config class's validators
+(engines/vllm/builder/conditions.py, condition_walk.py, engine_build.py), the check-time walker (engines/vllm/conditions.py)
+and the values a launch gives a class (engines/vllm/validators.py)."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from servelint import profiles
+from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder import conditions as builder
+from servelint.engines.vllm.conditions import UNKNOWN, Items, Values, holds, reads
+from servelint.engines.vllm.validators import coerce
+from servelint.engines.vllm.verdict import static_verdict
+
+DEMO = """
+from pydantic import field_validator, model_validator
+
+LIMIT = 8
+
+
+@config
+class DemoConfig:
+    mode: str = "a"
+    size: int = 1
+    path: str = ""
+    count: int = Field(default=2, ge=0)
+    tags: list[str] = field(default_factory=list)
+    name: str | None = None
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _lower(cls, value):
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("count")
+    @classmethod
+    def _count(cls, value):
+        if value is None:
+            return None
+        if value > LIMIT:
+            raise ValueError("count too large")
+        return value
+
+    def __post_init__(self):
+        if self.mode == "b" and not self.path:
+            raise ValueError("mode b needs a path")
+        self.size = self.size * 2
+        if self.size > 4:
+            raise ValueError("size after doubling")  # reads a changed field: dropped
+        if self.mode == "c":
+            return
+        assert self.count != 3, "count must not be 3 unless mode c"
+
+    @model_validator(mode="after")
+    def _check(self):
+        local = self.path
+        if local and self.mode != "b":
+            raise ValueError(f"path only with mode b, not {self.mode}")
+        return self
+
+
+@config
+class OpaqueConfig:
+    mode: str = "a"
+
+    def __post_init__(self):
+        if self.mode == "x":
+            raise ValueError("before helper(self)")
+        helper(self)
+        if self.mode == "d":
+            raise ValueError("after helper(self): nothing is known")
+
+    @model_validator(mode="after")
+    def _check(self):
+        if self.mode == "e":
+            raise ValueError("helper(self) ran before: not known either")
+        return self
+"""
+
+
+@pytest.fixture(scope="module")
+def demo_src(tmp_path_factory: pytest.TempPathFactory) -> WheelSource:
+    wheel = Path(tmp_path_factory.mktemp("wheel")) / "vllm-0.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("vllm/config/demo.py", DEMO)
+    return WheelSource(wheel)
+
+
+def test_builder_keeps_the_conditions_the_argv_decides(demo_src: WheelSource) -> None:
+    entry = builder.class_conditions(demo_src, "DemoConfig")
+    assert entry is not None
+    got = [(c["test"], c["message"], c["method"]) for c in entry["checks"]]
+    assert got == [
+        ("not self.count is None and self.count > 8", "ValueError: count too large", "_count"),
+        (
+            "self.mode == 'b' and (not self.path)",
+            "ValueError: mode b needs a path",
+            "__post_init__",
+        ),
+        (
+            "not self.mode == 'c' and (not self.count != 3)",
+            "AssertionError: count must not be 3 unless mode c",
+            "__post_init__",
+        ),
+        (
+            "self.path and self.mode != 'b'",
+            "ValueError: path only with mode b, not {self.mode}",
+            "_check",
+        ),
+    ]
+    assert entry["checks"][1]["source"] == "vllm/config/demo.py:32"  # the raise
+    assert entry["converted"] == ["name"]  # the before validator rewrites it
+    assert entry["changes"] == ["size"]
+    assert "opaque" not in entry
+    assert entry["defaults"] == {
+        "count": {"value": 2},
+        "mode": {"value": "a"},
+        "name": {"value": None},
+        "path": {"value": ""},
+        "size": {"value": 1},
+        "tags": {"value": []},
+    }
+
+
+def test_builder_stops_where_self_goes_to_unread_code(demo_src: WheelSource) -> None:
+    entry = builder.class_conditions(demo_src, "OpaqueConfig")
+    assert entry is not None
+    assert [c["test"] for c in entry["checks"]] == ["self.mode == 'x'"]
+    assert entry["opaque"] is True  # helper(self) may change any field
+
+
+def _values(**fields: object) -> Values:
+    return Values("Demo", dict(fields))
+
+
+@pytest.mark.parametrize(
+    ("test", "fields", "expected"),
+    [
+        ("self.mode == 'b' and (not self.path)", {"mode": "b", "path": ""}, True),
+        ("self.mode == 'b' and (not self.path)", {"mode": "b", "path": "/x"}, False),
+        # an undecided operand the result does not depend on is skipped
+        ("self.mode == 'b' and self.path", {"mode": "a", "path": UNKNOWN}, False),
+        ("self.mode == 'a' or self.path", {"mode": "a", "path": UNKNOWN}, True),
+        ("self.mode == 'b' and self.path", {"mode": "b", "path": UNKNOWN}, None),
+        ("self.size % self.count != 0", {"size": 3, "count": 2}, True),
+        # Python (and so the engine) fails evaluating it: a rejection
+        ("self.size % self.count != 0", {"size": 3, "count": 0}, True),
+        # … unless an undecided operand before it may have ended the test
+        ("self.path and self.size % self.count", {"path": UNKNOWN, "size": 3, "count": 0}, None),
+        ("self.sub is not None and self.sub.x > 1", {"sub": Values("Sub", {"x": 2})}, True),
+        ("self.sub.x > 1", {"sub": None}, None),
+        ("self.tags and self.mode != 'a'", {"tags": Items(1), "mode": "b"}, True),
+        ("len(self.tags) > 1", {"tags": Items(1)}, False),
+        ("self.mode.split(':', 1)[0].lower() == 'x'", {"mode": "X:y"}, True),
+        ("self.mode < 3", {"mode": "a"}, None),  # a TypeError in Python: undecided
+        ("self.missing", {}, None),
+        ("__import__('os').system('true')", {}, None),
+        ("open('/etc/passwd')", {}, None),
+        ("self.mode.__class__", {"mode": "a"}, None),
+        ("2 ** self.size > 0", {"size": 10**6}, None),
+        ("not valid python (", {}, None),
+    ],
+)
+def test_walker(test: str, fields: dict, expected: bool | None) -> None:
+    assert holds(test, _values(**fields)) is expected
+
+
+def test_reads_lists_the_top_level_fields_in_order() -> None:
+    assert reads("self.b and self.a.x or self.b") == ["b", "a"]
+
+
+@pytest.mark.parametrize(
+    ("type_", "value", "expected"),
+    [
+        ("int", "3", 3),
+        ("int", 3.0, 3),
+        ("int", True, UNKNOWN),
+        ("int", "1_0", UNKNOWN),
+        ("bool", "yes", True),
+        ("bool", 0, False),
+        ("bool", "maybe", UNKNOWN),
+        ("str | None", None, None),
+        ("str", None, UNKNOWN),
+        ("str", 1, UNKNOWN),
+        ("float", 1, 1.0),
+        ("SomeEnum", "x", UNKNOWN),
+        ("int | str", "1", UNKNOWN),
+    ],
+)
+def test_coerce_as_pydantic_lax_mode(type_: str, value: object, expected: object) -> None:
+    assert (
+        coerce({"type": type_}, value) == expected
+        if expected is not UNKNOWN
+        else coerce({"type": type_}, value) is UNKNOWN
+    )
+
+
+@pytest.mark.parametrize(
+    ("version", "argv", "stage"),
+    [
+        ("0.21.0", ["m", "--numa-bind-nodes", "0"], "engine_config"),
+        ("0.21.0", ["m", "--numa-bind", "--numa-bind-nodes", "0"], "accepted"),
+        ("0.21.0", ["m", "--collect-detailed-traces", "all"], "engine_config"),
+        ("0.33.0", ["m", "--kv-transfer-config.kv_connector", "NixlConnector"], "parse"),
+        (
+            "0.33.0",
+            [
+                "m",
+                "--kv-transfer-config.kv_connector",
+                "NixlConnector",
+                "--kv-transfer-config.kv_role",
+                "kv_both",
+            ],
+            "accepted",
+        ),
+        ("0.33.0", ["m", "--profiler-config.profiler", "torch"], "parse"),
+    ],
+)
+def test_static_verdict_on_the_releases(version: str, argv: list[str], stage: str) -> None:
+    profile = profiles.load("vllm", version)
+    assert profile is not None
+    assert static_verdict(profile, argv).stage == stage
+
+
+def test_message_placeholders_print_the_launch_values_and_keep_the_rest():
+    from servelint.engines.vllm.conditions import Values, rendered
+
+    values = Values(
+        "ParallelConfig", {"tensor_parallel_size": 4, "decode_context_parallel_size": 8}
+    )
+    message = "tp_size={self.tensor_parallel_size} must be divisible by dcp_size={self.decode_context_parallel_size} ({self.nccl_port})"
+    assert rendered(message, values) == (
+        "tp_size=4 must be divisible by dcp_size=8 ({self.nccl_port})"
+    )
