@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import value_checks
+from servelint.engines.vllm.builder import dispatch_sets, value_checks
 from servelint.engines.vllm.builder.normalisers import string_steps
 from servelint.engines.vllm.json_config import (
     enum_value_problem,
@@ -160,7 +160,7 @@ def test_lookup_function_fed_from_a_config_field(wheel: WheelSource) -> None:
 
 
 def test_dispatch_on_names_or_class_paths(wheel: WheelSource) -> None:
-    (found,) = value_checks.dispatch_sets(wheel)
+    (found,) = dispatch_sets.dispatch_sets(wheel)
     assert found["values"] == ["ray", "mp"]
     assert found["config_field"] == ("ParallelConfig", "distributed_executor_backend")
     assert found["class_paths"] is True

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from servelint.engines._build.astutil import absolute_module, dotted
 from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import value_checks
+from servelint.engines.vllm.builder import dispatch_sets, value_checks
 from servelint.engines.vllm.builder.facts_common import (
     enum_members,
     file_module,
@@ -64,7 +64,7 @@ def _code_checks(src: WheelSource) -> list[ValueSet]:
     """Membership checks in validators and lookup functions (``value_checks``)."""
     out = []
     for found in value_checks.validator_sets(src) + value_checks.lookup_sets(src) + \
-            value_checks.dispatch_sets(src):
+            dispatch_sets.dispatch_sets(src):
         message = f"{found['message']}, {found['check']}" if found["message"] else found["check"]
         out.append(ValueSet(found["name"], found["values"], found["source"], (),
                             (found["config_field"],), True, message, "engine_config",
