@@ -112,6 +112,19 @@ def holds(test: str, values: Values) -> bool | None:
     return None if found is None else found != "passes"
 
 
+# what evaluating a test over a launch's values may raise when the launch does not decide it
+_UNDECIDED = (
+    Undetermined,
+    TypeError,
+    ValueError,
+    OverflowError,
+    AttributeError,
+    IndexError,
+    KeyError,
+    RecursionError,
+)
+
+
 def outcome(test: str, values: Values) -> str | None:
     """ "raises" (the test holds), "divides-by-zero" (Python fails evaluating it, as the
     engine would), "passes", or None when the launch does not decide it."""
@@ -122,16 +135,7 @@ def outcome(test: str, values: Values) -> str | None:
         return "raises" if _truth(_eval(node, values)) else "passes"
     except ZeroDivisionError:
         return "divides-by-zero"
-    except (
-        Undetermined,
-        TypeError,
-        ValueError,
-        OverflowError,
-        AttributeError,
-        IndexError,
-        KeyError,
-        RecursionError,
-    ):
+    except _UNDECIDED:
         return None
 
 
@@ -148,17 +152,7 @@ def rendered(message: str, values: Values) -> str:
             return match.group(0)
         try:
             value = _plain(_known(_eval(node, values)))
-        except (
-            Undetermined,
-            TypeError,
-            ValueError,
-            OverflowError,
-            AttributeError,
-            IndexError,
-            KeyError,
-            RecursionError,
-            ZeroDivisionError,
-        ):
+        except (*_UNDECIDED, ZeroDivisionError):
             return match.group(0)
         return str(value)
 

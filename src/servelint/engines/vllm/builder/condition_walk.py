@@ -12,25 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servelint.engines._build.astutil import dotted
+from servelint.engines.vllm import conditions as runtime
 
-# Calls the check-time walker evaluates (engines/vllm/conditions.py: SAFE_CALLS/METHODS).
-SAFE_CALLS = frozenset({"len", "bool", "set", "tuple", "list", "sorted"})
-SAFE_METHODS = frozenset(
-    {
-        "lower",
-        "upper",
-        "strip",
-        "lstrip",
-        "rstrip",
-        "startswith",
-        "endswith",
-        "split",
-        "isdigit",
-        "get",
-        "keys",
-        "values",
-    }
-)
+# Calls the check-time walker evaluates: the same tables, so a recorded test is one it can run.
+SAFE_CALLS = frozenset(runtime.SAFE_CALLS)
+SAFE_METHODS = frozenset().union(*runtime.SAFE_METHODS.values())
 _CONSTANT_NAMES = frozenset({"True", "False", "None"})
 _MAX_DEPTH = 3
 _VALIDATOR_DECORATORS = ("model_validator", "field_validator")
