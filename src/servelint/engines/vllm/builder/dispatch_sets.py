@@ -10,6 +10,7 @@ import ast
 from servelint.engines._build.astutil import dotted
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.facts_common import (
+    config_classes_with,
     files_with,
     parse,
     per_wheel,
@@ -123,44 +124,28 @@ def _dispatch(fn: ast.FunctionDef, splitters: set[str]) -> tuple[str, list[str]]
 def _post_init_caller(src: WheelSource, method: str) -> tuple[str, str] | None:
     """(config class, path:line) of a ``__post_init__`` that calls ``X.method(self)`` at its
     top level (not under a condition)."""
-    for path in files_with(src, f".{method}(self)"):
-        if not path.startswith("vllm/config/"):
-            continue
-        tree = parse(src, path)
-        for cls in tree.body if tree is not None else []:
-            if not isinstance(cls, ast.ClassDef):
-                continue
-            init = next(
-                (
-                    f
-                    for f in cls.body
-                    if isinstance(f, ast.FunctionDef) and f.name == "__post_init__"
-                ),
-                None,
-            )
-            for stmt in init.body if init is not None else []:
-                if isinstance(stmt, ast.Assign | ast.Expr) and any(
-                    isinstance(c, ast.Call)
-                    and dotted(c.func).endswith(f".{method}")
-                    and [dotted(a) for a in c.args] == ["self"]
-                    for c in ast.walk(stmt)
-                ):
-                    return cls.name, ref(path, stmt)
+    for path, cls in config_classes_with(src, f".{method}(self)"):
+        init = next(
+            (f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__post_init__"),
+            None,
+        )
+        for stmt in init.body if init is not None else []:
+            if isinstance(stmt, ast.Assign | ast.Expr) and any(
+                isinstance(c, ast.Call)
+                and dotted(c.func).endswith(f".{method}")
+                and [dotted(a) for a in c.args] == ["self"]
+                for c in ast.walk(stmt)
+            ):
+                return cls.name, ref(path, stmt)
     return None
 
 
 def _field_owner(src: WheelSource, field: str) -> str | None:
     """The config class under vllm/config/ that declares ``field``."""
-    for path in files_with(src, f"    {field}:"):
-        if not path.startswith("vllm/config/"):
-            continue
-        tree = parse(src, path)
-        for cls in tree.body if tree is not None else []:
-            if isinstance(cls, ast.ClassDef) and any(
-                isinstance(n, ast.AnnAssign)
-                and isinstance(n.target, ast.Name)
-                and n.target.id == field
-                for n in cls.body
-            ):
-                return cls.name
+    for _path, cls in config_classes_with(src, f"    {field}:"):
+        if any(
+            isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.target.id == field
+            for n in cls.body
+        ):
+            return cls.name
     return None

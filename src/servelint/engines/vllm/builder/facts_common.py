@@ -39,6 +39,18 @@ def files_with(src: WheelSource, *needles: str) -> list[str]:
     return [n for n in py_files(src) if any(s in src.read(n) for s in needles)]
 
 
+def config_classes_with(src: WheelSource, needle: str) -> Iterator[tuple[str, ast.ClassDef]]:
+    """(path, class) of every class under ``vllm/config/`` in a file whose text holds
+    ``needle``."""
+    for path in files_with(src, needle):
+        if not path.startswith("vllm/config/"):
+            continue
+        tree = parse(src, path)
+        for cls in tree.body if tree is not None else []:
+            if isinstance(cls, ast.ClassDef):
+                yield path, cls
+
+
 def parse(src: WheelSource, name: str) -> ast.Module | None:
     try:
         return src.parse(name)

@@ -25,6 +25,7 @@ import re
 from servelint.engines._build.astutil import dotted
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.facts_common import (
+    config_classes_with,
     files_with,
     literal_values,
     module_consts,
@@ -349,30 +350,24 @@ def _compared(fn: ast.FunctionDef, param: str) -> list[str]:
 def _config_caller(src: WheelSource, func: str, param: str) -> str | None:
     """The config class (under vllm/config/) that has a field ``param`` and calls ``func``
     passing ``self.param``."""
-    for path in files_with(src, f"{func}("):
-        if not path.startswith("vllm/config/"):
+    for _path, cls in config_classes_with(src, f"{func}("):
+        fields = {
+            n.target.id
+            for n in cls.body
+            if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+        }
+        if param not in fields:
             continue
-        tree = parse(src, path)
-        for cls in tree.body if tree is not None else []:
-            if not isinstance(cls, ast.ClassDef):
-                continue
-            fields = {
-                n.target.id
-                for n in cls.body
-                if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
-            }
-            if param not in fields:
-                continue
-            for call in ast.walk(cls):
-                if (
-                    isinstance(call, ast.Call)
-                    and dotted(call.func).split(".")[-1] == func
-                    and any(
-                        dotted(a) == f"self.{param}"
-                        for a in list(call.args) + [k.value for k in call.keywords]
-                    )
-                ):
-                    return cls.name
+        for call in ast.walk(cls):
+            if (
+                isinstance(call, ast.Call)
+                and dotted(call.func).split(".")[-1] == func
+                and any(
+                    dotted(a) == f"self.{param}"
+                    for a in list(call.args) + [k.value for k in call.keywords]
+                )
+            ):
+                return cls.name
     return None
 
 
