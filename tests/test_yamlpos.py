@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from servelint.sources.common.yaml_scalars import differs_in_yaml11
 from servelint.sources.common.yamlpos import (
     Map,
     Scalar,
     Seq,
     at,
-    differs_in_yaml11,
     load_yaml,
     load_yaml_text,
     to_python,
