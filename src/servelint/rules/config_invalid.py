@@ -69,36 +69,34 @@ def _numeric_bounds(mod, ctx: CheckContext, argv_mod) -> Iterator[Finding]:
     bound_of = getattr(argv_mod, "option_bound_problem", None)
     if bound_of is None:
         return
-    for opt in ctx.parsed.options:
-        typed = getattr(opt, "typed", None)
-        vi = opt.value_index if opt.value_index is not None else opt.index
-        if opt.action is None or not typed or is_symbolic(ctx.spec, vi):
-            continue
-        problem = bound_of(ctx.profile, opt.action, typed[0])
-        if problem is not None:
-            yield finding(mod, ctx, token_span(ctx.spec, vi),
-                          f"{opt.action.primary}: {problem.message} ({ctx.profile.label} "
-                          f"fails at {problem.stage.replace('_', ' ')})",
-                          fix="use a value inside the field's bounds")
+
+    def first_value(profile, action, typed):
+        return bound_of(profile, action, typed[0])
+
+    yield from _typed_problems(mod, ctx, first_value, "use a value inside the field's bounds")
 
 
 def _enum_values(mod, ctx: CheckContext, argv_mod) -> Iterator[Finding]:
     """A text the Enum field the option fills refuses, or a list element its ``list[X]``
     refuses (vLLM: pydantic, when the engine config is built)."""
     value_of = getattr(argv_mod, "option_value_problem", None)
-    if value_of is None:
-        return
+    if value_of is not None:
+        yield from _typed_problems(mod, ctx, value_of, "use one of the field's values")
+
+
+def _typed_problems(mod, ctx: CheckContext, problem_of, fix: str) -> Iterator[Finding]:
+    """``problem_of(profile, action, typed values)`` for every option with a literal value."""
     for opt in ctx.parsed.options:
         typed = getattr(opt, "typed", None)
         vi = opt.value_index if opt.value_index is not None else opt.index
         if opt.action is None or not typed or is_symbolic(ctx.spec, vi):
             continue
-        problem = value_of(ctx.profile, opt.action, typed)
+        problem = problem_of(ctx.profile, opt.action, typed)
         if problem is not None:
             yield finding(mod, ctx, token_span(ctx.spec, vi),
                           f"{opt.action.primary}: {problem.message} ({ctx.profile.label} "
                           f"fails at {problem.stage.replace('_', ' ')})",
-                          fix="use one of the field's values")
+                          fix=fix)
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
