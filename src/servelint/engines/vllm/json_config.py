@@ -344,13 +344,7 @@ def option_value_problem(profile: Profile, action: Action, typed: tuple[Any, ...
     elif check.get("check") == "enum_value" and isinstance(typed[0], str):
         msg = enum_value_problem(check.get("values") or [], typed[0])
         msg = f"{msg} (the field is {field.get('type')})" if msg and field else msg
-    guard = spec.get("only_if") or {}
-    if not msg or _option_guard(profile, guard):
-        return None
-    if guard:
-        msg += f"; the engine builds {cls} only when `{guard['test']}` ({guard['source']})"
-    return JsonProblem(f"{cls}.{action.dest}: {msg}", "engine_config", action.dest,
-                       guard.get("test", ""))
+    return _built_class_problem(profile, spec, cls, action, msg and f"{cls}.{action.dest}: {msg}")
 
 
 def _takes_list(action: Action) -> bool:
@@ -436,11 +430,17 @@ def option_bound_problem(profile: Profile, action: Action, value: Any) -> JsonPr
     spec = profile.configs.get(cls) or {}
     field = next((f for f in spec.get("fields", {}).values() if f.get("source") == source), None)
     msg = bound_problem((field or {}).get("bounds"), value)
+    return _built_class_problem(profile, spec, cls, action, msg and f"{cls}: {action.dest}={msg}")
+
+
+def _built_class_problem(profile, spec: dict, cls: str, action: Action, msg: str | None):
+    """An engine-config problem of config class ``cls``, or None: no message, or a class the
+    launch's options say the engine never builds. A class built only under a condition says
+    which."""
     guard = spec.get("only_if") or {}
     if not msg or _option_guard(profile, guard):
         return None
     if guard:
         msg += f"; the engine builds {cls} only when `{guard['test']}` ({guard['source']})"
-    return JsonProblem(f"{cls}: {action.dest}={msg}", "engine_config", action.dest,
-                       guard.get("test", ""))
+    return JsonProblem(msg, "engine_config", action.dest, guard.get("test", ""))
 
