@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from servelint.engines._build.astutil import dotted
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.condition_walk import Walk, taint, walk_method
 from servelint.engines.vllm.builder.engine_build import (
@@ -34,9 +33,7 @@ from servelint.engines.vllm.builder.engine_build import (
     field_defaults,
     namespace_assigned,
 )
-from servelint.engines.vllm.builder.facts_common import find_def, parse
-
-_VALIDATOR_DECORATORS = ("model_validator", "field_validator")
+from servelint.engines.vllm.builder.facts_common import find_def, parse, pydantic_validators
 
 
 def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
@@ -130,25 +127,9 @@ def _assigned(method: ast.FunctionDef) -> set[str]:
 
 def _validator_kind(method: ast.FunctionDef) -> tuple[str, list[str]]:
     """("model" | "field" | "convert" | "before-model" | "", fields) of a pydantic validator."""
-    for deco in method.decorator_list:
-        if not isinstance(deco, ast.Call):
-            continue
-        name = dotted(deco.func).rsplit(".", 1)[-1]
-        if name not in _VALIDATOR_DECORATORS:
-            continue
-        mode = next(
-            (
-                k.value.value
-                for k in deco.keywords
-                if k.arg == "mode" and isinstance(k.value, ast.Constant)
-            ),
-            "after",
-        )
+    for name, mode, fields in pydantic_validators(method):
         if name == "model_validator":
             return ("model", []) if mode == "after" else ("before-model", [])
-        fields = [
-            a.value for a in deco.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
-        ]
         return ("field" if mode == "after" else "convert"), fields
     return "", []
 

@@ -51,6 +51,29 @@ def config_classes_with(src: WheelSource, needle: str) -> Iterator[tuple[str, as
                 yield path, cls
 
 
+def pydantic_validators(method: ast.FunctionDef) -> Iterator[tuple[str, str, list[str]]]:
+    """(decorator, mode, field names) of each ``@field_validator(...)`` /
+    ``@model_validator(...)`` on a method; mode defaults to pydantic's ``after``."""
+    for deco in method.decorator_list:
+        if not isinstance(deco, ast.Call):
+            continue
+        name = ast.unparse(deco.func).rsplit(".", 1)[-1]
+        if name not in ("field_validator", "model_validator"):
+            continue
+        mode = next(
+            (
+                k.value.value
+                for k in deco.keywords
+                if k.arg == "mode" and isinstance(k.value, ast.Constant)
+            ),
+            "after",
+        )
+        fields = [
+            a.value for a in deco.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+        ]
+        yield name, mode, fields
+
+
 def parse(src: WheelSource, name: str) -> ast.Module | None:
     try:
         return src.parse(name)

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from servelint.engines._build.astutil import Definition, ModuleIndex
+from servelint.engines.vllm.builder.facts_common import pydantic_validators
 from servelint.engines.vllm.builder.normalisers import string_steps
 from servelint.engines.vllm.builder.parser_types import (
     EXTERNAL_TYPING,
@@ -79,18 +80,12 @@ def _validators(d: Definition) -> tuple[dict[str, list[ast.FunctionDef]], bool]:
     for stmt in d.node.body:  # type: ignore[attr-defined]
         if not isinstance(stmt, ast.FunctionDef):
             continue
-        for dec in stmt.decorator_list:
-            if not isinstance(dec, ast.Call):
-                continue
-            name = ast.unparse(dec.func).split(".")[-1]
-            mode = next((k.value.value for k in dec.keywords if k.arg == "mode"
-                         and isinstance(k.value, ast.Constant)), "after")
+        for name, mode, names in pydantic_validators(stmt):
             if name == "model_validator" and mode in {"before", "wrap"}:
                 model_before = True
             if name == "field_validator" and mode in {"before", "wrap", "plain"}:
-                for a in dec.args:
-                    if isinstance(a, ast.Constant) and isinstance(a.value, str):
-                        fields.setdefault(a.value, []).append(stmt)
+                for field in names:
+                    fields.setdefault(field, []).append(stmt)
     return fields, model_before
 
 

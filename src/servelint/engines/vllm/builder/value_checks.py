@@ -32,6 +32,7 @@ from servelint.engines.vllm.builder.facts_common import (
     parse,
     per_wheel,
     py_files,
+    pydantic_validators,
     ref,
     str_list,
     text_of,
@@ -177,20 +178,9 @@ def _field_validators(cls: ast.ClassDef) -> dict[str, list[tuple[ast.FunctionDef
     for fn in cls.body:
         if not isinstance(fn, ast.FunctionDef):
             continue
-        for dec in fn.decorator_list:
-            if not (isinstance(dec, ast.Call) and dotted(dec.func).endswith("field_validator")):
-                continue
-            mode = next(
-                (
-                    k.value.value
-                    for k in dec.keywords
-                    if k.arg == "mode" and isinstance(k.value, ast.Constant)
-                ),
-                "after",
-            )
-            for a in dec.args:
-                if isinstance(a, ast.Constant) and isinstance(a.value, str):
-                    out.setdefault(a.value, []).append((fn, mode))
+        for name, mode, fields in pydantic_validators(fn):
+            for field in fields if name == "field_validator" else []:
+                out.setdefault(field, []).append((fn, mode))
     return out
 
 
