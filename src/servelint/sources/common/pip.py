@@ -77,40 +77,49 @@ def _is_pip(word: str) -> bool:
     return re.fullmatch(r"pip(\d+(\.\d+)?)?", os.path.basename(word)) is not None
 
 
+_VALUE_OPTIONS = {"pip": PIP_VALUE_OPTIONS, "uv": UV_VALUE_OPTIONS, "pipx": PIPX_VALUE_OPTIONS}
+
+
+def _python_m_installer(words: Sequence[str]) -> tuple[str, int] | None:
+    """``python [-u -B -E -s -I ...] -m pip|uv pip`` -> (installer, index after it)."""
+    i = 1
+    while i < len(words) and words[i].startswith("-") and words[i] != "-m":
+        i += 1
+    if i + 1 >= len(words) or words[i] != "-m":
+        return None
+    mod, i = words[i + 1], i + 2
+    if mod == "pip":
+        return "pip", i
+    if mod == "uv" and i < len(words) and words[i] == "pip":
+        return "uv", i + 1
+    return None
+
+
+def _installer(words: Sequence[str]) -> tuple[str, int] | None:
+    """-> (installer, index of the word after its name) or None."""
+    base = os.path.basename(words[0])
+    if _is_python(words[0]):
+        return _python_m_installer(words)
+    if _is_pip(words[0]):
+        return "pip", 1
+    if base == "uv" and len(words) > 1 and words[1] == "pip":
+        return "uv", 2
+    if base == "pipx":
+        return "pipx", 1
+    return None
+
+
 def _install_start(words: Sequence[str]) -> tuple[str, int] | None:
     """-> (installer, index of the first word after ``install``) or None."""
-    i = 0
-    if not words:
+    found = _installer(words) if words else None
+    if found is None:
         return None
-    installer = ""
-    if _is_python(words[0]):
-        # python [-u -B -E -s -I ...] -m pip|uv
-        i = 1
-        while i < len(words) and words[i].startswith("-") and words[i] != "-m":
-            i += 1
-        if i + 1 >= len(words) or words[i] != "-m":
-            return None
-        mod = words[i + 1]
-        i += 2
-        if mod == "pip":
-            installer = "pip"
-        elif mod == "uv" and i < len(words) and words[i] == "pip":
-            installer, i = "uv", i + 1
-        else:
-            return None
-    elif _is_pip(words[0]):
-        installer, i = "pip", 1
-    elif os.path.basename(words[0]) == "uv" and len(words) > 1 and words[1] == "pip":
-        installer, i = "uv", 2
-    elif os.path.basename(words[0]) == "pipx":
-        installer, i = "pipx", 1
-    else:
-        return None
+    installer, i = found
     # global options before the sub-command (``pip -q install``, ``pip --no-cache-dir install``)
-    values = {"pip": PIP_VALUE_OPTIONS, "uv": UV_VALUE_OPTIONS, "pipx": PIPX_VALUE_OPTIONS}
+    values = _VALUE_OPTIONS[installer]
     while i < len(words) and words[i].startswith("-"):
         w = words[i]
-        i += 2 if (w in values[installer] and "=" not in w) else 1
+        i += 2 if (w in values and "=" not in w) else 1
     if i < len(words) and words[i] == "install":
         return installer, i + 1
     return None
@@ -134,6 +143,62 @@ def _name_of_symbolic(text: str) -> tuple[str | None, str]:
     return canonicalize_name(name), rest
 
 
+def _egg_name(text: str) -> str | None:
+    if "#egg=" not in text:
+        return None
+    return canonicalize_name(text.split("#egg=", 1)[1].split("&")[0])
+
+
+def _wheel_name(path: str) -> str | None:
+    m = _WHEEL_NAME.match(os.path.basename(path))
+    return canonicalize_name(m.group(1)) if m else None
+
+
+def _is_local_path(text: str, low: str) -> bool:
+    return (text in (".", "..") or text.startswith(("./", "../", "/", "~")) or
+            low.endswith((".tar.gz", ".zip", ".tgz", ".tar.bz2")) or
+            ("/" in text and " @ " not in text and "@" not in text.split("/")[0]))
+
+
+def _classify_location(rec: PackageInstall, text: str) -> bool:
+    """A VCS link, URL, wheel file or local path (not ``name @ url``): set ``rec.kind``
+    (and the name where the location spells it). False for anything else."""
+    low = text.lower()
+    if re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?\s*@\s*\S", text):
+        return False
+    if low.startswith(_VCS):
+        rec.kind, rec.name = "vcs", _egg_name(text)
+    elif re.match(r"^[a-z][a-z0-9+.-]*://", low):
+        bare = text.split("#")[0].split("?")[0]
+        rec.kind = "wheel" if bare.lower().endswith(".whl") else "url"
+        if rec.kind == "wheel":
+            rec.name = _wheel_name(bare)
+    elif low.endswith(".whl"):
+        rec.kind, rec.name = "wheel", _wheel_name(text)
+    elif _is_local_path(text, low):
+        rec.kind = "path"
+    else:
+        return False
+    return True
+
+
+def _classify_specifier(rec: PackageInstall, text: str) -> None:
+    """``name[extras] specifier`` or ``name @ url`` read with ``packaging``."""
+    # packaging.requirements imports packaging.tags (platform, subprocess): only when needed
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        req = Requirement(text)
+    except InvalidRequirement:
+        rec.name, rec.specifier = _name_of_symbolic(text)
+        return
+    rec.name = canonicalize_name(req.name)
+    rec.specifier = str(req.specifier)
+    if req.url:
+        url = req.url.lower()
+        rec.kind = "vcs" if url.startswith(_VCS) else ("wheel" if url.endswith(".whl") else "url")
+
+
 def classify_requirement(tok: Token, installer: str, command: str, *, kind: str = "") -> (
         PackageInstall):
     """One positional argument (or ``-e``/``-r`` value) -> a ``PackageInstall``."""
@@ -142,50 +207,84 @@ def classify_requirement(tok: Token, installer: str, command: str, *, kind: str 
                          installer=installer, command=command)
     if kind:
         rec.kind = kind
-        if kind == "editable" and "#egg=" in text:
-            rec.name = canonicalize_name(text.split("#egg=", 1)[1].split("&")[0])
+        if kind == "editable":
+            rec.name = _egg_name(text)
         return rec
-    low = text.lower()
-    direct = re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?\s*@\s*\S", text)
-    if low.startswith(_VCS) and not direct:
-        rec.kind = "vcs"
-        if "#egg=" in text:
-            rec.name = canonicalize_name(text.split("#egg=", 1)[1].split("&")[0])
-        return rec
-    if re.match(r"^[a-z][a-z0-9+.-]*://", low) and not direct:
-        rec.kind = "wheel" if low.split("#")[0].split("?")[0].endswith(".whl") else "url"
-        if rec.kind == "wheel":
-            m = _WHEEL_NAME.match(os.path.basename(text.split("#")[0].split("?")[0]))
-            rec.name = canonicalize_name(m.group(1)) if m else None
-        return rec
-    if low.endswith(".whl") and not direct:
-        rec.kind = "wheel"
-        m = _WHEEL_NAME.match(os.path.basename(text))
-        rec.name = canonicalize_name(m.group(1)) if m else None
-        return rec
-    if not direct and (text in (".", "..") or text.startswith(("./", "../", "/", "~")) or
-            low.endswith((".tar.gz", ".zip", ".tgz", ".tar.bz2")) or
-            ("/" in text and " @ " not in text and "@" not in text.split("/")[0])):
-        rec.kind = "path"
+    if _classify_location(rec, text):
         return rec
     if tok.symbolic or "$" in text:
         rec.symbolic = True
         rec.name, rec.specifier = _name_of_symbolic(text)
         return rec
-    # packaging.requirements imports packaging.tags (platform, subprocess): only when needed
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    try:
-        req = Requirement(text)
-    except InvalidRequirement:
-        rec.name, rec.specifier = _name_of_symbolic(text)
-        return rec
-    rec.name = canonicalize_name(req.name)
-    rec.specifier = str(req.specifier)
-    if req.url:
-        rec.kind = "vcs" if req.url.lower().startswith(_VCS) else (
-            "wheel" if req.url.lower().endswith(".whl") else "url")
+    _classify_specifier(rec, text)
     return rec
+
+
+_INDEX_OPTIONS = frozenset({
+    "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--index",
+    "--default-index", "--pypi-url",
+})
+
+
+@dataclass
+class _Parse:
+    """State of one install command's argument walk."""
+
+    tokens: Sequence[Token]
+    installer: str
+    command: str
+    out: PipCommand
+    values: frozenset[str]
+    require_hashes: bool = False
+    last: PackageInstall | None = None
+
+    def add(self, tok: Token, kind: str = "") -> None:
+        self.last = classify_requirement(tok, self.installer, self.command, kind=kind)
+        self.out.installs.append(self.last)
+
+
+def _split_option(word: str, values: frozenset[str]) -> tuple[str, str, str]:
+    """``--opt=v`` / ``-rreq.txt`` / ``--flag`` -> (option, "=" or "", inline value)."""
+    opt, eq, inline = word.partition("=")
+    if not opt.startswith("--") and len(opt) > 2 and not eq and opt[:2] in values:
+        # short option with an attached value (-rreq.txt, -ihttps://...)
+        return opt[:2], "=", word[2:]
+    return opt, eq, inline
+
+
+def _flag(p: _Parse, opt: str) -> None:
+    if opt == "--require-hashes":
+        p.require_hashes = True
+    elif opt in ("-U", "--upgrade"):
+        p.out.upgrade = True
+    if opt.startswith("--") and opt not in _KNOWN_FLAGS.get(p.installer, ()):
+        p.out.problems.append(f"unknown {p.installer} option {opt} taken as a flag")
+
+
+def _option(p: _Parse, i: int) -> int | None:
+    """Read the option at ``i``; -> the index after it, None when its value is missing."""
+    tok = p.tokens[i]
+    opt, eq, inline = _split_option(tok.text, p.values)
+    if opt == "--hash" and eq and p.last is not None:
+        p.last.hashed = True
+        return i + 1
+    if opt not in p.values:
+        _flag(p, opt)
+        return i + 1
+    if eq:
+        value, nxt = Token(inline, tok.span, tok.symbolic), i + 1
+    elif i + 1 < len(p.tokens):
+        value, nxt = p.tokens[i + 1], i + 2
+    else:
+        p.out.problems.append(f"option {opt} has no value")
+        return None
+    if opt in ("-r", "--requirement", "--requirements"):
+        p.add(value, "requirements-file")
+    elif opt in ("-e", "--editable") and p.installer != "pipx":
+        p.add(value, "editable")
+    elif opt in _INDEX_OPTIONS:
+        p.out.index_urls.append(value)
+    return nxt
 
 
 def parse_pip_command(tokens: Sequence[Token]) -> PipCommand | None:
@@ -195,64 +294,21 @@ def parse_pip_command(tokens: Sequence[Token]) -> PipCommand | None:
     if start is None:
         return None
     installer, i = start
-    command = " ".join(words)
-    values = {"pip": PIP_VALUE_OPTIONS, "uv": UV_VALUE_OPTIONS, "pipx": PIPX_VALUE_OPTIONS}[
-        installer]
-    out = PipCommand(installer=installer)
-    require_hashes = False
-    last: PackageInstall | None = None
-    while i < len(tokens):
-        tok, w = tokens[i], words[i]
-        if w == "--":
+    p = _Parse(tokens, installer, " ".join(words), PipCommand(installer=installer),
+               _VALUE_OPTIONS[installer])
+    while i is not None and i < len(tokens):
+        tok = tokens[i]
+        if tok.text == "--":
             i += 1
-            continue
-        if w.startswith("-") and len(w) > 1 and not tok.symbolic:
-            opt, eq, inline = w.partition("=")
-            if opt.startswith("-") and not opt.startswith("--") and len(opt) > 2 and not eq:
-                # short option with attached value (-rreq.txt, -ihttps://...) or bundled flags
-                head = opt[:2]
-                if head in values:
-                    opt, eq, inline = head, "=", w[2:]
-            if opt in ("--hash",) and eq and last is not None:
-                last.hashed = True
-                i += 1
-                continue
-            if opt == "--require-hashes":
-                require_hashes = True
-            if opt in ("-U", "--upgrade"):
-                out.upgrade = True
-            takes_value = opt in values
-            if takes_value and not eq:
-                if i + 1 >= len(tokens):
-                    out.problems.append(f"option {opt} has no value")
-                    break
-                val_tok = tokens[i + 1]
-                i += 2
-            elif takes_value:
-                val_tok = Token(inline, tok.span, tok.symbolic)
-                i += 1
-            else:
-                if opt.startswith("--") and opt not in _KNOWN_FLAGS.get(installer, ()):
-                    out.problems.append(f"unknown {installer} option {opt} taken as a flag")
-                i += 1
-                continue
-            if opt in ("-r", "--requirement", "--requirements"):
-                last = classify_requirement(val_tok, installer, command, kind="requirements-file")
-                out.installs.append(last)
-            elif opt in ("-e", "--editable") and installer != "pipx":
-                last = classify_requirement(val_tok, installer, command, kind="editable")
-                out.installs.append(last)
-            elif opt in ("-i", "--index-url", "--extra-index-url", "-f", "--find-links",
-                         "--index", "--default-index", "--pypi-url"):
-                out.index_urls.append(val_tok)
-            continue
-        last = classify_requirement(tok, installer, command)
-        out.installs.append(last)
-        i += 1
-    if require_hashes:
-        for rec in out.installs:
+        elif tok.text.startswith("-") and len(tok.text) > 1 and not tok.symbolic:
+            i = _option(p, i)
+        else:
+            p.add(tok)
+            i += 1
+    if p.require_hashes:
+        for rec in p.out.installs:
             rec.hashed = True
-    return out
+    return p.out
 
 
 _KNOWN_FLAGS: dict[str, frozenset[str]] = {
