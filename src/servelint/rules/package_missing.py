@@ -66,48 +66,72 @@ def _matches_value(want: Any, got: str | None) -> bool:
     return str(want) == got or str(want).lower() == got.lower()
 
 
+def _env_trigger(ctx: CheckContext, trigger: dict[str, Any]) -> tuple[Span, str] | None:
+    spec = ctx.spec
+    for env in spec.env:
+        if env.name == trigger.get("name") and not env.symbolic and \
+                _matches_value(trigger.get("value"), env.value):
+            return env.span or spec.anchor, f"{env.name}={env.value}"
+    return None
+
+
+def _option_trigger(ctx: CheckContext, trigger: dict[str, Any], opt: Any, value: str | None,
+                    ) -> tuple[Span, str] | None:
+    """``opt`` (its value ``value``) sets the option the trigger names."""
+    act, spec = opt.action, ctx.spec
+    if act.dest != (trigger.get("dest") or trigger.get("name")) or opt.config_path:
+        return None
+    vi = opt.value_index if opt.value_index is not None else opt.index
+    want = trigger.get("value")
+    if is_symbolic(spec, vi) and want is not None:
+        return None
+    if act.takes_value:
+        if not _matches_value(want, value):
+            return None
+    elif want not in (None, "truthy") or (
+            act.raw.get("negative") and opt.written.split("=", 1)[0] in act.raw["negative"]):
+        return None  # a flag with a value to match, or --no-grpc turning it off
+    shown = f"{act.primary} {value}" if value is not None else act.primary
+    return token_span(spec, opt.index), shown
+
+
+def _config_trigger(ctx: CheckContext, trigger: dict[str, Any], opt: Any, value: str | None,
+                    ) -> tuple[Span, str] | None:
+    """``opt`` sets the nested config key the trigger names (dotted or inside its JSON)."""
+    act, spec = opt.action, ctx.spec
+    path = trigger.get("path") or ""
+    dest, _, key = path.partition(".")
+    if opt.config_path == path and _matches_value(trigger.get("value"), value):
+        return token_span(spec, opt.index), f"{opt.written} {value}"
+    vi = opt.value_index if opt.value_index is not None else opt.index
+    if act.dest != dest or not value or opt.config_path or is_symbolic(spec, vi):
+        return None
+    try:
+        obj = json.loads(value)
+    except ValueError:
+        return None
+    if isinstance(obj, dict) and key in obj and \
+            _matches_value(trigger.get("value"), str(obj[key])):
+        return token_span(spec, vi), f'{act.primary} {{"{key}": "{obj[key]}"}}'
+    return None
+
+
 def triggered(ctx: CheckContext, trigger: dict[str, Any]) -> tuple[Span, str] | None:
     """Where the launch sets the gate's trigger, with a human description."""
-    kind, spec = trigger.get("kind"), ctx.spec
+    kind = trigger.get("kind")
     if kind == "env":
-        for env in spec.env:
-            if env.name == trigger.get("name") and not env.symbolic and \
-                    _matches_value(trigger.get("value"), env.value):
-                return env.span or spec.anchor, f"{env.name}={env.value}"
-        return None
+        return _env_trigger(ctx, trigger)
     for opt in ctx.parsed.options:
-        act = opt.action
-        if act is None:
+        if opt.action is None:
             continue
-        vi = opt.value_index if opt.value_index is not None else opt.index
         value = opt.value if isinstance(opt.value, str) else None
-        if kind == "option" and act.dest == (trigger.get("dest") or trigger.get("name")) \
-                and not opt.config_path:
-            if is_symbolic(spec, vi) and trigger.get("value") is not None:
-                continue
-            want = trigger.get("value")
-            if act.takes_value and not _matches_value(want, value):
-                continue
-            if not act.takes_value and want not in (None, "truthy"):
-                continue
-            if not act.takes_value and act.raw.get("negative") and \
-                    opt.written.split("=", 1)[0] in act.raw["negative"]:
-                continue  # --no-grpc turns it off
-            shown = f"{act.primary} {value}" if value is not None else act.primary
-            return token_span(spec, opt.index), shown
-        if kind == "config":
-            path = trigger.get("path") or ""
-            dest, _, key = path.partition(".")
-            if opt.config_path == path and _matches_value(trigger.get("value"), value):
-                return token_span(spec, opt.index), f"{opt.written} {value}"
-            if act.dest == dest and value and not opt.config_path and not is_symbolic(spec, vi):
-                try:
-                    obj = json.loads(value)
-                except ValueError:
-                    continue
-                if isinstance(obj, dict) and key in obj and \
-                        _matches_value(trigger.get("value"), str(obj[key])):
-                    return token_span(spec, vi), f'{act.primary} {{"{key}": "{obj[key]}"}}'
+        hit = None
+        if kind == "option":
+            hit = _option_trigger(ctx, trigger, opt, value)
+        elif kind == "config":
+            hit = _config_trigger(ctx, trigger, opt, value)
+        if hit is not None:
+            return hit
     return None
 
 
@@ -274,50 +298,61 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         inst_ok, inst = installed_by_launch(ctx, package, needed)
         if inst_ok:
             continue
-        where = f"image {ctx.spec.image}" if ctx.spec.image else f"the {prof.engine} {prof.version} wheel"
-        if ctx.spec.image and ctx.how.startswith("--target-version"):
-            where = f"the {prof.label} image (its image {ctx.spec.image}, bumped)"
-        if inst is not None:
-            msg = (f'{shown} makes {prof.label} import "{requirement}", but the launch installs '
-                   f'"{inst.requirement}", which cannot satisfy it')
-        else:
-            msg = (f'{shown} makes {prof.label} import "{requirement}", which {where} does not '
-                   "contain: the server fails at startup")
-        if gate.get("message"):
-            msg += f" ({gate['message']})"
-        shipping = [r for r in images_shipping(ctx, package)]
-        if shipping:
-            third = (f"pin an image that ships {package}: {prof.engine} "
-                     f"{', '.join(shipping[-3:])} images do")
-        else:
-            known = ctx.history.releases if ctx.history else []
-            span_txt = f" ({known[0]}–{known[-1]})" if known else ""
-            third = (f"pin an image that ships {package}: none of the {prof.engine} images "
-                     f"servelint knows{span_txt} does")
-        fix = "; ".join([
-            f"(1) drop {shown}",
-            "(2) make it an opt-in feature that declares its dependency "
-            f"(pip install {shell_quote(requirement)})",
-            f"(3) {third}",
-        ])
-        weak = gate.get("via") == "registry-import" or gate.get("package_named_by") == "module"
-        if weak:
-            msg += " (the link from this setting to the import is inferred, not stated by the code)"
-        unknown = installed_set_unknown(ctx)
-        if unknown:
-            weak = True
-            msg += f" ({unknown})"
-        elif not set_known:
-            weak = True
-            msg += f" (judged against {basis}, so only a warning)"
-        elif ctx.spec.image:
-            msg += f" ({basis})"
+        msg, weak = _message(ctx, gate, shown, requirement, inst, set_known, basis)
+        fix = _fix_text(ctx, package, shown, requirement)
         f = finding(sys.modules[__name__], ctx, span, msg, fix=fix,
                     evidence=gate.get("source", ""),
                     severity=Severity.WARNING if weak else None)
         f.autofix = _drop_trigger(ctx, trigger, span, shown)
         reported.add((shown, requirement))
         yield f
+
+
+def _message(ctx: CheckContext, gate: dict[str, Any], shown: str, requirement: str,
+             inst: Any, set_known: bool, basis: str) -> tuple[str, bool]:
+    """The finding's text and whether it is only a warning (an inferred link or set)."""
+    prof = ctx.profile
+    where = f"image {ctx.spec.image}" if ctx.spec.image else f"the {prof.engine} {prof.version} wheel"
+    if ctx.spec.image and ctx.how.startswith("--target-version"):
+        where = f"the {prof.label} image (its image {ctx.spec.image}, bumped)"
+    if inst is not None:
+        msg = (f'{shown} makes {prof.label} import "{requirement}", but the launch installs '
+               f'"{inst.requirement}", which cannot satisfy it')
+    else:
+        msg = (f'{shown} makes {prof.label} import "{requirement}", which {where} does not '
+               "contain: the server fails at startup")
+    if gate.get("message"):
+        msg += f" ({gate['message']})"
+    weak = gate.get("via") == "registry-import" or gate.get("package_named_by") == "module"
+    if weak:
+        msg += " (the link from this setting to the import is inferred, not stated by the code)"
+    unknown = installed_set_unknown(ctx)
+    if unknown:
+        return msg + f" ({unknown})", True
+    if not set_known:
+        return msg + f" (judged against {basis}, so only a warning)", True
+    if ctx.spec.image:
+        msg += f" ({basis})"
+    return msg, weak
+
+
+def _fix_text(ctx: CheckContext, package: str, shown: str, requirement: str) -> str:
+    prof = ctx.profile
+    shipping = list(images_shipping(ctx, package))
+    if shipping:
+        third = (f"pin an image that ships {package}: {prof.engine} "
+                 f"{', '.join(shipping[-3:])} images do")
+    else:
+        known = ctx.history.releases if ctx.history else []
+        span_txt = f" ({known[0]}–{known[-1]})" if known else ""
+        third = (f"pin an image that ships {package}: none of the {prof.engine} images "
+                 f"servelint knows{span_txt} does")
+    return "; ".join([
+        f"(1) drop {shown}",
+        "(2) make it an opt-in feature that declares its dependency "
+        f"(pip install {shell_quote(requirement)})",
+        f"(3) {third}",
+    ])
 
 
 def _drop_trigger(ctx: CheckContext, trigger: dict[str, Any], span: Span, shown: str,
