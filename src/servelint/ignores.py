@@ -135,37 +135,45 @@ def apply_ignores(
     findings = list(findings)
     if not enabled:
         return findings, [], []
-    comments_by_path: dict[str, list[IgnoreComment]] = {}
-    for path in dict.fromkeys([*(f.span.path for f in findings), *checked_paths]):
-        text = read_source(path)
-        if text is not None:
-            comments_by_path[path] = parse_ignores(path, text)
+    comments_by_path = _read_comments(findings, read_source, checked_paths)
     if not any(comments_by_path.values()):
         return findings, [], []
     known = {normalize_id(rule) for rule in
              (known_rules() if callable(known_rules) else known_rules)}
-
     by_line: dict[tuple[str, int], list[IgnoreComment]] = {}
     for path, comments in comments_by_path.items():
         for comment in comments:
             for line in comment.targets:
                 by_line.setdefault((path, line), []).append(comment)
-
     kept, ignored = [], []
     for finding in findings:
-        suppressed = False
-        for comment in _covering(by_line, finding):
-            for ref in comment.ids:
-                if ref.text in known and _matches(ref, finding):
-                    ref.used = True
-                    suppressed = True
-        (ignored if suppressed else kept).append(finding)
-
-    extra = []
-    for comments in comments_by_path.values():
-        for comment in comments:
-            extra.extend(_comment_problems(comment, known))
+        (ignored if _suppress(by_line, finding, known) else kept).append(finding)
+    extra = [problem for comments in comments_by_path.values() for comment in comments
+             for problem in _comment_problems(comment, known)]
     return kept, ignored, extra
+
+
+def _read_comments(findings: list[Finding], read_source: Callable[[str], str | None],
+                   checked_paths: Iterable[str]) -> dict[str, list[IgnoreComment]]:
+    """The ignore comments of every file with a finding or named by ``checked_paths``."""
+    out: dict[str, list[IgnoreComment]] = {}
+    for path in dict.fromkeys([*(f.span.path for f in findings), *checked_paths]):
+        text = read_source(path)
+        if text is not None:
+            out[path] = parse_ignores(path, text)
+    return out
+
+
+def _suppress(by_line: dict[tuple[str, int], list[IgnoreComment]], finding: Finding,
+              known: set[str]) -> bool:
+    """Whether a comment covering ``finding`` names it; marks every id that does as used."""
+    suppressed = False
+    for comment in _covering(by_line, finding):
+        for ref in comment.ids:
+            if ref.text in known and _matches(ref, finding):
+                ref.used = True
+                suppressed = True
+    return suppressed
 
 
 def _comment_problems(comment: IgnoreComment, known: set[str]) -> list[Finding]:
