@@ -19,40 +19,55 @@ def _sets(old: set[str], new: set[str]) -> dict[str, list[str]]:
     return {"added": sorted(new - old), "removed": sorted(old - new)}
 
 
-def diff_profiles(old: Profile, new: Profile) -> dict[str, Any]:
-    o_opts, n_opts = _options(old), _options(new)
-    changed = []
-    for opt in sorted(set(o_opts) & set(n_opts)):
-        a, b = o_opts[opt], n_opts[opt]
-        notes = []
-        if a.kind != b.kind:
-            notes.append(f"kind {a.kind} -> {b.kind}")
-        if a.nargs != b.nargs:
-            notes.append(f"nargs {a.nargs} -> {b.nargs}")
-        if (a.choices or []) != (b.choices or []):
-            ca, cb = set(a.choices or []), set(b.choices or [])
-            if ca - cb:
-                notes.append("choices removed: " + ", ".join(sorted(ca - cb)))
-            if cb - ca:
-                notes.append("choices added: " + ", ".join(sorted(cb - ca)))
-        if a.deprecated != b.deprecated:
-            notes.append("now deprecated" if b.deprecated else "no longer deprecated")
-        if a.raw.get("default") != b.raw.get("default"):
-            notes.append(f"default {a.raw.get('default')} -> {b.raw.get('default')}")
-        if notes:
-            changed.append({"option": opt, "changes": notes})
+def _option_changes(a: Any, b: Any) -> list[str]:
+    """What changed in one option spelled in both releases."""
+    notes = []
+    if a.kind != b.kind:
+        notes.append(f"kind {a.kind} -> {b.kind}")
+    if a.nargs != b.nargs:
+        notes.append(f"nargs {a.nargs} -> {b.nargs}")
+    ca, cb = set(a.choices or []), set(b.choices or [])
+    if (a.choices or []) != (b.choices or []):
+        if ca - cb:
+            notes.append("choices removed: " + ", ".join(sorted(ca - cb)))
+        if cb - ca:
+            notes.append("choices added: " + ", ".join(sorted(cb - ca)))
+    if a.deprecated != b.deprecated:
+        notes.append("now deprecated" if b.deprecated else "no longer deprecated")
+    if a.raw.get("default") != b.raw.get("default"):
+        notes.append(f"default {a.raw.get('default')} -> {b.raw.get('default')}")
+    return notes
+
+
+def _late_changes(old: Profile, new: Profile) -> dict[str, dict[str, list[str]]]:
     late = {}
     for name in sorted(set(old.late_values) | set(new.late_values)):
         va = set(old.late_values.get(name, {}).get("values", []))
         vb = set(new.late_values.get(name, {}).get("values", []))
         if va != vb:
             late[name] = _sets(va, vb)
+    return late
+
+
+def _env_changes(old: Profile, new: Profile) -> list[dict[str, Any]]:
     env_changed = []
     for name in sorted(set(old.env_registry) & set(new.env_registry)):
         a, b = old.env_registry[name], new.env_registry[name]
         for key in ("type", "default", "choices", "deprecated"):
             if a.get(key) != b.get(key):
                 env_changed.append({"env": name, "field": key, "old": a.get(key), "new": b.get(key)})
+    return env_changed
+
+
+def diff_profiles(old: Profile, new: Profile) -> dict[str, Any]:
+    o_opts, n_opts = _options(old), _options(new)
+    changed = []
+    for opt in sorted(set(o_opts) & set(n_opts)):
+        notes = _option_changes(o_opts[opt], n_opts[opt])
+        if notes:
+            changed.append({"option": opt, "changes": notes})
+    late = _late_changes(old, new)
+    env_changed = _env_changes(old, new)
     old_pk, new_pk = set(old.image_packages()), set(new.image_packages())
     extra = {}
     if "llm_api" in new.data:  # TensorRT-LLM: the option-file model and the env reads
