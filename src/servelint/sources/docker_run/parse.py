@@ -107,50 +107,42 @@ def _sub(tok: Token, offset: int, text: str) -> Token:
     return Token(text, span, tok.symbolic)
 
 
-def parse_docker_run(tokens: list[Token]) -> DockerRun | None:
-    """The options, image and arguments of a ``docker run`` command; None if it is not one."""
-    i = run_start(tokens)
-    if i is None:
-        return None
-    run = DockerRun(anchor=tokens[0], options=[], image=None, args=[])
-    while i < len(tokens):
-        tok = tokens[i]
-        text = tok.text
-        if text == "--":
-            i += 1
-            break
-        if not text.startswith("-") or text == "-":
-            break
-        if text.startswith("--"):
-            name, eq, value = text.partition("=")
-            if eq:
-                run.options.append(DockerOption(name, _sub(tok, len(name) + 1, value), tok))
-                i += 1
-            elif name in VALUE_OPTIONS and i + 1 < len(tokens):
-                run.options.append(DockerOption(name, tokens[i + 1], tok))
-                i += 2
-            else:
-                run.options.append(DockerOption(name, None, tok))
-                i += 1
-            continue
-        # short options: -it, -itd, -p8000:8000, -e K=V, -v a:b
-        consumed = 1
-        for k, ch in enumerate(text[1:], start=1):
-            if ch in SHORT_VALUE:
-                rest = text[k + 1:]
-                if rest:
-                    value = _sub(tok, k + 1 + (rest.startswith("=")), rest.removeprefix("="))
-                elif i + 1 < len(tokens):
-                    value, consumed = tokens[i + 1], 2
-                else:
-                    value = None
-                run.options.append(DockerOption("-" + ch, value, tok))
-                break
+def _long_option(run: DockerRun, tokens: list[Token], i: int) -> int:
+    """``--name=value`` / ``--name value`` / ``--flag`` at ``i``; -> the index after it."""
+    tok = tokens[i]
+    name, eq, value = tok.text.partition("=")
+    if eq:
+        run.options.append(DockerOption(name, _sub(tok, len(name) + 1, value), tok))
+        return i + 1
+    if name in VALUE_OPTIONS and i + 1 < len(tokens):
+        run.options.append(DockerOption(name, tokens[i + 1], tok))
+        return i + 2
+    run.options.append(DockerOption(name, None, tok))
+    return i + 1
+
+
+def _short_options(run: DockerRun, tokens: list[Token], i: int) -> int:
+    """``-it``, ``-itd``, ``-p8000:8000``, ``-e K=V``, ``-v a:b`` at ``i``; -> the index after."""
+    tok = tokens[i]
+    text = tok.text
+    for k, ch in enumerate(text[1:], start=1):
+        if ch not in SHORT_VALUE:
             run.options.append(DockerOption("-" + ch, None, tok))
-        i += consumed
-    if i < len(tokens):
-        run.image = tokens[i]
-        run.args = list(tokens[i + 1:])
+            continue
+        rest = text[k + 1:]
+        consumed = 1
+        if rest:
+            value = _sub(tok, k + 1 + (rest.startswith("=")), rest.removeprefix("="))
+        elif i + 1 < len(tokens):
+            value, consumed = tokens[i + 1], 2
+        else:
+            value = None
+        run.options.append(DockerOption("-" + ch, value, tok))
+        return i + consumed
+    return i + 1
+
+
+def _apply_options(run: DockerRun) -> None:
     for opt in run.options:
         if opt.name in _ENV_OPTIONS and opt.value is not None:
             run.env.append(_env_var(opt.value))
@@ -158,6 +150,27 @@ def parse_docker_run(tokens: list[Token]) -> DockerRun | None:
             run.entrypoint = opt.value
         elif opt.name == "--env-file" and opt.value is not None:
             run.env_files.append(opt.value)
+
+
+def parse_docker_run(tokens: list[Token]) -> DockerRun | None:
+    """The options, image and arguments of a ``docker run`` command; None if it is not one."""
+    i = run_start(tokens)
+    if i is None:
+        return None
+    run = DockerRun(anchor=tokens[0], options=[], image=None, args=[])
+    while i < len(tokens):
+        text = tokens[i].text
+        if text == "--":
+            i += 1
+            break
+        if not text.startswith("-") or text == "-":
+            break
+        i = _long_option(run, tokens, i) if text.startswith("--") else _short_options(
+            run, tokens, i)
+    if i < len(tokens):
+        run.image = tokens[i]
+        run.args = list(tokens[i + 1:])
+    _apply_options(run)
     return run
 
 
