@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import set_value
@@ -60,6 +61,59 @@ FIX = FixSafety.SAFE
 _LATE: dict[tuple, str | None] = {}
 
 
+def _first_after(hist: Any, floor_pos: int, kind: str, key: str) -> str | None:
+    """The release that first has ``key`` (of ``kind``) when that is newer than the floor."""
+    memo = (hist.engine, floor_pos, kind, key)
+    if memo not in _LATE:
+        first = hist.of(kind, key).first
+        if kind == "late" and first == hist.of(kind, key.split("=", 1)[0]).first:
+            first = None  # the set is first recorded there too: older releases may
+            # have taken the value another way (argparse choices), so nothing is known
+        _LATE[memo] = first if first and first != hist.releases[0] and \
+            hist._pos(first) > floor_pos else None
+    return _LATE[memo]
+
+
+def _argv_late(ctx: CheckContext, floor_pos: int) -> list[tuple[int, str, str]]:
+    """(argv index, what, first release) of each flag and value newer than the floor."""
+    spec, hist = ctx.spec, ctx.history
+    out: list[tuple[int, str, str]] = []
+    seen: set[tuple[str, int]] = set()
+    for opt in ctx.parsed.options:
+        if opt.action is None or is_symbolic(spec, opt.index):
+            continue
+        name = opt.canonical if opt.abbreviated else \
+            normalise_flag(opt.written).split(".", 1)[0]
+        first = _first_after(hist, floor_pos, "option", name)
+        if first and (name, opt.index) not in seen:
+            seen.add((name, opt.index))
+            out.append((opt.index, f'flag "{name}"', first))
+    for target, value, index in values_to_check(ctx):
+        entry = ctx.profile.late_for(target)
+        if entry is None:
+            continue
+        first = _first_after(hist, floor_pos, "late", f"{entry[0]}={value}")
+        if first:
+            out.append((index, f'{entry[0].replace("_", " ")} "{value}"', first))
+    return out
+
+
+def _image_floor_finding(ctx: CheckContext, floor: Any) -> Finding | None:
+    """The recipe's floor above the release its image pins."""
+    from servelint.resolve import release_version
+
+    spec, prof = ctx.spec, ctx.profile
+    image_release = release_version(ctx.extra.get("image_release"))
+    if image_release is None or floor <= image_release:
+        return None
+    f = finding(sys.modules[__name__], ctx, spec.floor_span or spec.anchor,
+                f"min_vllm_version {spec.floor} is above the release the image pins "
+                f"({image_release}): the recipe claims a release its image does not have",
+                fix=f"pin an image with {prof.engine} >= {spec.floor}, or lower the floor")
+    f.autofix = _image_bump(ctx, str(image_release), str(floor))
+    return f
+
+
 def check(ctx: CheckContext) -> Iterator[Finding]:
     from servelint.resolve import release_version  # (lazy: the catalogue imports every rule)
 
@@ -68,65 +122,27 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     floor = release_version(spec.floor)
     if floor is None or hist is None or not hist.releases:
         return
-    image_release = release_version(ctx.extra.get("image_release"))
-    if image_release is not None and floor > image_release:
-        f = finding(mod, ctx, spec.floor_span or spec.anchor,
-                    f"min_vllm_version {spec.floor} is above the release the image pins "
-                    f"({image_release}): the recipe claims a release its image does not have",
-                    fix=f"pin an image with {prof.engine} >= {spec.floor}, or lower the floor")
-        f.autofix = _image_bump(ctx, str(image_release), str(floor))
-        yield f
+    image_finding = _image_floor_finding(ctx, floor)
+    if image_finding is not None:
+        yield image_finding
     floor_pos = hist._pos(str(floor))
     floor_label = f"min_vllm_version {spec.floor}" if spec.origin == "recipe" else \
         f"the floor {spec.floor}"
-
-    def late(kind: str, key: str) -> str | None:
-        memo = (hist.engine, floor_pos, kind, key)
-        if memo not in _LATE:
-            first = hist.of(kind, key).first
-            if kind == "late" and first == hist.of(kind, key.split("=", 1)[0]).first:
-                first = None  # the set is first recorded there too: older releases may
-                # have taken the value another way (argparse choices), so nothing is known
-            _LATE[memo] = first if first and first != hist.releases[0] and \
-                hist._pos(first) > floor_pos else None
-        return _LATE[memo]
-
-    def argv_late() -> list[tuple[int, str, str]]:
-        """(argv index, what, first release) of each flag and value newer than the floor."""
-        out: list[tuple[int, str, str]] = []
-        seen: set[tuple[str, int]] = set()
-        for opt in ctx.parsed.options:
-            if opt.action is None or is_symbolic(spec, opt.index):
-                continue
-            name = normalise_flag(opt.written).split(".", 1)[0]
-            if opt.abbreviated:
-                name = opt.canonical
-            first = late("option", name)
-            if first and (name, opt.index) not in seen:
-                seen.add((name, opt.index))
-                out.append((opt.index, f'flag "{name}"', first))
-        for target, value, index in values_to_check(ctx):
-            entry = prof.late_for(target)
-            if entry is None:
-                continue
-            first = late("late", f"{entry[0]}={value}")
-            if first:
-                out.append((index, f'{entry[0].replace("_", " ")} "{value}"', first))
-        return out
-
     # the argv part depends only on the parse and the floor: computed once per parse
     found = []
-    for index, what, first in argv_fact(ctx.parsed, ("version-coherence", floor_pos), argv_late):
+    argv = argv_fact(ctx.parsed, ("version-coherence", floor_pos),
+                     lambda: _argv_late(ctx, floor_pos))
+    for index, what, first in argv:
         found.append((first, finding(mod, ctx, token_span(spec, index),
                       f"{what} first appears in {prof.engine} {first}, but {floor_label}",
                       fix=f"raise the floor to {first}")))
     for env in spec.env:
-        if env.name in prof.env_registry:
-            first = late("env", env.name)
-            if first:
-                found.append((first, finding(mod, ctx, env.span or spec.anchor,
-                              f"{env.name} first appears in {prof.engine} {first}, but "
-                              f"{floor_label}", fix=f"raise the floor to {first}")))
+        first = _first_after(hist, floor_pos, "env", env.name) \
+            if env.name in prof.env_registry else None
+        if first:
+            found.append((first, finding(mod, ctx, env.span or spec.anchor,
+                          f"{env.name} first appears in {prof.engine} {first}, but "
+                          f"{floor_label}", fix=f"raise the floor to {first}")))
     yield from _with_floor_fix(ctx, found)
 
 
