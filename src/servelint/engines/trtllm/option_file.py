@@ -288,16 +288,20 @@ class _Checker:
             if models:
                 yield from self.mapping(path, models, node)
         elif isinstance(node.items, list):
-            item_ty = items_type(ty, "list")
-            for i, item in enumerate(node.items):
-                if item_ty is not None:
-                    err = type_error(item_ty, item)
-                    if err is not None:
-                        yield FileProblem(
-                            item.span or node.span,
-                            f"{path}[{i}]: {err} ({self.model.label}: {src})",
-                            evidence=src,
-                        )
+            yield from self.list_items(path, items_type(ty, "list"), node, src)
+
+    def list_items(self, path: str, item_ty: Any, node: _Node, src: str,
+                   ) -> Iterator[FileProblem]:
+        if item_ty is None:
+            return
+        for i, item in enumerate(node.items):
+            err = type_error(item_ty, item)
+            if err is not None:
+                yield FileProblem(
+                    item.span or node.span,
+                    f"{path}[{i}]: {err} ({self.model.label}: {src})",
+                    evidence=src,
+                )
 
     def refused(self, path: str, cls: str, node: _Node, ty: Any) -> FileProblem | None:
         """A number (or null) a validator of the field refuses (bounds read from its source)."""
