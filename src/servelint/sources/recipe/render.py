@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from servelint.model import EnvVar, Span, Token
 from servelint.sources.common.problems import ReadProblem
@@ -276,6 +277,52 @@ def _strategy_problem(recipe: Recipe, strategy: str) -> str | None:
     return None
 
 
+def _selection_problem(
+    recipe: Recipe,
+    hardware: str | None,
+    strategy: str | None,
+    variant: str | None,
+    features: Mapping[str, FeatureChoice] | None,
+) -> ReadProblem | None:
+    """Why the asked-for variant, hardware, strategy or feature set cannot be rendered."""
+    if variant is not None and variant not in sel.variant_keys(recipe):
+        return ReadProblem(recipe.path, None, f"unknown variant {variant!r}", "unresolved")
+    if hardware is not None and hardware not in recipe.repo.hardware:
+        return ReadProblem(recipe.path, None, f"unknown hardware {hardware!r}", "unresolved")
+    if strategy is not None and (why := _strategy_problem(recipe, strategy)):
+        kind = "unresolved" if strategy not in recipe.repo.strategies else "unsupported"
+        return ReadProblem(recipe.path, None, why, kind)
+    known = set(sel.feature_keys(recipe)) if features else set()
+    for name, choice in (features or {}).items():
+        why = _feature_problem(recipe, known, name, choice)
+        if why:
+            return ReadProblem(recipe.path, None, why, "unresolved")
+    return None
+
+
+def _feature_problem(recipe: Recipe, known: set[str], name: str, choice: FeatureChoice,
+                     ) -> str | None:
+    if name not in known:
+        return f"unknown feature {name!r}"
+    if isinstance(choice, str):
+        modes = recipe.node("features", name, "modes")
+        if not isinstance(modes, Map) or choice not in modes:
+            return f"feature {name!r} has no mode {choice!r}"
+    return None
+
+
+def _hardware_of(recipe: Recipe, v: str, hardware: str | None) -> list[Any]:
+    if hardware is not None:
+        return [recipe.repo.hardware[hardware]]
+    return [hw for hw in sel.offered_hardware(recipe, v) if sel.effective_variant(recipe, v, hw) == v]
+
+
+def _strategies_of(recipe: Recipe, hw: Any, strategy: str | None) -> list[str]:
+    if strategy is not None:
+        return [strategy]
+    return [s for s in sel.strategies_for(recipe, hw) if _strategy_problem(recipe, s) is None]
+
+
 def render_recipe(
     recipe: Recipe,
     *,
@@ -285,63 +332,22 @@ def render_recipe(
     features: Mapping[str, FeatureChoice] | None = None,
 ) -> RenderResult:
     result = RenderResult()
-    variants = sel.variant_keys(recipe)
-    if variant is not None and variant not in variants:
-        result.problems.append(
-            ReadProblem(recipe.path, None, f"unknown variant {variant!r}", "unresolved")
-        )
+    problem = _selection_problem(recipe, hardware, strategy, variant, features)
+    if problem is not None:
+        result.problems.append(problem)
         return result
-    if hardware is not None and hardware not in recipe.repo.hardware:
-        result.problems.append(
-            ReadProblem(recipe.path, None, f"unknown hardware {hardware!r}", "unresolved")
-        )
-        return result
-    if strategy is not None and (why := _strategy_problem(recipe, strategy)):
-        kind = "unresolved" if strategy not in recipe.repo.strategies else "unsupported"
-        result.problems.append(ReadProblem(recipe.path, None, why, kind))
-        return result
-    if features:
-        known = set(sel.feature_keys(recipe))
-        for name, choice in features.items():
-            why = None
-            if name not in known:
-                why = f"unknown feature {name!r}"
-            elif isinstance(choice, str):
-                modes = recipe.node("features", name, "modes")
-                if not isinstance(modes, Map) or choice not in modes:
-                    why = f"feature {name!r} has no mode {choice!r}"
-            if why:
-                result.problems.append(ReadProblem(recipe.path, None, why, "unresolved"))
-                return result
     if recipe.is_omni:
         render_omni(recipe, result, hardware=hardware, variant=variant)
         return result
     seen: set[tuple] = set()
     memo = _Memo(recipe)
-    for v in [variant] if variant is not None else variants:
-        if hardware is not None:
-            hws = [recipe.repo.hardware[hardware]]
-        else:
-            hws = [
-                hw
-                for hw in sel.offered_hardware(recipe, v)
-                if sel.effective_variant(recipe, v, hw) == v
-            ]
-        for hw in hws:
-            strategies = (
-                [strategy]
-                if strategy is not None
-                else [
-                    s
-                    for s in sel.strategies_for(recipe, hw)
-                    if _strategy_problem(recipe, s) is None
-                ]
-            )
+    for v in [variant] if variant is not None else sel.variant_keys(recipe):
+        for hw in _hardware_of(recipe, v, hardware):
             variations = (
                 [dict(features)] if features is not None else _feature_variations(recipe, v, hw)
             )
             enabled_sets = [tuple(_enabled(recipe, v, hw, choices)) for choices in variations]
-            for strat in strategies:
+            for strat in _strategies_of(recipe, hw, strategy):
                 layouts = _layouts(recipe, v, hw, strat)
                 for choices, enabled in zip(variations, enabled_sets, strict=True):
                     for nodes, rank, pool in layouts:
