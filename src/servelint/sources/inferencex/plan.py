@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
 
@@ -66,6 +67,17 @@ class Plan:
     entries: list[tuple[str, bool, str]] = field(default_factory=list)
 
 
+def _read_runners(runners_path: str, out: Plan) -> Any:
+    """The runners file parsed, or None (with a problem) when it cannot be read."""
+    note(runners_path)
+    try:
+        with open(runners_path, encoding="utf-8") as fh:
+            return yaml.safe_load(fh) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        out.problems.append(ReadProblem(runners_path, None, f"cannot read: {exc}"))
+        return None
+
+
 def plan(root_or_file: str, only: set[str] | None = None) -> Plan:
     """The slots of every single-node master entry (``only``: the named entries)."""
     out = Plan()
@@ -80,14 +92,7 @@ def plan(root_or_file: str, only: set[str] | None = None) -> Plan:
             )
         )
         return out
-    runners = None
-    if runners_path:
-        note(runners_path)
-        try:
-            with open(runners_path, encoding="utf-8") as fh:
-                runners = yaml.safe_load(fh) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            out.problems.append(ReadProblem(runners_path, None, f"cannot read: {exc}"))
+    runners = _read_runners(runners_path, out) if runners_path else None
     parts: dict[str, ScriptPart] = {}
     multi_part = MultiNodePart(repo_root, repo_root, -1) if repo_root else None
     for master in masters:
