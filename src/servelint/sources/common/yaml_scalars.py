@@ -34,6 +34,9 @@ _YAML11_ONLY = re.compile(
 )
 
 
+_NOT_A_NUMBER = object()  # (a sentinel: the text is no number)
+
+
 def resolve_plain(text: str) -> object:
     """A plain (unquoted) scalar under the YAML 1.2 core schema plus timestamps (js-yaml)."""
     if text in _NULL:
@@ -42,6 +45,19 @@ def resolve_plain(text: str) -> object:
         return True
     if text in _FALSE:
         return False
+    number = _number(text)
+    if number is not _NOT_A_NUMBER:
+        return number
+    if _DATE.match(text):
+        return _valid_date(text)
+    m = _TIMESTAMP.match(text)
+    if m:
+        day = _valid_date(f"{int(m[1]):04d}-{int(m[2]):02d}-{int(m[3]):02d}")
+        return day if isinstance(day, str) and _DATE.match(day) else text
+    return text
+
+
+def _number(text: str) -> object:
     if _INT_DEC.match(text):
         return int(text)
     if _INT_OCT.match(text):
@@ -54,13 +70,7 @@ def resolve_plain(text: str) -> object:
         return -math.inf if text.startswith("-") else math.inf
     if _NAN.match(text):
         return math.nan
-    if _DATE.match(text):
-        return _valid_date(text)
-    m = _TIMESTAMP.match(text)
-    if m:
-        day = _valid_date(f"{int(m[1]):04d}-{int(m[2]):02d}-{int(m[3]):02d}")
-        return day if isinstance(day, str) and _DATE.match(day) else text
-    return text
+    return _NOT_A_NUMBER
 
 
 def _valid_date(text: str) -> str:
