@@ -110,53 +110,12 @@ class CommandMixin:
             return self.call(cmd, args, st, src, node)
         if cmd in (".", "source"):
             return self.source(args, src, st, node)
-        if cmd == "exit":
-            st.flow = "exit"
-            return [(st, None)]
-        if cmd == "return":
-            st.flow = "return" if st.frames else "exit"
-            st.ret = None
-            if not args:
-                st.ret = True
-            elif not args[0].symbolic and args[0].text.isdigit():
-                st.ret = int(args[0].text) == 0
-            return [(st, st.ret)]
-        if cmd in ("break", "continue"):
-            st.flow = cmd
-            return [(st, None)]
-        if cmd in ("true", ":"):
-            return [(st, True)]
-        if cmd == "false":
-            return [(st, False)]
-        if cmd == "shift":
-            n = int(args[0].text) if args and args[0].text.isdigit() else 1
-            st.positional = st.positional[n:]
-            return [(st, True)]
-        if cmd == "set":
-            if args and args[0].text == "--":
-                st.positional = tuple(args[1:])
-            return [(st, True)]
-        if cmd in ("read", "mapfile", "readarray"):
-            for f in args:
-                if not f.symbolic and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", f.text):
-                    st.vars[f.text] = unknown_var(f.text)
-            return [(st, None)]
-        if cmd == "printf" and len(args) > 1 and args[0].text == "-v":
-            st.vars[args[1].text] = unknown_var(args[1].text)
-            return [(st, True)]
-        if cmd in ("echo", "printf", "cd", "pushd", "popd", "local", "let", "wait", "sleep"):
-            return [(st, True)]
         if cmd == "eval":
             return self.eval_string(args, src, st, node, subshell=False)
-        if cmd in ("[", "test"):
-            return [
-                (
-                    st,
-                    simple_test([f.text for f in args if f.text != "]"])
-                    if not any(f.symbolic for f in args)
-                    else None,
-                )
-            ]
+        for builtin in (_flow_builtin, _var_builtin, _state_builtin):
+            done = builtin(cmd, args, st)
+            if done is not None:
+                return done
         if st.capturing and cmd == "seq":
             out = seq_output([f.text for f in args]) if not any(f.symbolic for f in args) else None
             if out is None or st.capture is None:
@@ -354,3 +313,60 @@ class CommandMixin:
         if not open_cycle or not stack:
             _RELEVANT[key] = False
         return False, open_cycle and bool(stack)
+
+
+_Status = list[tuple[State, "bool | None"]]
+_NO_EFFECT = ("echo", "printf", "cd", "pushd", "popd", "local", "let", "wait", "sleep")
+
+
+def _flow_builtin(cmd: str, args: list[Field], st: State) -> _Status | None:
+    """``exit``, ``return``, ``break``, ``continue``: the flow they leave by."""
+    if cmd == "exit":
+        st.flow = "exit"
+        return [(st, None)]
+    if cmd == "return":
+        st.flow = "return" if st.frames else "exit"
+        st.ret = None
+        if not args:
+            st.ret = True
+        elif not args[0].symbolic and args[0].text.isdigit():
+            st.ret = int(args[0].text) == 0
+        return [(st, st.ret)]
+    if cmd in ("break", "continue"):
+        st.flow = cmd
+        return [(st, None)]
+    return None
+
+
+def _var_builtin(cmd: str, args: list[Field], st: State) -> _Status | None:
+    """``read``/``mapfile``/``readarray``/``printf -v``: the variables they set are unknown."""
+    if cmd in ("read", "mapfile", "readarray"):
+        for f in args:
+            if not f.symbolic and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", f.text):
+                st.vars[f.text] = unknown_var(f.text)
+        return [(st, None)]
+    if cmd == "printf" and len(args) > 1 and args[0].text == "-v":
+        st.vars[args[1].text] = unknown_var(args[1].text)
+        return [(st, True)]
+    return None
+
+
+def _state_builtin(cmd: str, args: list[Field], st: State) -> _Status | None:
+    """The builtins whose effect on the state (or status) is known; None for any other."""
+    if cmd in ("true", ":", "false"):
+        return [(st, cmd != "false")]
+    if cmd == "shift":
+        n = int(args[0].text) if args and args[0].text.isdigit() else 1
+        st.positional = st.positional[n:]
+        return [(st, True)]
+    if cmd == "set":
+        if args and args[0].text == "--":
+            st.positional = tuple(args[1:])
+        return [(st, True)]
+    if cmd in _NO_EFFECT:
+        return [(st, True)]
+    if cmd in ("[", "test"):
+        if any(f.symbolic for f in args):
+            return [(st, None)]
+        return [(st, simple_test([f.text for f in args if f.text != "]"]))]
+    return None
