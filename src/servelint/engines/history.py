@@ -23,8 +23,14 @@ from servelint import profiles
 def _collect(profile: profiles.Profile) -> dict[str, set[str]]:
     from packaging.utils import canonicalize_name  # index building only: not at check time
 
-    keys: dict[str, set[str]] = {"option": set(), "env": set(), "late": set(), "choice": set(),
-                                 "config_key": set(), "image_package": set()}
+    keys: dict[str, set[str]] = {
+        "option": set(),
+        "env": set(),
+        "late": set(),
+        "choice": set(),
+        "config_key": set(),
+        "image_package": set(),
+    }
     for act in profile.actions:
         keys["option"].update(act.accepted)
         for choice in act.choices or []:
@@ -154,5 +160,4 @@ def load(engine: str) -> History | None:
     path = profiles.folder(engine) / "history.json.gz"
     if not path.is_file():
         return None
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        return History(json.load(fh))
+    return History(profiles.read_json_gz(path))

