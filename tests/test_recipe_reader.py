@@ -189,3 +189,26 @@ def test_odd_shapes_anywhere_never_raise(tmp_path):
             assert result.renderings or result.problems
             count += 1
     assert count > 300
+
+
+def test_bundled_strategies_composed_on_use_equal_every_file_composed():
+    """The bundled copy composes a strategy when a recipe asks for it: exact only while each
+    bundled file is named by its stem and reads without a problem, which this proves."""
+    from servelint.sources.common.yamlpos import to_python
+    from servelint.sources.recipe.load import BundledStrategies, strategy_files
+
+    files = sorted((BUNDLED_ROOT / "strategies").glob("*.yaml"))
+    files += sorted((BUNDLED_ROOT / "kv_store").glob("*.yaml"))
+    problems: list = []
+    every = strategy_files(files, problems)
+    lazy = BundledStrategies(files)
+    assert problems == []
+    assert list(lazy) == list(every) == [f.stem for f in files]
+    assert "pd_cluster" in lazy and "no_such_strategy" not in lazy
+    assert lazy.get("no_such_strategy") is None
+    for name, node in every.items():
+        assert to_python(lazy[name]) == to_python(node)
+        assert lazy[name].span == node.span
+    repo = load_repo(None)
+    assert isinstance(repo.strategies, BundledStrategies) and repo.problems == []
+    assert len(repo.files) == 3 + len(files)  # taxonomy, two folder listings, every file

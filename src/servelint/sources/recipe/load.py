@@ -7,6 +7,7 @@ A recipe outside a recipes checkout uses the copy bundled under
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -45,7 +46,7 @@ class RecipeRepo:
     root: Path
     bundled: bool
     hardware: dict[str, HardwareProfile]
-    strategies: dict[str, Map]  # strategies/*.yaml and kv_store/*.yaml keyed by ``name``
+    strategies: Mapping[str, Map]  # strategies/*.yaml and kv_store/*.yaml keyed by ``name``
     strategy_ids: list[str]  # taxonomy ``strategies`` order
     taxonomy: Map | None
     problems: list[ReadProblem] = field(default_factory=list)
@@ -92,11 +93,59 @@ def find_repo_root(recipe_path: str | Path) -> Path | None:
 
 def load_repo(root: str | Path | None) -> RecipeRepo:
     """The shared files of a checkout (or the bundled copy for ``None``), cached per root."""
-    repo = _load_repo(str(BUNDLED_ROOT), True) if root is None else \
-        _load_repo(str(Path(root).resolve()), False)
+    repo = (
+        _load_repo(str(BUNDLED_ROOT), True)
+        if root is None
+        else _load_repo(str(Path(root).resolve()), False)
+    )
     for file in repo.files:  # loaded once per root, depended on by every recipe of it
         note(file)
     return repo
+
+
+class BundledStrategies(Mapping[str, Map]):
+    """The bundled copy's strategy files, each composed on first use (a recipe uses two or
+    three of eleven). Every bundled file is named by its stem and reads without a problem
+    (``tests/test_recipe_reader.py`` proves it), so ``k`` is the file ``k.yaml`` and this
+    mapping equals the one :func:`strategy_files` builds."""
+
+    def __init__(self, files: list[Path]) -> None:
+        self._files = {file.stem: file for file in files}
+        self._loaded: dict[str, Map | None] = {}
+
+    def __getitem__(self, key: str) -> Map:
+        if key not in self._loaded:
+            file = self._files[key]
+            doc = load_yaml(file)
+            self._loaded[key] = doc.root if isinstance(doc.root, Map) else None
+        found = self._loaded[key]
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
+def strategy_files(files: list[Path], problems: list[ReadProblem]) -> dict[str, Map]:
+    """Every strategy file composed, keyed by its ``name`` (else its stem; the last wins)."""
+    strategies: dict[str, Map] = {}
+    for file in files:
+        doc = load_yaml(file)
+        problems += doc.problems
+        if not isinstance(doc.root, Map):
+            if doc.root is not None:
+                problems.append(
+                    ReadProblem(doc.path, doc.root.span, "strategy is not a mapping", "parse-error")
+                )
+            continue
+        name = doc.root.get("name")
+        key = str(name.value) if isinstance(name, Scalar) and name.value else file.stem
+        strategies[key] = doc.root
+    return strategies
 
 
 @lru_cache(maxsize=16)
@@ -111,25 +160,14 @@ def _load_repo(root: str, bundled: bool) -> RecipeRepo:
             ReadProblem(tax_doc.path, tax_doc.root.span, "taxonomy is not a mapping", "parse-error")
         )
     hardware = _hardware_profiles(taxonomy, tax_doc.path, problems)
-    strategies: dict[str, Map] = {}
     files = [str(base / "taxonomy.yaml")]
+    sources: list[Path] = []
     for folder in ("strategies", "kv_store"):
         files.append(str(base / folder))  # its listing: a strategy added changes renderings
-        for file in sorted((base / folder).glob("*.yaml")):
-            files.append(str(file))
-            doc = load_yaml(file)
-            problems += doc.problems
-            if not isinstance(doc.root, Map):
-                if doc.root is not None:
-                    problems.append(
-                        ReadProblem(
-                            doc.path, doc.root.span, "strategy is not a mapping", "parse-error"
-                        )
-                    )
-                continue
-            name = doc.root.get("name")
-            key = str(name.value) if isinstance(name, Scalar) and name.value else file.stem
-            strategies[key] = doc.root
+        listed = sorted((base / folder).glob("*.yaml"))
+        files += [str(file) for file in listed]
+        sources += listed
+    strategies = BundledStrategies(sources) if bundled else strategy_files(sources, problems)
     ids_node = at(taxonomy, "strategies")
     strategy_ids = (
         [str(n.value) for n in ids_node if isinstance(n, Scalar)]
