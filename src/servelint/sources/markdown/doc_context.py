@@ -25,8 +25,6 @@ from dataclasses import dataclass, field, replace
 
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.markdown.fences import Fence
-from servelint.sources.shell.launch import config_flags, config_value, vllm_config_tokens
-from servelint.sources.shell.values import is_symbolic, text_of
 
 Lines = tuple[tuple[str, Span | None, bool], ...]
 _FILE_NAME = re.compile(r"(?<![\w/.-])([\w][\w./-]*\.ya?ml)\b")
@@ -61,6 +59,8 @@ class DocContext:
 
     def add_block(self, interp, mapper, launches: int) -> None:  # noqa: ANN001
         """Installs, exports (when the block launches nothing) and files of one block."""
+        from servelint.sources.shell.values import is_symbolic, text_of  # (with the interpreter)
+
         self.add_installs(
             [replace(i, span=mapper.span(i.span), from_context=True) for i in interp.installs_seen]
         )
@@ -144,6 +144,8 @@ class DocContext:
         written = [f for f in written if _before(f[1], spec.anchor)]
         if not written:
             return
+        from servelint.sources.shell.launch import vllm_config_tokens  # (a written --config)
+
         lines = written[-1][2]
         extra = vllm_config_tokens(lines)
         if extra is not None:
@@ -158,6 +160,8 @@ def config_file_value(spec: LaunchSpec) -> tuple[str, int] | None:
     name = spec.context.get("config_file")
     if spec.engine != "vllm" or not name or "config_text" in spec.context:
         return None
+    from servelint.sources.shell.launch import config_flags, config_value  # (a --config file)
+
     hit = config_value(spec.argv, config_flags("vllm"))
     if hit is None or hit[1].symbolic:
         return None
