@@ -27,9 +27,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from servelint import profiles, release_facts
+from servelint import profiles
 from servelint.lru import Lru
 from servelint.model import (
     Finding,
@@ -47,6 +47,9 @@ from servelint.resolve import (
     official_repositories,
     release_version,
 )
+
+if TYPE_CHECKING:  # dates are read only for a nightly tag
+    from servelint import release_facts
 
 # a release in a wheel index URL: ``…/rocm/0.14.1/rocm700``, ``…/0.20.0/cu129``
 _INDEX_RELEASE = re.compile(r"/v?(\d+\.\d+\.\d+(?:\.post\d+)?)(?:/|$)")
@@ -221,6 +224,8 @@ def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None
 def _nightly_range(engine: str, tag: str, have: tuple[str, ...], source: str) -> ReleaseRange:
     """A nightly placed by the date in its tag (the release dated on or before it), else
     after the newest release."""
+    from servelint import release_facts
+
     built = release_facts.tag_date(tag) if tag.lower().startswith("nightly") else None
     place = release_facts.placed(engine, built) if built else None
     if place is None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from servelint.model import Finding, Severity, Span
-from servelint.problem_fixes import fix_for
 from servelint.rules import read_error as read_error_rule
 
 PROBLEM_SEVERITY = {
@@ -34,6 +33,8 @@ def problem_finding(problem: Any) -> Finding:
     severity = PROBLEM_SEVERITY.get(kind, Severity.WARNING)
     if getattr(problem, "subject", "") == "source":
         severity = Severity.INFO  # a sourced helper not followed: the launch is still read
+    from servelint.problem_fixes import fix_for  # (only where a reader had a problem)
+
     return Finding(
         rule=read_error_rule.NAME,
         code=read_error_rule.CODE,

@@ -65,15 +65,17 @@ def _reasons(inst, known: frozenset[str]) -> list[str]:
 def check(ctx: CheckContext) -> Iterator[Finding]:
     spec = ctx.spec
     trust = any(t.text == "--trust-remote-code" for t in spec.argv)
-    from servelint.sources.common.pip import well_known_packages  # (lazy: the catalogue)
-
-    known = well_known_packages()
     by_command: dict[tuple, list] = {}
     for inst in spec.installs:
         if inst.from_context:
             continue  # a guide's install step for the reader, not a line of this launcher
         line = inst.span.line if inst.span else 0
         by_command.setdefault((inst.command, line), []).append(inst)
+    if not by_command:
+        return
+    from servelint.sources.common.pip import well_known_packages  # (lazy: the catalogue)
+
+    known = well_known_packages()
     for insts in by_command.values():
         flagged, minor = [], []
         for inst in insts:
