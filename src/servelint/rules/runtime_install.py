@@ -82,14 +82,18 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             reasons = _reasons(inst, known)
             if not reasons:
                 continue
-            if "not a well-known package (provenance unknown)" in reasons or \
-                    inst.kind in {"url", "vcs", "path", "wheel"}:
+            if "not a well-known package (provenance unknown)" in reasons or inst.kind in {
+                "url",
+                "vcs",
+                "path",
+                "wheel",
+            }:
                 flagged.append((inst, reasons))
             else:
                 minor.append(inst)  # a well-known package, unpinned or unhashed
         if not flagged and not (minor and trust):
             continue
-        first = (flagged[0][0] if flagged else minor[0])
+        first = flagged[0][0] if flagged else minor[0]
         parts = [f'"{i.requirement}": ' + ", ".join(r) for i, r in flagged]
         if minor:
             names = ", ".join(i.requirement for i in minor)
@@ -97,6 +101,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         msg = "runtime install of " + "; ".join(parts)
         if trust:
             msg += "; installed before a server started with --trust-remote-code"
-        yield finding(sys.modules[__name__], ctx, first.span or spec.anchor, msg,
-                      fix="pin name==version with --hash (or a hashed lock file), or bake the "
-                          "packages into the image")
+        yield finding(
+            sys.modules[__name__],
+            ctx,
+            first.span or spec.anchor,
+            msg,
+            fix="pin name==version with --hash (or a hashed lock file), or bake the "
+            "packages into the image",
+        )
