@@ -217,7 +217,12 @@ def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:
     option such as --speculative-config, validated when the engine config is built)."""
     for opt in options:
         act = opt.action
-        if act is None or opt.config_path:
+        if act is None:
+            continue
+        if opt.config_path:  # --speculative-config.max_model_len 1k
+            problem = _dotted_problem(profile, act, opt)
+            if problem is not None:
+                return problem
             continue
         typed = getattr(opt, "typed", None)
         bound = None
@@ -235,4 +240,17 @@ def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:
             if problem.stage != "parse" and profile.late_for(problem.path) is None:
                 return StaticVerdict(problem.stage, False, problem.message, "", problem.path,
                                      problem.only_if)
+    return None
+
+
+def _dotted_problem(profile: Profile, act: Any, opt: Any) -> StaticVerdict | None:
+    """A dotted key of a plain-JSON option (validated when the engine config is built) whose
+    value the config class refuses; dataclass-json options are judged at parse time."""
+    if not act.raw.get("json_config") or not isinstance(opt.value, str):
+        return None
+    text = vllm_argv.dotted_payload(profile, opt.config_path, opt.value)
+    for problem in vllm_argv.json_config_problems(profile, act, text):
+        if problem.stage != "parse" and profile.late_for(problem.path) is None:
+            return StaticVerdict(problem.stage, False, problem.message, "", problem.path,
+                                 problem.only_if)
     return None

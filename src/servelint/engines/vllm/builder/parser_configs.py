@@ -18,6 +18,7 @@ from servelint.engines.vllm.builder.parser_types import (
     ordered,
     type_text,
 )
+from servelint.engines.vllm.builder.pydantic_classes import pydantic_validated
 
 CONFIG_MODULES = ("vllm.config", "vllm.engine.arg_utils")
 
@@ -283,6 +284,7 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
             fields[f.name]["value_check"] = check
         out[name] = {
             "extra": _decorator_extra(index, d),
+            "pydantic": pydantic_validated(index, d),  # its field types are validated
             "source": f"{index.file_of(d.module) or d.path}:{d.node.lineno}",  # type: ignore
             "fields": fields,
             "keys_checked": not model_before,  # a before-model-validator may rewrite keys
