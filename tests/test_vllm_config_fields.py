@@ -12,6 +12,7 @@ import pytest
 
 from servelint.engines._build.astutil import ModuleIndex
 from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder.init_vars import init_var_fields
 from servelint.engines.vllm.builder.parser_types import TypeResolver
 from servelint.engines.vllm.builder.pydantic_classes import pydantic_validated
 from servelint.engines.vllm.json_config import _value_problem, dotted_value
@@ -44,6 +45,7 @@ FILES = {
     "vllm/config/speculative.py": """
         from typing import TYPE_CHECKING, Optional
         import dataclasses
+        from dataclasses import InitVar
         from pydantic.dataclasses import dataclass
         from vllm.config.utils import config
         from vllm.utils import LazyLoader, NotAModule
@@ -70,6 +72,11 @@ FILES = {
 
         class Derived(SpeculativeConfig):
             pass
+
+        @dataclass
+        class ModelConfig:
+            model: str = "m"
+            limit_mm_per_prompt: InitVar[Optional[dict[str, int]]] = None
     """,
 }
 
@@ -143,3 +150,11 @@ def test_float_texts(text: str, problem: bool) -> None:
 )
 def test_dotted_value(human: bool, text: str, value: object) -> None:
     assert dotted_value({"dotted_human_int": human}, text) == value
+
+
+def test_init_vars_are_read(index: ModuleIndex) -> None:
+    d = index.resolve("vllm.config.speculative", "ModelConfig")
+    (f,) = init_var_fields(index, d)
+    assert (f.name, f.line) == ("limit_mm_per_prompt", 35)
+    hints = TypeResolver(index).hints(f.module, f.annotation)
+    assert {h.name for h in hints} == {"dict", "NoneType"}  # InitVar[...] unwrapped

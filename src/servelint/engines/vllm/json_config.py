@@ -118,31 +118,54 @@ def json_config_problems(profile: Profile, action: Action, value_text: str) -> l
 def field_value_check(profile: Profile, action: Action) -> dict[str, Any] | None:
     """The type check of the config field a plain-JSON option fills (``field_of``), e.g.
     ``--override-generation-config`` -> ModelConfig.override_generation_config: dict."""
+    target = _field_target(profile, action)
+    check = (target[1].get("value_check") or {}) if target else {}
+    return check if check.get("check") == "type" else None
+
+
+def _field_target(profile: Profile, action: Action) -> tuple[str, dict[str, Any]] | None:
+    """(config class, field) that validates a plain-JSON option's value: the field it fills
+    (``field_of``), or else the ``InitVar`` of a class the engine always builds with it."""
     if action.raw.get("type") != "json" or not action.raw.get("field_of"):
         return None
     fields = (profile.configs.get(action.raw["field_of"]) or {}).get("fields", {})
     f = fields.get(action.dest)
-    if f is None or f.get("source") != action.raw.get("field_source"):
-        return None
-    check = f.get("value_check") or {}
-    return check if check.get("check") == "type" else None
+    if f is not None and f.get("source") == action.raw.get("field_source"):
+        return action.raw["field_of"], f
+    return init_var_target(profile, action.dest)
+
+
+def init_var_target(profile: Profile, dest: str) -> tuple[str, dict[str, Any]] | None:
+    """The ``InitVar`` a config class built for every launch receives the option's value in
+    (``ModelConfig(limit_mm_per_prompt=self.limit_mm_per_prompt)``, the profile's
+    ``conditions[cls].built``): pydantic validates it there whatever the model."""
+    for cls, entry in sorted((getattr(profile, "data", None) or {}).get("conditions", {}).items()):
+        built = ((entry or {}).get("built") or {}).get("fields") or {}
+        spec = profile.configs.get(cls) or {}
+        for key, source_dest in sorted(built.items()):
+            f = spec.get("fields", {}).get(key) if source_dest == dest else None
+            if f and f.get("init_var") and not spec.get("only_if") and pydantic_class(spec):
+                return cls, f
+    return None
 
 
 def _field_value_problems(profile: Profile, action: Action, value: Any) -> list[JsonProblem]:
     """The engine builds the config class from the decoded value (pydantic validates it when
     the engine config is created)."""
+    target = _field_target(profile, action)
     check = field_value_check(profile, action)
-    msg = _value_problem(check, value) if check else None
-    if not msg:
+    msg = _value_problem(check, value) if check and target else None
+    if not msg or target is None:
         return []
-    cls = action.raw["field_of"]
+    cls, field = target
     guard = (profile.configs.get(cls) or {}).get("only_if") or {}
     if _option_guard(profile, guard):
         return []
     if guard:  # e.g. MultiModalConfig: built only for multimodal models
         msg += f"; the engine builds {cls} only when `{guard['test']}` ({guard['source']})"
-    return [JsonProblem(f"{cls}.{action.dest}: {msg}", "engine_config", action.dest,
-                        guard.get("test", ""))]
+    name = action.dest if not field.get("init_var") else f"{action.dest} (an InitVar)"
+    return [JsonProblem(f"{cls}.{name}: {msg} ({field.get('source')})", "engine_config",
+                        action.dest, guard.get("test", ""))]
 
 
 def check_json_config(profile: Profile, action: Action, value_text: str) -> list[str]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from servelint.engines._build.astutil import Definition, ModuleIndex
 from servelint.engines.vllm.builder.facts_common import pydantic_validators
+from servelint.engines.vllm.builder.init_vars import init_var_fields
 from servelint.engines.vllm.builder.normalisers import string_steps
 from servelint.engines.vllm.builder.parser_types import (
     EXTERNAL_TYPING,
@@ -252,7 +253,8 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
         fields: dict[str, Any] = {}
         before, model_before = _validators(d)
         star = before.get("*", [])
-        for f in class_fields(index, d):
+        init_vars = {f.name for f in init_var_fields(index, d)}
+        for f in class_fields(index, d) + init_var_fields(index, d):
             hints = resolver.hints(f.module, f.annotation)
             nested = _field_config(hints)
             if nested and nested not in out:
@@ -268,6 +270,8 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
             enum = _enum_info(index, hints)
             if enum:
                 fields[f.name]["enum"] = enum
+            if f.name in init_vars:  # validated on init, not kept as a field
+                fields[f.name]["init_var"] = True
             if _init_false(f.default):  # field(init=False): not a constructor keyword
                 fields[f.name]["init"] = False
             bounds = _field_bounds(f.default)
