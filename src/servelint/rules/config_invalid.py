@@ -117,10 +117,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     problems_of = getattr(argv_mod, "json_config_problems", None)
     if problems_of is None:
         return
-    for opt in ctx.parsed.options:
+    shadowed_of = getattr(argv_mod, "shadowed_json_values", None)
+    shadowed = shadowed_of(list(ctx.parsed.options)) if shadowed_of else set()
+    for i, opt in enumerate(ctx.parsed.options):
         act = opt.action
-        if act is None or not isinstance(opt.value, str):
-            continue
+        if act is None or not isinstance(opt.value, str) or i in shadowed:
+            continue  # (a value a later one replaces is never validated)
         if not (opt.config_path or act.json_dataclass or act.raw.get("json_config")
                 or act.raw.get("field_of") and act.raw.get("type") == "json"):
             continue

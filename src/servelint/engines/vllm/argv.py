@@ -35,12 +35,14 @@ from servelint.engines.vllm.json_config import (
     json_config_stage,
     option_bound_problem,
     option_value_problem,
+    shadowed_json_values,
 )
 from servelint.profiles import Action, Profile
 
 __all__ = ["FLAG_KINDS", "ParsedOption", "ParseResult", "JsonProblem", "parse",
            "check_json_config", "field_value_check", "option_bound_problem",
-           "option_value_problem", "json_config_problems", "json_config_stage", "dotted_payload"]
+           "option_value_problem", "json_config_problems", "json_config_stage", "dotted_payload",
+           "shadowed_json_values"]
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,25 @@ class JsonProblem:
     only_if: str = ""  # the engine builds the config class only when this holds
 
 
+def shadowed_json_values(options: list[Any]) -> set[int]:
+    """Positions (in ``options``) of plain-JSON option values the engine never sees: argparse
+    keeps the last value of a ``store`` option, and the release appends the object its dotted
+    keys fold into after every other argument, so that object replaces any written value
+    (dataclass-json options are validated as each value is parsed: none is shadowed)."""
+    shadowed: set[int] = set()
+    last: dict[str, bool] = {}  # dest -> whether its surviving value is the folded one
+    for i in range(len(options) - 1, -1, -1):
+        act = options[i].action
+        if act is None or act.raw.get("type") != "json" or act.raw.get("kind") != "store":
+            continue
+        dotted = bool(options[i].config_path)
+        if act.dest not in last:
+            last[act.dest] = dotted
+        elif not (dotted and last[act.dest]):
+            shadowed.add(i)
+    return shadowed
+
+
 def json_config_class(profile: Profile, action: Action) -> str | None:
     return action.raw.get("json_dataclass") or action.raw.get("json_config")
 
