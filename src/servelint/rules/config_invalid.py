@@ -40,8 +40,9 @@ SCOPE = Scope.ARGV
 FIX = FixSafety.NONE
 
 
-def _dotted_payload(config_path: str, value: str) -> str:
-    """The JSON the engine folds ``--x-config.a.b VALUE`` into (value parsed as JSON if it is)."""
+def _dotted_payload(profile, config_path: str, value: str) -> str:
+    """The JSON the engine folds ``--x-config.a.b VALUE`` into (value parsed as JSON if it is),
+    for an engine whose argv model does not say (vLLM's ``dotted_payload`` does)."""
     try:
         obj = json.loads(value)
     except ValueError:
@@ -116,17 +117,20 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     problems_of = getattr(argv_mod, "json_config_problems", None)
     if problems_of is None:
         return
-    for opt in ctx.parsed.options:
+    shadowed_of = getattr(argv_mod, "shadowed_json_values", None)
+    shadowed = shadowed_of(list(ctx.parsed.options)) if shadowed_of else set()
+    for i, opt in enumerate(ctx.parsed.options):
         act = opt.action
-        if act is None or not isinstance(opt.value, str):
-            continue
+        if act is None or not isinstance(opt.value, str) or i in shadowed:
+            continue  # (a value a later one replaces is never validated)
         if not (opt.config_path or act.json_dataclass or act.raw.get("json_config")
                 or act.raw.get("field_of") and act.raw.get("type") == "json"):
             continue
         vi = opt.value_index if opt.value_index is not None else opt.index
         if is_symbolic(ctx.spec, vi):
             continue
-        text = _dotted_payload(opt.config_path, opt.value) if opt.config_path else opt.value
+        text = (getattr(argv_mod, "dotted_payload", None) or _dotted_payload)(
+            prof, opt.config_path, opt.value) if opt.config_path else opt.value
         for problem in problems_of(prof, act, text):
             if prof.late_for(problem.path):
                 continue  # a registered value set: value-rejected-later says it better

@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from servelint.engines._build.lazy_modules import proxied_module
 from servelint.engines._build.wheel import ParsedFiles
 
 # module-level calls that change a value in place (``CHOICES.append("x")``)
@@ -265,6 +266,8 @@ class ModuleIndex:
                 return None
             if base.kind == "module":
                 return self.resolve(base.module, node.attr)
+            if base.kind == "value" and (proxied := proxied_module(self, base)):
+                return self.resolve(proxied, node.attr)  # a LazyLoader(..., "vllm.x") value
             if base.kind == "class":
                 for stmt in base.node.body:  # type: ignore[attr-defined]
                     if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) and stmt.name == node.attr:

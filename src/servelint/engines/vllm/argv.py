@@ -27,18 +27,22 @@ from servelint.engines.argparse_emul import (
 from servelint.engines.vllm.json_config import (
     JsonProblem,
     check_json_config,
+    dotted_payload,
+    dotted_value,
     field_value_check,
     human_int,
     json_config_problems,
     json_config_stage,
     option_bound_problem,
     option_value_problem,
+    shadowed_json_values,
 )
 from servelint.profiles import Action, Profile
 
 __all__ = ["FLAG_KINDS", "ParsedOption", "ParseResult", "JsonProblem", "parse",
            "check_json_config", "field_value_check", "option_bound_problem",
-           "option_value_problem", "json_config_problems", "json_config_stage"]
+           "option_value_problem", "json_config_problems", "json_config_stage", "dotted_payload",
+           "shadowed_json_values"]
 
 
 @dataclass(frozen=True)
@@ -213,16 +217,7 @@ def _fold_dotted(rules: dict[str, Any], toks: list[_Tok]) -> list[_Tok]:
             arg = arg[:-1]
             value_str = json.dumps(list(value_str.split(",")))
         key, *keys = arg.split(".")
-        try:
-            value: Any = json.loads(value_str)
-        except json.JSONDecodeError:
-            value = value_str
-            if rules.get("dotted_human_int"):
-                try:
-                    value = human_int(value_str)
-                except ValueError:
-                    value = value_str
-        nested: Any = value
+        nested: Any = dotted_value(rules, value_str)
         for k in reversed(keys):
             nested = {k: nested}
         if key not in groups:

@@ -28,12 +28,56 @@ def human_int(value: str) -> int:
     return int(value)
 
 
+def dotted_value(rules: dict[str, Any], text: str) -> Any:
+    """What the release's ``FlexibleArgumentParser`` makes of ``--x-config.key TEXT``: the
+    JSON value when the text parses, else a human-readable int (``1k``) where the release
+    converts those (``dotted_human_int``), else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    if rules.get("dotted_human_int"):
+        try:
+            return human_int(text)
+        except ValueError:
+            pass
+    return text
+
+
+def dotted_payload(profile: Profile, config_path: str, text: str) -> str:
+    """The JSON object the release folds ``--x-config.a.b TEXT`` into (``config_path`` is
+    ``dest.a.b``)."""
+    value = dotted_value(profile.rules, text)
+    for key in reversed(config_path.split(".")[1:]):
+        value = {key: value}
+    return json.dumps(value)
+
+
 @dataclass(frozen=True)
 class JsonProblem:
     message: str
     stage: str  # parse | engine_config | unknown
     path: str  # dotted config path ("attention_config.backend"), or the dest
     only_if: str = ""  # the engine builds the config class only when this holds
+
+
+def shadowed_json_values(options: list[Any]) -> set[int]:
+    """Positions (in ``options``) of plain-JSON option values the engine never sees: argparse
+    keeps the last value of a ``store`` option, and the release appends the object its dotted
+    keys fold into after every other argument, so that object replaces any written value
+    (dataclass-json options are validated as each value is parsed: none is shadowed)."""
+    shadowed: set[int] = set()
+    last: dict[str, bool] = {}  # dest -> whether its surviving value is the folded one
+    for i in range(len(options) - 1, -1, -1):
+        act = options[i].action
+        if act is None or act.raw.get("type") != "json" or act.raw.get("kind") != "store":
+            continue
+        dotted = bool(options[i].config_path)
+        if act.dest not in last:
+            last[act.dest] = dotted
+        elif not (dotted and last[act.dest]):
+            shadowed.add(i)
+    return shadowed
 
 
 def json_config_class(profile: Profile, action: Action) -> str | None:
@@ -93,31 +137,54 @@ def json_config_problems(profile: Profile, action: Action, value_text: str) -> l
 def field_value_check(profile: Profile, action: Action) -> dict[str, Any] | None:
     """The type check of the config field a plain-JSON option fills (``field_of``), e.g.
     ``--override-generation-config`` -> ModelConfig.override_generation_config: dict."""
+    target = _field_target(profile, action)
+    check = (target[1].get("value_check") or {}) if target else {}
+    return check if check.get("check") == "type" else None
+
+
+def _field_target(profile: Profile, action: Action) -> tuple[str, dict[str, Any]] | None:
+    """(config class, field) that validates a plain-JSON option's value: the field it fills
+    (``field_of``), or else the ``InitVar`` of a class the engine always builds with it."""
     if action.raw.get("type") != "json" or not action.raw.get("field_of"):
         return None
     fields = (profile.configs.get(action.raw["field_of"]) or {}).get("fields", {})
     f = fields.get(action.dest)
-    if f is None or f.get("source") != action.raw.get("field_source"):
-        return None
-    check = f.get("value_check") or {}
-    return check if check.get("check") == "type" else None
+    if f is not None and f.get("source") == action.raw.get("field_source"):
+        return action.raw["field_of"], f
+    return init_var_target(profile, action.dest)
+
+
+def init_var_target(profile: Profile, dest: str) -> tuple[str, dict[str, Any]] | None:
+    """The ``InitVar`` a config class built for every launch receives the option's value in
+    (``ModelConfig(limit_mm_per_prompt=self.limit_mm_per_prompt)``, the profile's
+    ``conditions[cls].built``): pydantic validates it there whatever the model."""
+    for cls, entry in sorted((getattr(profile, "data", None) or {}).get("conditions", {}).items()):
+        built = ((entry or {}).get("built") or {}).get("fields") or {}
+        spec = profile.configs.get(cls) or {}
+        for key, source_dest in sorted(built.items()):
+            f = spec.get("fields", {}).get(key) if source_dest == dest else None
+            if f and f.get("init_var") and not spec.get("only_if") and pydantic_class(spec):
+                return cls, f
+    return None
 
 
 def _field_value_problems(profile: Profile, action: Action, value: Any) -> list[JsonProblem]:
     """The engine builds the config class from the decoded value (pydantic validates it when
     the engine config is created)."""
+    target = _field_target(profile, action)
     check = field_value_check(profile, action)
-    msg = _value_problem(check, value) if check else None
-    if not msg:
+    msg = _value_problem(check, value) if check and target else None
+    if not msg or target is None:
         return []
-    cls = action.raw["field_of"]
+    cls, field = target
     guard = (profile.configs.get(cls) or {}).get("only_if") or {}
     if _option_guard(profile, guard):
         return []
     if guard:  # e.g. MultiModalConfig: built only for multimodal models
         msg += f"; the engine builds {cls} only when `{guard['test']}` ({guard['source']})"
-    return [JsonProblem(f"{cls}.{action.dest}: {msg}", "engine_config", action.dest,
-                        guard.get("test", ""))]
+    name = action.dest if not field.get("init_var") else f"{action.dest} (an InitVar)"
+    return [JsonProblem(f"{cls}.{name}: {msg} ({field.get('source')})", "engine_config",
+                        action.dest, guard.get("test", ""))]
 
 
 def check_json_config(profile: Profile, action: Action, value_text: str) -> list[str]:
@@ -186,13 +253,21 @@ def _check_object(
                 _check_object(profile, nested, item, sub, stage, out)
             continue
         check = f.get("value_check")
-        if check and check.get("check") == "type" and spec.get("extra") != "forbid":
+        validated = pydantic_class(spec)
+        if check and check.get("check") == "type" and not validated:
             check = None  # plain types are judged for pydantic config classes only
         msg = _value_problem(check, item) or bound_problem(f.get("bounds"), item)
-        if msg is None and spec.get("extra") == "forbid":  # a pydantic config class
+        if msg is None and validated:
             msg = _bool_problem(f.get("type"), item) or _dict_problem(f.get("type"), item)
         if msg:
-            out.append(JsonProblem(f"{cls}.{key}: {msg}", stage, sub))
+            where = f" ({f['source']})" if f.get("source") else ""  # the field's line
+            out.append(JsonProblem(f"{cls}.{key}: {msg}{where}", stage, sub))
+
+
+def pydantic_class(spec: dict[str, Any]) -> bool:
+    """Whether pydantic validates the class's field types (the builder's ``pydantic``; a
+    profile without it: the classes that forbid extra keys, which only pydantic does)."""
+    return bool(spec.get("pydantic", spec.get("extra") == "forbid"))
 
 
 # What pydantic (v2, lax mode) accepts for a ``bool`` field besides True/False and 0/1:
@@ -244,11 +319,7 @@ def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
         if isinstance(item, (list, dict)):
             return f"{item!r} is not a number"
         if isinstance(item, str):
-            try:
-                float(item)
-                return None
-            except ValueError:
-                return f"{item!r} is not a number"
+            return _number_text_problem(item, check.get("type") == "int")
         return None
     if kind == "type":
         if not any(_shape_accepts(t, item) for t in check.get("types") or []):
@@ -267,13 +338,35 @@ def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
     return None
 
 
+# A superset of the texts pydantic (v2, lax mode) reads as an int: blanks around, a sign,
+# digits with underscores after the first (pydantic-core skips leading zeros and what
+# follows them: it takes "0-1" as -1, "0__1" as 1), and a fraction of zeros ("1.0"); it
+# refuses "1k", "1e3", "1.5", "0x10", "_1". What this matches is never reported (checked
+# against pydantic 2.14 on every text of up to 7 of the characters "01_.+- 5\tk").
+_INT_TEXT = re.compile(r"\s*[+-]?(?:0[0_]*[+-]?[\d_]*|\d[\d_]*)(?:\.[0_]*)?\s*")
+
+
+def _number_text_problem(item: str, integer: bool) -> str | None:
+    """A text pydantic refuses for an int (``integer``) or a float field."""
+    if integer:
+        if _INT_TEXT.fullmatch(item) and any(c.isdigit() for c in item):
+            return None
+        return f"{item!r} is not a valid integer"
+    try:
+        float(item.replace("_", ""))  # pydantic takes underscores anywhere ("1_.", "._1")
+    except ValueError:
+        return f"{item!r} is not a number"
+    return None
+
+
 def _element_problem(check: dict[str, Any], item: Any) -> str | None:
     """An element a ``list[X]`` member (``check["items"]``) or a value a ``dict[K, V]``
-    member (``check["values"]``) refuses, when the field has that one container type."""
-    if isinstance(item, list) and check.get("items") and check.get("types") == ["list"]:
+    member (``check["values"]``) refuses: the one member of the field's types that takes a
+    list (or an object) at all, e.g. ``Union[str, dict[str, str]]`` for ``{"a": 1}``."""
+    if isinstance(item, list) and check.get("items") and "list" in check.get("types", ()):
         found = ((i, _value_problem(check["items"], v)) for i, v in enumerate(item))
         return next((f"element {i}: {m}" for i, m in found if m), None)
-    if isinstance(item, dict) and check.get("values") and check.get("types") == ["dict"]:
+    if isinstance(item, dict) and check.get("values") and "dict" in check.get("types", ()):
         found = ((k, _value_problem(check["values"], v)) for k, v in item.items())
         return next((f"key {k!r}: {m}" for k, m in found if m), None)
     return None
@@ -378,11 +471,7 @@ def _shape_accepts(shape: str, item: Any) -> bool:
     if shape == "bool":
         return not isinstance(item, str) or item.strip().lower() in PYDANTIC_BOOL_STRINGS
     if isinstance(item, str):
-        try:
-            float(item)
-        except ValueError:
-            return False
-        return True
+        return _number_text_problem(item, shape == "int") is None
     if shape == "int" and isinstance(item, float):
         return item.is_integer()
     return True

@@ -215,10 +215,19 @@ def condition_rejection(profile: Profile, options: list[Any]) -> StaticVerdict |
 def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:
     """The first JSON option value that a config class refuses after parsing (a plain-JSON
     option such as --speculative-config, validated when the engine config is built)."""
-    for opt in options:
+    options = list(options)
+    shadowed = vllm_argv.shadowed_json_values(options)
+    for i, opt in enumerate(options):
         act = opt.action
-        if act is None or opt.config_path:
+        if act is None or i in shadowed:
             continue
+        if opt.config_path:  # --speculative-config.max_model_len 1k
+            if act.raw.get("json_config") and isinstance(opt.value, str):
+                problem = _late_json_problem(profile, act, vllm_argv.dotted_payload(
+                    profile, opt.config_path, opt.value))
+                if problem is not None:
+                    return problem
+            continue  # dataclass-json options are judged at parse time
         typed = getattr(opt, "typed", None)
         bound = None
         if typed and isinstance(opt.value, str):
@@ -231,8 +240,17 @@ def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:
             continue
         if not (act.raw.get("json_config") or vllm_argv.field_value_check(profile, act)):
             continue  # dataclass-json options are judged at parse time
-        for problem in vllm_argv.json_config_problems(profile, act, opt.value):
-            if problem.stage != "parse" and profile.late_for(problem.path) is None:
-                return StaticVerdict(problem.stage, False, problem.message, "", problem.path,
-                                     problem.only_if)
+        problem = _late_json_problem(profile, act, opt.value)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _late_json_problem(profile: Profile, act: Any, text: str) -> StaticVerdict | None:
+    """The first problem of a JSON option value found after parsing that no late value set
+    reports (value-rejected-later names those)."""
+    for problem in vllm_argv.json_config_problems(profile, act, text):
+        if problem.stage != "parse" and profile.late_for(problem.path) is None:
+            return StaticVerdict(problem.stage, False, problem.message, "", problem.path,
+                                 problem.only_if)
     return None

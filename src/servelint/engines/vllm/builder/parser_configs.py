@@ -8,6 +8,7 @@ from typing import Any
 
 from servelint.engines._build.astutil import Definition, ModuleIndex
 from servelint.engines.vllm.builder.facts_common import pydantic_validators
+from servelint.engines.vllm.builder.init_vars import init_var_fields
 from servelint.engines.vllm.builder.normalisers import string_steps
 from servelint.engines.vllm.builder.parser_types import (
     EXTERNAL_TYPING,
@@ -18,6 +19,7 @@ from servelint.engines.vllm.builder.parser_types import (
     ordered,
     type_text,
 )
+from servelint.engines.vllm.builder.pydantic_classes import pydantic_validated
 
 CONFIG_MODULES = ("vllm.config", "vllm.engine.arg_utils")
 
@@ -251,7 +253,8 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
         fields: dict[str, Any] = {}
         before, model_before = _validators(d)
         star = before.get("*", [])
-        for f in class_fields(index, d):
+        init_vars = {f.name for f in init_var_fields(index, d)}
+        for f in class_fields(index, d) + init_var_fields(index, d):
             hints = resolver.hints(f.module, f.annotation)
             nested = _field_config(hints)
             if nested and nested not in out:
@@ -267,6 +270,8 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
             enum = _enum_info(index, hints)
             if enum:
                 fields[f.name]["enum"] = enum
+            if f.name in init_vars:  # validated on init, not kept as a field
+                fields[f.name]["init_var"] = True
             if _init_false(f.default):  # field(init=False): not a constructor keyword
                 fields[f.name]["init"] = False
             bounds = _field_bounds(f.default)
@@ -283,6 +288,7 @@ def collect_configs(index: ModuleIndex, interp: Any, actions: list[dict[str, Any
             fields[f.name]["value_check"] = check
         out[name] = {
             "extra": _decorator_extra(index, d),
+            "pydantic": pydantic_validated(index, d),  # its field types are validated
             "source": f"{index.file_of(d.module) or d.path}:{d.node.lineno}",  # type: ignore
             "fields": fields,
             "keys_checked": not model_before,  # a before-model-validator may rewrite keys
