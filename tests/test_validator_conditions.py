@@ -218,6 +218,8 @@ def test_coerce_as_pydantic_lax_mode(type_: str, value: object, expected: object
             "accepted",
         ),
         ("0.33.0", ["m", "--profiler-config.profiler", "torch"], "parse"),
+        ("0.21.0", ["m", "--data-parallel-backend", "MP"], "engine_config"),  # EngineArgs
+        ("0.21.0", ["m", "--data-parallel-backend", "ray"], "accepted"),
     ],
 )
 def test_static_verdict_on_the_releases(version: str, argv: list[str], stage: str) -> None:

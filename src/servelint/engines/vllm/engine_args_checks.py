@@ -4,8 +4,8 @@ profile's ``conditions["EngineArgs"]``), evaluated over the launch's dest values
 EngineArgs is a plain dataclass filled from the parsed namespace, so a field holds what
 the parser stored for its dest. A dest the entrypoint assigns (``assigned``) or that
 ``__post_init__``/``create_engine_config`` change (``changes``) is not the launch's value:
-a test reading it is not decided. Only the model checks are evaluated here
-(``LAUNCH and MODEL``, builder/model_split.py): a finding for the models where MODEL holds.
+a test reading it is not decided. The plain checks are rejections; the model checks
+(``LAUNCH and MODEL``, builder/model_split.py) a finding for the models where MODEL holds.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from servelint.engines.vllm.conditions import UNKNOWN, Values, outcome, reads, r
 from servelint.engines.vllm.validators import ConditionFailure, _dest_default
 from servelint.profiles import Profile
 
-KEYS = ("model_checks",)
+KEYS = ("checks", "model_checks")  # certain failures first
 
 
 def engine_args_failures(

@@ -412,6 +412,11 @@ def _safe_callee(func: ast.expr) -> bool:
 def _message(st: ast.Raise | ast.Assert, walk: Walk) -> str:
     if isinstance(st, ast.Assert):
         text = _text(st.msg, walk) if st.msg is not None else ""
+        if isinstance(st.msg, ast.Tuple) and st.msg.elts:  # assert c, ("… %s", value)
+            parts = [
+                _text(e, walk) or "{" + ast.unparse(_resolve(walk, e)) + "}" for e in st.msg.elts
+            ]
+            text = "(" + ", ".join(parts) + ")"
         return f"AssertionError: {text}" if text else "AssertionError"
     node: ast.AST | None = st.exc
     if isinstance(node, ast.Call):
