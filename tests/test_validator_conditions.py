@@ -218,6 +218,8 @@ def test_coerce_as_pydantic_lax_mode(type_: str, value: object, expected: object
             "accepted",
         ),
         ("0.33.0", ["m", "--profiler-config.profiler", "torch"], "parse"),
+        ("0.21.0", ["m", "--data-parallel-backend", "MP"], "engine_config"),  # EngineArgs
+        ("0.21.0", ["m", "--data-parallel-backend", "ray"], "accepted"),
     ],
 )
 def test_static_verdict_on_the_releases(version: str, argv: list[str], stage: str) -> None:
@@ -236,3 +238,72 @@ def test_message_placeholders_print_the_launch_values_and_keep_the_rest():
     assert rendered(message, values) == (
         "tp_size=4 must be divisible by dcp_size=8 ({self.nccl_port})"
     )
+
+
+MODEL_DEMO = """
+class ModelConfig:
+    model: str = "m"
+    max_model_len: int | None = None
+
+
+class EngineArgs:
+    model: str = "m"
+    loras: dict | None = None
+    ep: bool = False
+
+    def create_model_config(self) -> ModelConfig:
+        return ModelConfig(model=self.model)
+
+    def create_engine_config(self):
+        model_config = self.create_model_config()
+        (self.model, other) = (model_config.model, 1)
+        if not model_config.is_multimodal_model and self.loras:
+            raise ValueError("loras need a multimodal model")
+        if model_config.max_model_len and self.loras:
+            raise ValueError("reads a field the launch sets: not a model check")
+        if self.ep and helper(model_config):
+            raise ValueError("reads a module function: not the model's own")
+"""
+
+
+def test_builder_keeps_launch_and_model_tests_as_model_checks(tmp_path: Path) -> None:
+    wheel = tmp_path / "vllm-0.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("vllm/engine/arg_utils.py", MODEL_DEMO)
+    profile = {
+        "parser": {"actions": [{"dest": "model", "field_of": "ModelConfig"}]},
+        "configs": {"ModelConfig": {"fields": {"model": {}, "max_model_len": {}}}},
+    }
+    entry = builder.class_conditions(
+        WheelSource(wheel),
+        "EngineArgs",
+        prefer="engine/arg_utils",
+        extra=("create_engine_config",),
+        profile=profile,
+    )
+    assert entry is not None
+    assert entry["checks"] == []
+    assert [(c["test"], c["model"], c["source"]) for c in entry["model_checks"]] == [
+        ("self.loras", "not model_config.is_multimodal_model", "vllm/engine/arg_utils.py:19")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("version", "argv", "only_if"),
+    [
+        (
+            "0.21.0",
+            ["m", "--default-mm-loras", '{"image": "/l"}'],
+            "not model_config.is_multimodal_model",
+        ),
+        ("0.21.0", ["m"], ""),
+    ],
+)
+def test_model_check_is_a_model_dependent_verdict(
+    version: str, argv: list[str], only_if: str
+) -> None:
+    profile = profiles.load("vllm", version)
+    assert profile is not None
+    verdict = static_verdict(profile, argv)
+    assert verdict.only_if == only_if
+    assert verdict.ok is not bool(only_if)

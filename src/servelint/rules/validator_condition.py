@@ -7,7 +7,12 @@ profiler directory for a profiler that is not set. The profile records each such
 ``if …: raise`` / ``assert`` whose condition the argv alone decides (with its file and
 line); this rule evaluates it over the launch's values and the release's defaults. A
 condition that reads anything the argv does not fix (the model, the platform, a shell
-variable) is never reported.
+variable) is never reported as an error.
+
+A condition ``LAUNCH and MODEL`` whose MODEL part reads only the model's own config (a
+multimodal-only option on a text model: ``not model_config.is_multimodal_model and
+self.default_mm_loras``) is a warning when the launch makes LAUNCH true: the engine refuses
+it for every model where MODEL holds, and the finding prints MODEL as the engine tests it.
 
 Bad (vLLM 0.21.0: ``ParallelConfig`` requires ``numa_bind=True`` for NUMA nodes):
 
@@ -31,7 +36,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from servelint.engines.vllm import validators
-from servelint.model import Finding, FixSafety, Severity
+from servelint.model import Finding, FixSafety, Severity, Span
 from servelint.rules._util import is_symbolic, token_span
 from servelint.rules.base import CheckContext, Scope, finding
 
@@ -84,6 +89,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         opt = _option_for(options, failure.fields)
         span = token_span(ctx.spec, opt.index) if opt is not None else ctx.spec.anchor
         stage = failure.stage.replace("_", " ")
+        if failure.model:
+            yield _model_finding(ctx, span, failure)
+            continue
         yield finding(
             sys.modules[__name__],
             ctx,
@@ -93,3 +101,19 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             fix="set the options the message names together, or drop the one that needs them",
             evidence=failure.source,
         )
+
+
+def _model_finding(ctx: CheckContext, span: Span, failure: validators.ConditionFailure) -> Finding:
+    """A model check: a warning naming the models the engine refuses the launch for."""
+    label = ctx.profile.label if ctx.profile is not None else ""
+    return finding(
+        sys.modules[__name__],
+        ctx,
+        span,
+        f"{label} refuses this at {failure.stage.replace('_', ' ')} for every model where "
+        f"`{failure.model}`: {failure.message} ({failure.cls}, {failure.source}, when "
+        f"`{failure.test}`)",
+        fix="keep it only for models the condition does not hold for",
+        evidence=failure.source,
+        severity=Severity.WARNING,
+    )

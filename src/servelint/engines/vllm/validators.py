@@ -42,6 +42,7 @@ class ConditionFailure:
     stage: str  # parse | engine_config
     test: str
     fields: tuple[str, ...]  # the option dests / config paths the failing test reads
+    model: str = ""  # a model check: the engine raises only for models where this holds
 
 
 def failures(
@@ -53,26 +54,42 @@ def failures(
     table = profile.data.get("conditions") or {}
     if not table or any(opt.canonical == "--config" for opt in options):
         return  # a --config file may set any option: nothing is decided by the argv alone
-    built_classes, read = _index(profile, table)
-    if not any(opt.action is not None and opt.action.dest in read for opt in options):
-        return  # no option that a recorded condition reads
     given = _dest_values(options, unknown)
-    payloads = _json_payloads(profile, options, unknown)
+    built_classes, read = _index(profile, table)
+    if any(opt.action is not None and opt.action.dest in read for opt in options):
+        payloads = _json_payloads(profile, options, unknown)
+        for key in ("checks", "model_checks"):  # certain failures first
+            yield from _class_failures(profile, table, built_classes, given, payloads, key)
+    from servelint.engines.vllm.engine_args_checks import engine_args_failures
+
+    yield from engine_args_failures(profile, table, given)
+
+
+def _class_failures(
+    profile: Profile,
+    table: dict[str, Any],
+    built_classes: list[tuple[str, Any]],
+    given: dict[str, Any],
+    payloads: dict[str, Any],
+    key: str,
+) -> Iterator[ConditionFailure]:
     for dest, payload in payloads.items():
         cls = profile.by_dest[dest].raw.get("json_dataclass")
-        if (table.get(cls) or {}).get("checks") and isinstance(payload, dict):
+        if (table.get(cls) or {}).get(key) and isinstance(payload, dict):
             values = _json_values(profile, table, cls, payload, 0, own=True)
-            yield from _failing(table, cls, values, "parse", f"{dest}.")
+            yield from _failing(table, cls, values, "parse", f"{dest}.", key)
     for cls, built in built_classes:
+        if not (table.get(cls) or {}).get(key):
+            continue
         values = _built_values(profile, table, cls, built, given, payloads)
         if values is not None:
-            yield from _failing(table, cls, values, "engine_config", "")
+            yield from _failing(table, cls, values, "engine_config", "", key)
 
 
 def _failing(
-    table: dict[str, Any], cls: str, values: Values, stage: str, prefix: str
+    table: dict[str, Any], cls: str, values: Values, stage: str, prefix: str, key: str = "checks"
 ) -> Iterator[ConditionFailure]:
-    for check in table[cls].get("checks", []):
+    for check in table[cls].get(key, []):
         test = check["test"]
         found = outcome(test, values)
         if found in (None, "passes"):
@@ -81,7 +98,9 @@ def _failing(
         if found == "divides-by-zero":
             message = f"ZeroDivisionError while checking `{test}` (before: {message})"
         names = tuple(values.given.get(f, prefix + f) for f in reads(test))
-        yield ConditionFailure(cls, message, check["source"], stage, test, names)
+        yield ConditionFailure(
+            cls, message, check["source"], stage, test, names, check.get("model", "")
+        )
 
 
 # ---- values the launch gives ---------------------------------------------------------------
@@ -254,13 +273,16 @@ def _index(profile: Profile, table: dict[str, Any]) -> tuple[list[tuple[str, Any
         built = [
             (cls, e["built"])
             for cls, e in table.items()
-            if e.get("built") and e.get("checks") and cls != "EngineArgs"
+            if e.get("built") and (e.get("checks") or e.get("model_checks")) and cls != "EngineArgs"
         ]
         read = {d for _, b in built for d in _dests(b)}
         read |= {
             a.dest
             for a in profile.actions
-            if (table.get(a.raw.get("json_dataclass") or "") or {}).get("checks")
+            if any(
+                (table.get(a.raw.get("json_dataclass") or "") or {}).get(k)
+                for k in ("checks", "model_checks")
+            )
         }
         if len(_INDEX) > 64:
             _INDEX.clear()

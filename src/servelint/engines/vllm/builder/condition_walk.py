@@ -13,6 +13,8 @@ from typing import Any
 
 from servelint.engines._build.astutil import dotted
 from servelint.engines.vllm import conditions as runtime
+from servelint.engines.vllm.builder import model_split
+from servelint.engines.vllm.builder.model_split import ModelRoots
 
 # Calls the check-time walker evaluates: the same tables, so a recorded test is one it can run.
 SAFE_CALLS = frozenset(runtime.SAFE_CALLS)
@@ -35,6 +37,9 @@ class Walk:
     method: str = ""
     out: list[dict[str, Any]] = field(default_factory=list)
     seen: set[int] = field(default_factory=set)
+    model: ModelRoots | None = None  # what reads the model object (model_split.py)
+    model_names: set[str] = field(default_factory=set)  # locals holding the model object
+    model_out: list[dict[str, Any]] = field(default_factory=list)  # the model checks
 
 
 def walk_method(
@@ -45,9 +50,16 @@ def walk_method(
     value_field: str | None = None,
     seed: set[str] | None = None,
     poisoned: bool = False,
+    model: ModelRoots | None = None,
 ) -> Walk:
     walk = Walk(
-        path, methods, consts, mutated=set(seed or ()), poisoned=poisoned, method=method.name
+        path,
+        methods,
+        consts,
+        mutated=set(seed or ()),
+        poisoned=poisoned,
+        method=method.name,
+        model=model,
     )
     if value_field is not None and len(method.args.args) > 1:
         value = ast.Attribute(ast.Name("self", ast.Load()), value_field, ast.Load())
@@ -105,13 +117,24 @@ def _call(walk: Walk, call: ast.Call, guards: list[ast.expr], depth: int) -> Non
             walk.poisoned = True  # an inherited or recursive method may change any field
             return
         walk.seen.add(id(target))
-        saved = dict(walk.aliases)
+        saved, saved_models = dict(walk.aliases), walk.model_names
         walk.aliases = {}
+        walk.model_names = _model_params(walk, target, call)
         _statements(walk, target.body, guards, depth + 1)
-        walk.aliases = saved
+        walk.aliases, walk.model_names = saved, saved_models
         walk.seen.discard(id(target))
         return
     taint(walk, call)
+
+
+def _model_params(walk: Walk, target: ast.FunctionDef, call: ast.Call) -> set[str]:
+    """The callee's parameters the caller passes the model object in (positionally)."""
+    params = [a.arg for a in target.args.args[1:]]
+    return {
+        p
+        for p, arg in zip(params, call.args, strict=False)
+        if isinstance(arg, ast.Name) and arg.id in walk.model_names
+    }
 
 
 def taint(walk: Walk, node: ast.AST) -> None:
@@ -155,14 +178,30 @@ def assign(walk: Walk, st: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
         if isinstance(target, ast.Name):
             fresh = target.id not in walk.aliases and isinstance(st, ast.Assign | ast.AnnAssign)
             value = getattr(st, "value", None)
-            walk.aliases[target.id] = _resolve(walk, value) if fresh and value else None
+            walk.model_names.discard(target.id)
+            if fresh and model_split.is_model_call(walk.model, value):
+                walk.model_names.add(target.id)  # the model object: kept as its own name
+                walk.aliases[target.id] = ast.Name(target.id, ast.Load())
+            else:
+                walk.aliases[target.id] = _resolve(walk, value) if fresh and value else None
         elif isinstance(target, ast.Tuple | ast.List):
-            for name in ast.walk(target):
-                if isinstance(name, ast.Name):
-                    walk.aliases[name.id] = None
+            for name in _target_names(target):  # `(self.a, b) = …`: b, not self
+                walk.aliases[name] = None
+                walk.model_names.discard(name)
     value = getattr(st, "value", None)
     if value is not None:
         _taint_calls(walk, value)
+
+
+def _target_names(target: ast.Tuple | ast.List) -> list[str]:
+    out: list[str] = []
+    for elt in target.elts:
+        elt = elt.value if isinstance(elt, ast.Starred) else elt
+        if isinstance(elt, ast.Name):
+            out.append(elt.id)
+        elif isinstance(elt, ast.Tuple | ast.List):
+            out += _target_names(elt)
+    return out
 
 
 def _taint_calls(walk: Walk, node: ast.AST) -> None:
@@ -243,11 +282,45 @@ def _record(
     if not parts:
         return  # an unconditional raise (a method that always fails is not a launch's fault)
     test = parts[0] if len(parts) == 1 else ast.BoolOp(ast.And(), parts)
-    if not _evaluable(test) or _changed(_reads(test), walk.mutated):
+    if not _evaluable(test):
+        _record_model(walk, parts, st)
+        return
+    if _changed(_reads(test), walk.mutated):
         return
     walk.out.append(
         {
             "test": ast.unparse(test),
+            "message": _message(st, walk),
+            "source": f"{walk.path}:{st.lineno}",
+            "kind": "assert" if isinstance(st, ast.Assert) else "raise",
+            "method": walk.method,
+        }
+    )
+
+
+def _record_model(walk: Walk, parts: list[ast.expr], st: ast.Raise | ast.Assert) -> None:
+    """A test ``LAUNCH and MODEL`` (model_split.py) as a model check: ``test`` the part
+    the argv decides, ``model`` the part that reads only the model object."""
+    if walk.model is None:
+        return
+    launch: list[ast.expr] = []
+    model: list[ast.expr] = []
+    for part in (c for p in parts for c in model_split.conjuncts(p)):
+        if _evaluable(part):
+            launch.append(part)
+        elif model_split.reads_only_model(part, walk.model, walk.model_names):
+            model.append(part)
+        else:
+            return
+    if not launch or not model:
+        return
+    test = launch[0] if len(launch) == 1 else ast.BoolOp(ast.And(), launch)
+    if not _reads(test) or _changed(_reads(test), walk.mutated):
+        return
+    walk.model_out.append(
+        {
+            "test": ast.unparse(test),
+            "model": ast.unparse(model[0] if len(model) == 1 else ast.BoolOp(ast.And(), model)),
             "message": _message(st, walk),
             "source": f"{walk.path}:{st.lineno}",
             "kind": "assert" if isinstance(st, ast.Assert) else "raise",
@@ -339,6 +412,11 @@ def _safe_callee(func: ast.expr) -> bool:
 def _message(st: ast.Raise | ast.Assert, walk: Walk) -> str:
     if isinstance(st, ast.Assert):
         text = _text(st.msg, walk) if st.msg is not None else ""
+        if isinstance(st.msg, ast.Tuple) and st.msg.elts:  # assert c, ("… %s", value)
+            parts = [
+                _text(e, walk) or "{" + ast.unparse(_resolve(walk, e)) + "}" for e in st.msg.elts
+            ]
+            text = "(" + ", ".join(parts) + ")"
         return f"AssertionError: {text}" if text else "AssertionError"
     node: ast.AST | None = st.exc
     if isinstance(node, ast.Call):

@@ -34,17 +34,22 @@ from servelint.engines.vllm.builder.engine_build import (
     namespace_assigned,
 )
 from servelint.engines.vllm.builder.facts_common import find_def, parse, pydantic_validators
+from servelint.engines.vllm.builder.model_split import roots_for
 
 
 def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
     configs = profile.get("configs", {})
     out: dict[str, Any] = {}
     for cls in sorted(configs):
-        entry = class_conditions(src, cls)
+        entry = class_conditions(src, cls, profile=profile)
         if entry:
             out[cls] = entry
     engine_args = class_conditions(
-        src, "EngineArgs", prefer="engine/arg_utils", extra=("create_engine_config",)
+        src,
+        "EngineArgs",
+        prefer="engine/arg_utils",
+        extra=("create_engine_config",),
+        profile=profile,
     )
     if engine_args:
         out["EngineArgs"] = engine_args
@@ -60,7 +65,11 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
 
 
 def class_conditions(
-    src: WheelSource, cls: str, prefer: str = "vllm/config", extra: tuple[str, ...] = ()
+    src: WheelSource,
+    cls: str,
+    prefer: str = "vllm/config",
+    extra: tuple[str, ...] = (),
+    profile: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     found = find_def(src, cls, prefer)
     if found is None or not isinstance(found[1], ast.ClassDef):
@@ -78,7 +87,9 @@ def class_conditions(
         for f in fields
         if kind == "convert" or kind == "field" and not _returns_param(methods[name])
     }
+    model = roots_for(profile or {}, cls, methods)
     checks: list[dict[str, Any]] = []
+    model_checks: list[dict[str, Any]] = []
     changes: set[str] = set()
     opaque = False
     # pydantic runs field validators, then __post_init__, then the after model validators:
@@ -86,8 +97,9 @@ def class_conditions(
     post = [methods[n] for n in ("__post_init__", *extra) if n in methods]
     seed: set[str] = set()
     for method in post:
-        walk = walk_method(path, methods, consts, method)
+        walk = walk_method(path, methods, consts, method, seed=seed, model=model)
         checks += walk.out
+        model_checks += walk.model_out
         seed |= walk.mutated
         changes |= walk.mutated
         opaque |= walk.poisoned
@@ -95,8 +107,11 @@ def class_conditions(
     assigned = {m.name: _assigned(m) for m in models}
     for method in models:
         others = {f for name, fs in assigned.items() if name != method.name for f in fs}
-        walk = walk_method(path, methods, consts, method, seed=seed | others, poisoned=opaque)
+        walk = walk_method(
+            path, methods, consts, method, seed=seed | others, poisoned=opaque, model=model
+        )
         checks += walk.out
+        model_checks += walk.model_out
         changes |= walk.mutated
         opaque |= walk.poisoned
     for name, (kind, fields) in kinds.items():
@@ -104,19 +119,24 @@ def class_conditions(
             for fname in fields:
                 if fname not in converted:
                     checks += walk_method(path, methods, consts, methods[name], fname).out
-    if not checks and not converted and not changes and not opaque:
+    if not checks and not model_checks and not converted and not changes and not opaque:
         return None
-    checks.sort(key=lambda c: (int(c["source"].rsplit(":", 1)[1]), c["test"]))
-    unique = list({(c["source"], c["test"]): c for c in checks}.values())
     out: dict[str, Any] = {
-        "checks": unique,
+        "checks": _unique(checks),
         "converted": sorted(converted),
         "changes": sorted({c.split(".")[0] for c in changes}),
         "defaults": field_defaults(src, node, path),
     }
+    if model_checks:
+        out["model_checks"] = _unique(model_checks)  # LAUNCH and MODEL (model_split.py)
     if opaque:
         out["opaque"] = True  # self goes to code not read: any field may change
     return out
+
+
+def _unique(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    checks = sorted(checks, key=lambda c: (int(c["source"].rsplit(":", 1)[1]), c["test"]))
+    return list({(c["source"], c["test"]): c for c in checks}.values())
 
 
 def _assigned(method: ast.FunctionDef) -> set[str]:

@@ -1,0 +1,60 @@
+"""The checks ``EngineArgs.create_engine_config`` makes on the option dests themselves (the
+profile's ``conditions["EngineArgs"]``), evaluated over the launch's dest values.
+
+EngineArgs is a plain dataclass filled from the parsed namespace, so a field holds what
+the parser stored for its dest. A dest the entrypoint assigns (``assigned``) or that
+``__post_init__``/``create_engine_config`` change (``changes``) is not the launch's value:
+a test reading it is not decided. The plain checks are rejections; the model checks
+(``LAUNCH and MODEL``, builder/model_split.py) a finding for the models where MODEL holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from servelint.engines.vllm.conditions import UNKNOWN, Values, outcome, reads, rendered
+from servelint.engines.vllm.validators import ConditionFailure, _dest_default
+from servelint.profiles import Profile
+
+KEYS = ("checks", "model_checks")  # certain failures first
+
+
+def engine_args_failures(
+    profile: Profile, table: dict[str, Any], given: dict[str, Any]
+) -> Iterator[ConditionFailure]:
+    entry = table.get("EngineArgs") or {}
+    checks = [c for key in KEYS for c in entry.get(key, [])]
+    if not checks or "*" in entry.get("assigned", ["*"]):
+        return
+    blocked = set(entry.get("assigned", [])) | set(entry.get("changes", []))
+    for check in checks:
+        fields = reads(check["test"])
+        if not any(f in given for f in fields):
+            continue  # the release's defaults: nothing the launch decides
+        values = Values(
+            "EngineArgs",
+            {f: _value(profile, table, given, blocked, f) for f in fields},
+            {f: f for f in fields if f in given},
+        )
+        if outcome(check["test"], values) != "raises":
+            continue
+        yield ConditionFailure(
+            "EngineArgs",
+            rendered(check["message"], values),
+            check["source"],
+            "engine_config",
+            check["test"],
+            tuple(f for f in fields if f in given),
+            check.get("model", ""),
+        )
+
+
+def _value(
+    profile: Profile, table: dict[str, Any], given: dict[str, Any], blocked: set[str], dest: str
+) -> Any:
+    if dest in blocked:
+        return UNKNOWN
+    if dest in given:
+        return given[dest]
+    return _dest_default(profile, table, dest)
