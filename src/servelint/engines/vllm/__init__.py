@@ -35,5 +35,6 @@ ENGINE = Engine(
         "servelint.engines.vllm.builder.image",  # image package set
         "servelint.engines.vllm.builder.backends",  # backend hardware limits
         "servelint.engines.vllm.builder.conditions",  # validator raise/assert conditions
+        "servelint.engines.vllm.builder.version_fields",  # fields parsed as versions
     ),
 )

@@ -56,7 +56,16 @@ class Values:
         return scoped
 
 
-SAFE_CALLS = {"len": len, "bool": bool, "set": set, "tuple": tuple, "list": list, "sorted": sorted}
+SAFE_CALLS = {
+    "len": len,
+    "bool": bool,
+    "set": set,
+    "tuple": tuple,
+    "list": list,
+    "sorted": sorted,
+    "max": max,
+    "min": min,
+}
 SAFE_METHODS = {
     str: {
         "lower",
@@ -157,6 +166,18 @@ def rendered(message: str, values: Values) -> str:
         return str(value)
 
     return _PLACEHOLDER.sub(one, message)
+
+
+def value_of(expr: str, values: Values) -> Any:
+    """The expression's value over ``values`` (a scalar or a container of scalars), or
+    UNKNOWN when the launch does not decide it (or Python would fail evaluating it)."""
+    node = _parsed(expr)
+    if node is None:
+        return UNKNOWN
+    try:
+        return _plain(_known(_eval(node, values)))
+    except (*_UNDECIDED, ZeroDivisionError):
+        return UNKNOWN
 
 
 def reads(test: str) -> list[str]:

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from servelint.engines.vllm.version_values import version_problem
 from servelint.profiles import Action, Profile
 
 
@@ -256,7 +257,11 @@ def _check_object(
         validated = pydantic_class(spec)
         if check and check.get("check") == "type" and not validated:
             check = None  # plain types are judged for pydantic config classes only
-        msg = _value_problem(check, item) or bound_problem(f.get("bounds"), item)
+        msg = (
+            _value_problem(check, item)
+            or bound_problem(f.get("bounds"), item)
+            or version_problem(profile, cls, key, item)
+        )
         if msg is None and validated:
             msg = _bool_problem(f.get("type"), item) or _dict_problem(f.get("type"), item)
         if msg:
@@ -424,8 +429,8 @@ def option_value_problem(profile: Profile, action: Action, typed: tuple[Any, ...
         return None
     cls, source = action.raw.get("field_of"), action.raw.get("field_source")
     spec = profile.configs.get(cls or "") or {}
-    field = next((f for f in spec.get("fields", {}).values()
-                  if source and f.get("source") == source), None)
+    name, field = next(((n, f) for n, f in spec.get("fields", {}).items()
+                        if source and f.get("source") == source), ("", None))
     check = (field or {}).get("value_check") or {}
     msg = None
     if _takes_list(action) and action.raw.get("type") in ("str", "int", "float"):
@@ -437,6 +442,8 @@ def option_value_problem(profile: Profile, action: Action, typed: tuple[Any, ...
     elif check.get("check") == "enum_value" and isinstance(typed[0], str):
         msg = enum_value_problem(check.get("values") or [], typed[0])
         msg = f"{msg} (the field is {field.get('type')})" if msg and field else msg
+    elif field is not None and not _takes_list(action):
+        msg = version_problem(profile, cls or "", name, typed[0])
     return _built_class_problem(profile, spec, cls, action, msg and f"{cls}.{action.dest}: {msg}")
 
 

@@ -20,11 +20,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from servelint.engines.vllm.conditions import UNKNOWN, Items, Values, outcome, reads, rendered
+from servelint.engines.vllm.conditions import (
+    UNKNOWN,
+    Items,
+    Values,
+    outcome,
+    reads,
+    rendered,
+    value_of,
+)
 from servelint.engines.vllm.json_config import _expand_human_numbers, human_int
 from servelint.profiles import Profile
 
@@ -84,6 +92,20 @@ def _class_failures(
         values = _built_values(profile, table, cls, built, given, payloads)
         if values is not None:
             yield from _failing(table, cls, values, "engine_config", "", key)
+
+
+def _computed(profile: Profile, table: dict[str, Any], expr: str, given: dict[str, Any]) -> Any:
+    """What ``create_engine_config`` passes when it computes an argument from the dests
+    (builder/engine_locals.py): the expression over the launch's dests, or UNKNOWN."""
+    return value_of(expr, _engine_args_fields(profile, table, reads(expr), given))
+
+
+def _engine_args_fields(
+    profile: Profile, table: dict[str, Any], dests: Iterable[str], given: dict[str, Any]
+) -> Values:
+    dests = set(dests)
+    fields = {d: given[d] if d in given else _dest_default(profile, table, d) for d in dests}
+    return Values("EngineArgs", fields, {d: d for d in dests if d in given})
 
 
 def _failing(
@@ -277,6 +299,9 @@ def _index(profile: Profile, table: dict[str, Any]) -> tuple[list[tuple[str, Any
         ]
         read = {d for _, b in built for d in _dests(b)}
         read |= {
+            f for c in (table.get("EngineArgs") or {}).get("checks", []) for f in reads(c["test"])
+        }
+        read |= {
             a.dest
             for a in profile.actions
             if any(
@@ -306,7 +331,9 @@ def _dests_of(built: dict[str, Any]) -> frozenset[str]:
 def _dests(built: dict[str, Any]) -> list[str]:
     out: list[str] = []
     for dest in built.get("fields", {}).values():
-        if isinstance(dest, dict):
+        if isinstance(dest, dict) and "expr" in dest:
+            out += reads(dest["expr"])
+        elif isinstance(dest, dict):
             out += _dests(dest)
         elif dest:
             out.append(dest)
@@ -333,6 +360,8 @@ def _built_object(
             fields[name] = UNKNOWN
         elif name not in passed:
             fields[name] = UNKNOWN if built.get("open") else _default(profile, table, cls, name, 0)
+        elif isinstance(dest, dict) and "expr" in dest:  # computed from the dests
+            fields[name] = coerce(spec, _computed(profile, table, dest["expr"], given))
         elif isinstance(dest, dict):  # field=Other(...) built in the same call
             sub = dest.get("cls", "")
             fields[name] = (

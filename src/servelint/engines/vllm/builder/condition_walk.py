@@ -143,11 +143,10 @@ def taint(walk: Walk, node: ast.AST) -> None:
         if isinstance(sub, ast.Assign | ast.AugAssign | ast.AnnAssign):
             assign(walk, sub)
         elif isinstance(sub, ast.For | ast.comprehension):
-            for name in ast.walk(sub.target):
-                if isinstance(name, ast.Name):
-                    walk.aliases[name.id] = None
+            for name in _bound_names(sub.target):
+                walk.aliases[name] = None
         elif isinstance(sub, ast.Call):
-            if any(isinstance(a, ast.Name) and a.id == "self" for a in sub.args):
+            if _passes_self(sub):
                 walk.poisoned = True
             f = sub.func
             if not isinstance(f, ast.Attribute):
@@ -156,14 +155,7 @@ def taint(walk: Walk, node: ast.AST) -> None:
             if path:  # self.x.append(...)
                 walk.mutated.add(path)
             elif isinstance(f.value, ast.Name) and f.value.id == "self":  # self.method()
-                method = walk.methods.get(f.attr)
-                if method is None:
-                    walk.poisoned = True  # inherited or unknown: may change any field
-                    continue
-                inner = Walk("", {}, {})  # its own self-calls: not followed, so poisoned
-                taint(inner, method)
-                walk.mutated |= inner.mutated
-                walk.poisoned |= inner.poisoned
+                _taint_method(walk, f.attr)
             elif isinstance(f.value, ast.Name):  # cfg.update(...)
                 walk.aliases[f.value.id] = None
 
@@ -185,7 +177,7 @@ def assign(walk: Walk, st: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
             else:
                 walk.aliases[target.id] = _resolve(walk, value) if fresh and value else None
         elif isinstance(target, ast.Tuple | ast.List):
-            for name in _target_names(target):  # `(self.a, b) = …`: b, not self
+            for name in _bound_names(target):  # `(self.a, b) = …`: b, not self
                 walk.aliases[name] = None
                 walk.model_names.discard(name)
     value = getattr(st, "value", None)
@@ -193,23 +185,54 @@ def assign(walk: Walk, st: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
         _taint_calls(walk, value)
 
 
-def _target_names(target: ast.Tuple | ast.List) -> list[str]:
-    out: list[str] = []
-    for elt in target.elts:
-        elt = elt.value if isinstance(elt, ast.Starred) else elt
-        if isinstance(elt, ast.Name):
-            out.append(elt.id)
-        elif isinstance(elt, ast.Tuple | ast.List):
-            out += _target_names(elt)
-    return out
+def _bound_names(target: ast.expr) -> list[str]:
+    """The local names an unpacking target binds (``a, (b, *c)``), not the ``self`` of a
+    ``self.x`` element, which stays ``self``."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    if isinstance(target, ast.Tuple | ast.List):
+        return [n for elt in target.elts for n in _bound_names(elt)]
+    return []
 
 
 def _taint_calls(walk: Walk, node: ast.AST) -> None:
+    """What the calls of an assigned value may change: ``self`` passed on poisons the walk,
+    a ``self.<method>()`` changes what that method assigns."""
     for sub in ast.walk(node):
-        if isinstance(sub, ast.Call) and any(
-            isinstance(a, ast.Name) and a.id == "self" for a in sub.args
-        ):
+        if not isinstance(sub, ast.Call):
+            continue
+        if _passes_self(sub):
             walk.poisoned = True
+        f = sub.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+            _taint_method(walk, f.attr)
+
+
+_READS_ONLY = frozenset({"isinstance", "type", "hasattr", "id"})  # builtins that change nothing
+
+
+def _passes_self(call: ast.Call) -> bool:
+    """``self`` goes to code that may change it (not ``isinstance(self, …)``)."""
+    if isinstance(call.func, ast.Name) and call.func.id in _READS_ONLY:
+        return False
+    return any(isinstance(a, ast.Name) and a.id == "self" for a in call.args)
+
+
+def _taint_method(walk: Walk, name: str) -> None:
+    """A ``self.<name>()`` call that is not followed: what the method may change."""
+    method = walk.methods.get(name)
+    if method is None:
+        walk.poisoned = True  # inherited or unknown: may change any field
+        return
+    if id(method) in walk.seen:
+        return  # already being read: what it changes is counted there
+    # the methods it calls in turn are read the same way (each once per chain)
+    inner = Walk("", walk.methods, {}, seen=walk.seen | {id(method)})
+    taint(inner, method)
+    walk.mutated |= inner.mutated
+    walk.poisoned |= inner.poisoned
 
 
 def self_path(node: ast.AST) -> str | None:
@@ -345,8 +368,11 @@ def _evaluable(test: ast.expr) -> bool:
     bound = _comprehension_names(test)
     if bound is None:
         return False
+    callees = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
     for node in ast.walk(test):
         if isinstance(node, ast.Name):
+            if id(node) in callees and node.id in SAFE_CALLS:
+                continue  # len(…), max(…): checked as a call below
             if node.id not in _CONSTANT_NAMES and node.id != "self" and node.id not in bound:
                 return False
         elif isinstance(node, ast.Attribute):
@@ -371,6 +397,9 @@ def _evaluable(test: ast.expr) -> bool:
         ):
             return False
     return True
+
+
+evaluable = _evaluable  # for the other builder modules
 
 
 def _comprehension_names(test: ast.expr) -> set[str] | None:
@@ -444,4 +473,12 @@ def _text(node: ast.AST, walk: Walk) -> str:
         )
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return _text(node.left, walk) + _text(node.right, walk)
+    if isinstance(node, ast.Tuple) and node.elts:  # `assert c, ("… %s", x)` prints the tuple
+        parts = [
+            repr(e.value)
+            if isinstance(e, ast.Constant)
+            else "{" + ast.unparse(_resolve(walk, e)) + "}"
+            for e in node.elts
+        ]
+        return "(" + ", ".join(parts) + ")"
     return ""

@@ -44,18 +44,21 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
         entry = class_conditions(src, cls, profile=profile)
         if entry:
             out[cls] = entry
+    # the entrypoints change some dests before create_engine_config reads them
+    entry_changed = namespace_assigned(src)
     engine_args = class_conditions(
         src,
         "EngineArgs",
         prefer="engine/arg_utils",
         extra=("create_engine_config",),
         profile=profile,
+        changed_before=entry_changed,
     )
     if engine_args:
         out["EngineArgs"] = engine_args
         found = find_def(src, "EngineArgs", "engine/arg_utils")
         if found is not None and isinstance(found[1], ast.ClassDef):
-            changed = set(engine_args_assigned(found[1])) | namespace_assigned(src)
+            changed = set(engine_args_assigned(found[1])) | entry_changed
             engine_args["assigned"] = sorted(changed)
     built = constructions(src, set(configs))
     for cls, how in built.items():
@@ -70,7 +73,10 @@ def class_conditions(
     prefer: str = "vllm/config",
     extra: tuple[str, ...] = (),
     profile: dict[str, Any] | None = None,
+    changed_before: set[str] | None = None,
 ) -> dict[str, Any] | None:
+    """``changed_before``: fields other code changes before the first method runs (``*``:
+    any field)."""
     found = find_def(src, cls, prefer)
     if found is None or not isinstance(found[1], ast.ClassDef):
         return None
@@ -95,9 +101,11 @@ def class_conditions(
     # pydantic runs field validators, then __post_init__, then the after model validators:
     # a model validator sees what __post_init__ (or another model validator) assigned
     post = [methods[n] for n in ("__post_init__", *extra) if n in methods]
-    seed: set[str] = set()
-    for method in post:
-        walk = walk_method(path, methods, consts, method, seed=seed, model=model)
+    seed: set[str] = set(changed_before or ())
+    if "*" in seed:
+        return None
+    for method in post:  # each sees what the ones before it assigned
+        walk = walk_method(path, methods, consts, method, seed=seed, poisoned=opaque, model=model)
         checks += walk.out
         model_checks += walk.model_out
         seed |= walk.mutated

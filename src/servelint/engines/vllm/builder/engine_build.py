@@ -11,7 +11,8 @@ from typing import Any
 
 from servelint.engines._build.astutil import dotted
 from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder.condition_walk import Walk, assign, self_field
+from servelint.engines.vllm.builder.condition_walk import Walk, assign, self_field, taint
+from servelint.engines.vllm.builder.engine_locals import passed_values
 from servelint.engines.vllm.builder.facts_common import files_with, find_def, parse
 
 
@@ -37,9 +38,13 @@ def engine_args_assigned(cls: ast.ClassDef) -> list[str]:
     return sorted({m.split(".")[0] for m in walk.mutated})
 
 
+_CHANGED_OBJECTS = ("args", "engine_args")  # the parsed namespace, the EngineArgs built from it
+
+
 def namespace_assigned(src: WheelSource) -> set[str]:
-    """Dests the entrypoints change on the parsed namespace before building the engine
-    arguments (``args.api_server_count = 1`` in ``vllm serve``)."""
+    """Dests the entrypoints change on the parsed namespace or the engine arguments before
+    building the engine config (``args.api_server_count = 1`` in ``vllm serve``,
+    ``engine_args.pooler_config = …`` in ``entrypoints/common/cli_args.py``)."""
     out: set[str] = set()
     for name in files_with(src, "args."):
         if not name.startswith("vllm/entrypoints/") or (tree := parse(src, name)) is None:
@@ -56,7 +61,7 @@ def namespace_assigned(src: WheelSource) -> set[str]:
                 if (
                     isinstance(target, ast.Attribute)
                     and isinstance(target.value, ast.Name)
-                    and target.value.id == "args"
+                    and target.value.id in _CHANGED_OBJECTS
                 ):
                     out.add(target.attr)
             if (
@@ -64,7 +69,7 @@ def namespace_assigned(src: WheelSource) -> set[str]:
                 and dotted(node.func) == "setattr"
                 and node.args
                 and isinstance(node.args[0], ast.Name)
-                and node.args[0].id == "args"
+                and node.args[0].id in _CHANGED_OBJECTS
             ):
                 name_arg = node.args[1] if len(node.args) > 1 else None
                 if isinstance(name_arg, ast.Constant) and isinstance(name_arg.value, str):
@@ -142,8 +147,10 @@ def _json_safe(value: Any) -> bool:
 
 # ---- how create_engine_config builds each config class --------------------------------------
 def constructions(src: WheelSource, classes: set[str]) -> dict[str, dict[str, Any]]:
-    """cls -> {"fields": {field: dest | None}, "open": bool, "source": path:line} for the one
-    unconditional ``Cls(...)`` call in ``EngineArgs.create_engine_config``."""
+    """cls -> {"fields": {field: dest | {"expr": …} | None}, "open": bool, "source":
+    path:line} for the one unconditional ``Cls(...)`` call in
+    ``EngineArgs.create_engine_config`` (``expr``: engine_locals.passed_values)."""
+    changed_before = changed_before_build(src)
     found = find_def(src, "EngineArgs", "engine/arg_utils")
     if found is None or not isinstance(found[1], ast.ClassDef):
         return {}
@@ -161,12 +168,32 @@ def constructions(src: WheelSource, classes: set[str]) -> dict[str, dict[str, An
     methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
     calls: dict[str, list[tuple[ast.Call, bool, str]]] = {}
     _collect_calls(_Calls(methods, classes, path, calls), method.body, False, 0)
+    computed = passed_values(method, methods, classes, changed_before)
     out: dict[str, dict[str, Any]] = {}
     for cls, found_calls in calls.items():
         if len(found_calls) != 1 or found_calls[0][1]:
             continue  # built in several places or under a condition: not judged
         call, _, where = found_calls[0]
-        out[cls] = dict(_call_spec(call, classes), source=f"{where}:{call.lineno}")
+        spec = _call_spec(call, classes)
+        if where == path:  # a computed argument: {"expr": …} over the launch's dests
+            for name, text in computed.get((cls, call.lineno), {}).items():
+                spec["fields"][name] = {"expr": text}
+        out[cls] = dict(spec, source=f"{where}:{call.lineno}")
+    return out
+
+
+def changed_before_build(src: WheelSource) -> set[str]:
+    """Dests changed before ``create_engine_config`` runs: by the entrypoints and by
+    ``EngineArgs.__post_init__``."""
+    out = namespace_assigned(src)
+    found = find_def(src, "EngineArgs", "engine/arg_utils")
+    if found is None or not isinstance(found[1], ast.ClassDef):
+        return out
+    methods = {m.name: m for m in found[1].body if isinstance(m, ast.FunctionDef)}
+    if "__post_init__" in methods:
+        walk = Walk("", methods, {})
+        taint(walk, methods["__post_init__"])
+        out |= {m.split(".")[0] for m in walk.mutated} | ({"*"} if walk.poisoned else set())
     return out
 
 
