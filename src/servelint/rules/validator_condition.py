@@ -7,7 +7,10 @@ profiler directory for a profiler that is not set. The profile records each such
 ``if …: raise`` / ``assert`` whose condition the argv alone decides (with its file and
 line); this rule evaluates it over the launch's values and the release's defaults. A
 condition that reads anything the argv does not fix (the model, the platform, a shell
-variable) is never reported.
+variable) is never reported. A field the validators assign before the check counts as the
+launch's value only where the guards of every such assignment are false. A config class
+built from a plain JSON option's dict (``--speculative-config``) is a warning when the
+engine may replace that dict after reading the model's config.
 
 Bad (vLLM 0.21.0: ``ParallelConfig`` requires ``numa_bind=True`` for NUMA nodes):
 
@@ -84,12 +87,17 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         opt = _option_for(options, failure.fields)
         span = token_span(ctx.spec, opt.index) if opt is not None else ctx.spec.anchor
         stage = failure.stage.replace("_", " ")
+        # model-dependent (only_if): a warning that names the condition, never an error
+        caveat = f"; {failure.only_if}" if failure.only_if else ""
+        if failure.guarded:
+            caveat = ", and no earlier statement of the validators changes it here" + caveat
         yield finding(
             sys.modules[__name__],
             ctx,
             span,
             f"{prof.label} refuses this combination at {stage}: {failure.message} "
-            f"({failure.cls}, {failure.source}, when `{failure.test}`)",
+            f"({failure.cls}, {failure.source}, when `{failure.test}`){caveat}",
             fix="set the options the message names together, or drop the one that needs them",
+            severity=Severity.WARNING if failure.only_if else None,
             evidence=failure.source,
         )

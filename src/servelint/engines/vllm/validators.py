@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from servelint.engines.vllm.conditions import UNKNOWN, Items, Values, outcome, reads, rendered
@@ -42,6 +42,8 @@ class ConditionFailure:
     stage: str  # parse | engine_config
     test: str
     fields: tuple[str, ...]  # the option dests / config paths the failing test reads
+    only_if: str = ""  # the failure holds only when this holds (model-dependent)
+    guarded: bool = False  # the validators assign what the test reads, but not for these values
 
 
 def failures(
@@ -67,6 +69,63 @@ def failures(
         values = _built_values(profile, table, cls, built, given, payloads)
         if values is not None:
             yield from _failing(table, cls, values, "engine_config", "")
+    yield from _from_dict_failures(profile, table, options, given, unknown)
+
+
+def _from_dict_failures(
+    profile: Profile,
+    table: dict[str, Any],
+    options: list[Any],
+    given: dict[str, Any],
+    unknown: Callable[[Any], bool],
+) -> Iterator[ConditionFailure]:
+    """Classes ``EngineArgs`` builds from a plain JSON option's dict (``from_dict``:
+    ``SpeculativeConfig(**self.speculative_config)``): the launch's keys, renamed as the
+    engine renames them; the keys the engine sets itself are unknown."""
+    built = {
+        e["from_dict"]["dest"]: (cls, e["from_dict"])
+        for cls, e in table.items()
+        if e.get("from_dict") and e.get("checks")
+    }
+    if not built:
+        return
+    payloads = _json_payloads(profile, options, unknown, plain=True)
+    assigned = set((table.get("EngineArgs") or {}).get("assigned", ["*"]))
+    for dest, (cls, how) in sorted(built.items()):
+        filled = {  # keys the engine sets from other options' dests (``--spec-tokens``)
+            key: given.get(by, _dest_default(profile, table, by)) if by else UNKNOWN
+            for key, by in how["keys"].items()
+        }
+        filled = {k: v for k, v in filled.items() if v is not None}
+        payload = payloads.get(dest)
+        if payload is None and how.get("created") and any(how["keys"][k] for k in filled):
+            payload = {}  # the engine starts the dict from those options
+        if not isinstance(payload, dict) or "*" in assigned:
+            continue
+        payload = _rekeyed(payload, how["rekey"])
+        values = _json_values(profile, table, cls, payload, 0, own=True)
+        specs = _field_specs(profile, cls)
+        for key, value in filled.items():
+            by = how["keys"][key]
+            known = by and by not in assigned and key not in payload and key in specs
+            values.fields[key] = coerce(specs[key], value) if known else UNKNOWN
+        only_if = ""
+        if how["replaced_by"]:
+            only_if = (
+                f"unless the model's config makes {', '.join(how['replaced_by'])} "
+                f"replace --{dest.replace('_', '-')}"
+            )
+        for failure in _failing(table, cls, values, "engine_config", f"{dest}."):
+            yield replace(failure, only_if=only_if)
+
+
+def _rekeyed(payload: dict[str, Any], pairs: list[list[str]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in payload.items():
+        for old, new in pairs:
+            key = key.replace(old, new)
+        out[key] = value
+    return out
 
 
 def _failing(
@@ -80,8 +139,11 @@ def _failing(
         message = rendered(check["message"], values)
         if found == "divides-by-zero":
             message = f"ZeroDivisionError while checking `{test}` (before: {message})"
-        names = tuple(values.given.get(f, prefix + f) for f in reads(test))
-        yield ConditionFailure(cls, message, check["source"], stage, test, names)
+        shown = check.get("when", test)  # the engine's test, without the "unchanged" part
+        names = tuple(values.given.get(f, prefix + f) for f in reads(shown))
+        yield ConditionFailure(
+            cls, message, check["source"], stage, shown, names, guarded="when" in check
+        )
 
 
 # ---- values the launch gives ---------------------------------------------------------------
@@ -115,13 +177,17 @@ def _dest_values(options: list[Any], unknown: Callable[[Any], bool]) -> dict[str
 
 
 def _json_payloads(
-    profile: Profile, options: list[Any], unknown: Callable[[Any], bool]
+    profile: Profile, options: list[Any], unknown: Callable[[Any], bool], plain: bool = False
 ) -> dict[str, Any]:
-    """dest -> the JSON object a dataclass-json option is given (dotted keys folded in)."""
+    """dest -> the JSON object a dataclass-json option (``plain``: a plain JSON option,
+    ``json.loads``) is given (dotted keys folded in)."""
     out: dict[str, Any] = {}
+    kind = "json_config" if plain else "json_dataclass"
     for opt in options:
         act = opt.action
-        if act is None or not act.raw.get("json_dataclass") or not isinstance(opt.value, str):
+        if act is None or not isinstance(opt.value, str):
+            continue
+        if not act.raw.get(kind) or plain and act.raw.get("json_dataclass"):
             continue
         if opt.config_path:
             keys = opt.config_path.split(".")[1:]
@@ -262,6 +328,10 @@ def _index(profile: Profile, table: dict[str, Any]) -> tuple[list[tuple[str, Any
             for a in profile.actions
             if (table.get(a.raw.get("json_dataclass") or "") or {}).get("checks")
         }
+        for entry in table.values():
+            if entry.get("from_dict"):
+                how = entry["from_dict"]
+                read |= {how["dest"], *filter(None, how["keys"].values())}
         if len(_INDEX) > 64:
             _INDEX.clear()
         hit = _INDEX[id(table)] = (table, built, frozenset(read))
@@ -352,6 +422,8 @@ def coerce(spec: dict[str, Any], value: Any) -> Any:
     when the type is not a plain scalar (its validation is another rule's business)."""
     if value is UNKNOWN:
         return UNKNOWN
+    if (spec.get("type") or "").startswith("SkipValidation["):  # stored as given, unvalidated
+        return value if isinstance(value, int | float | str | bool | type(None)) else UNKNOWN
     parts = {p.strip() for p in (spec.get("type") or "").split("|")}
     literal = (spec.get("value_check") or {}).get("check") == "literal"
     if value is None:

@@ -209,7 +209,8 @@ def condition_rejection(profile: Profile, options: list[Any]) -> StaticVerdict |
     if failure is None:
         return None
     return StaticVerdict(failure.stage, False, f"{failure.message} ({failure.source})", "",
-                         failure.fields[0] if failure.fields else failure.cls)
+                         failure.fields[0] if failure.fields else failure.cls,
+                         failure.only_if)
 
 
 def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from servelint.engines._build.astutil import dotted
 from servelint.engines.vllm import conditions as runtime
+from servelint.engines.vllm.builder.guarded import Assigned, Guarded
 
 # Calls the check-time walker evaluates: the same tables, so a recorded test is one it can run.
 SAFE_CALLS = frozenset(runtime.SAFE_CALLS)
@@ -35,6 +36,13 @@ class Walk:
     method: str = ""
     out: list[dict[str, Any]] = field(default_factory=list)
     seen: set[int] = field(default_factory=set)
+    guards: list[ast.expr] = field(default_factory=list)  # those of the current statement
+    guarded: Guarded | None = None  # under which guards each changed path was assigned
+
+    def changed(self, path: str, value: ast.expr | None = None) -> None:
+        if self.guarded is not None:  # before the path counts as changed: its guards do not
+            self.guarded.note(path, self.guards, value)
+        self.mutated.add(path)
 
 
 def walk_method(
@@ -45,10 +53,14 @@ def walk_method(
     value_field: str | None = None,
     seed: set[str] | None = None,
     poisoned: bool = False,
+    bounds: dict[str, list[Assigned]] | None = None,
 ) -> Walk:
+    """``seed``: paths changed before the method runs, each under its ``bounds`` (guarded.py;
+    a path without bounds: always changed)."""
     walk = Walk(
         path, methods, consts, mutated=set(seed or ()), poisoned=poisoned, method=method.name
     )
+    walk.guarded = Guarded(_evaluable, _reads, walk.mutated, bounds)
     if value_field is not None and len(method.args.args) > 1:
         value = ast.Attribute(ast.Name("self", ast.Load()), value_field, ast.Load())
         walk.aliases[method.args.args[1].arg] = value
@@ -66,15 +78,17 @@ def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth:
     for st in body:
         if walk.poisoned:
             return False
+        walk.guards = guards
         if isinstance(st, ast.If):
-            test = _resolve(walk, st.test)
+            test = _guard(walk, _resolve(walk, st.test))
+            negated = _guard(walk, _negate(test))
             _statements(walk, st.body, guards + [test], depth)
             if st.orelse:
-                _statements(walk, st.orelse, guards + [_negate(test)], depth)
+                _statements(walk, st.orelse, guards + [negated], depth)
             # past `if A: return`, A is false; past `if A: raise`, A may be left out: were it
             # true, the engine would already have refused the launch
             if _returns(st.body):
-                guards.append(_negate(test))
+                guards.append(negated)
             if st.orelse and _returns(st.orelse):
                 guards.append(test)
         elif isinstance(st, ast.Raise):
@@ -91,6 +105,11 @@ def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth:
         else:  # loops, try, with, match: not followed; what they change is unknown after
             taint(walk, st)
     return True
+
+
+def _guard(walk: Walk, test: ast.expr) -> ast.expr:
+    """``test`` as a guard, its bound over the launch's values taken where it is tested."""
+    return walk.guarded.at_guard(test) if walk.guarded is not None else test
 
 
 def _call(walk: Walk, call: ast.Call, guards: list[ast.expr], depth: int) -> None:
@@ -131,7 +150,7 @@ def taint(walk: Walk, node: ast.AST) -> None:
                 continue
             path = self_path(f.value)
             if path:  # self.x.append(...)
-                walk.mutated.add(path)
+                walk.changed(path)
             elif isinstance(f.value, ast.Name) and f.value.id == "self":  # self.method()
                 method = walk.methods.get(f.attr)
                 if method is None:
@@ -139,7 +158,8 @@ def taint(walk: Walk, node: ast.AST) -> None:
                     continue
                 inner = Walk("", {}, {})  # its own self-calls: not followed, so poisoned
                 taint(inner, method)
-                walk.mutated |= inner.mutated
+                for changed in sorted(inner.mutated):
+                    walk.changed(changed)
                 walk.poisoned |= inner.poisoned
             elif isinstance(f.value, ast.Name):  # cfg.update(...)
                 walk.aliases[f.value.id] = None
@@ -147,11 +167,13 @@ def taint(walk: Walk, node: ast.AST) -> None:
 
 def assign(walk: Walk, st: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
     targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+    plain = None if isinstance(st, ast.AugAssign) else st.value  # the value a target gets
     for target in targets:
-        for sub in target.elts if isinstance(target, ast.Tuple | ast.List) else [target]:
+        single = not isinstance(target, ast.Tuple | ast.List)
+        for sub in [target] if single else target.elts:
             path = self_path(sub)
             if path:
-                walk.mutated.add(path)
+                walk.changed(path, plain if single and path == _exact(sub) else None)
         if isinstance(target, ast.Name):
             fresh = target.id not in walk.aliases and isinstance(st, ast.Assign | ast.AnnAssign)
             value = getattr(st, "value", None)
@@ -171,6 +193,15 @@ def _taint_calls(walk: Walk, node: ast.AST) -> None:
             isinstance(a, ast.Name) and a.id == "self" for a in sub.args
         ):
             walk.poisoned = True
+
+
+def _exact(node: ast.AST) -> str | None:
+    """``a.b`` of a plain ``self.a.b`` chain (no subscript)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join(reversed(parts)) if isinstance(node, ast.Name) and node.id == "self" else None
 
 
 def self_path(node: ast.AST) -> str | None:
@@ -243,11 +274,21 @@ def _record(
     if not parts:
         return  # an unconditional raise (a method that always fails is not a launch's fault)
     test = parts[0] if len(parts) == 1 else ast.BoolOp(ast.And(), parts)
-    if not _evaluable(test) or _changed(_reads(test), walk.mutated):
+    if not _evaluable(test):
         return
+    shown: dict[str, str] = {}
+    if _changed(_reads(test), walk.mutated):
+        # a field assigned only under guards the launch decides: still its value when they
+        # are false (guarded.py); else the test reads what the engine changed
+        same = walk.guarded.unchanged(_reads(test)) if walk.guarded is not None else None
+        if same is None:
+            return
+        shown["when"] = ast.unparse(test)  # the engine's own test, printed in the finding
+        test = ast.BoolOp(ast.And(), [test, same])
     walk.out.append(
         {
             "test": ast.unparse(test),
+            **shown,
             "message": _message(st, walk),
             "source": f"{walk.path}:{st.lineno}",
             "kind": "assert" if isinstance(st, ast.Assert) else "raise",

@@ -26,6 +26,7 @@ import ast
 from typing import Any
 
 from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder import dict_built
 from servelint.engines.vllm.builder.condition_walk import Walk, taint, walk_method
 from servelint.engines.vllm.builder.engine_build import (
     constructions,
@@ -46,16 +47,21 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
     engine_args = class_conditions(
         src, "EngineArgs", prefer="engine/arg_utils", extra=("create_engine_config",)
     )
+    namespace = namespace_assigned(src)
     if engine_args:
         out["EngineArgs"] = engine_args
         found = find_def(src, "EngineArgs", "engine/arg_utils")
         if found is not None and isinstance(found[1], ast.ClassDef):
-            changed = set(engine_args_assigned(found[1])) | namespace_assigned(src)
+            changed = set(engine_args_assigned(found[1])) | namespace
             engine_args["assigned"] = sorted(changed)
     built = constructions(src, set(configs))
     for cls, how in built.items():
         if cls in out:
             out[cls]["built"] = how
+    with_checks = {cls for cls, entry in out.items() if entry.get("checks")}
+    for cls, how in dict_built.extract(src, with_checks - {"EngineArgs"}).items():
+        if how["dest"] not in namespace:  # an entrypoint may set the dict: not the launch's
+            out[cls]["from_dict"] = how
     return {"conditions": out}
 
 
@@ -85,17 +91,23 @@ def class_conditions(
     # a model validator sees what __post_init__ (or another model validator) assigned
     post = [methods[n] for n in ("__post_init__", *extra) if n in methods]
     seed: set[str] = set()
+    bounds: dict[str, list[Any]] = {}  # under which guards __post_init__ assigned each path
     for method in post:
         walk = walk_method(path, methods, consts, method)
         checks += walk.out
         seed |= walk.mutated
         changes |= walk.mutated
         opaque |= walk.poisoned
+        for changed, found in walk.guarded.bounds.items() if walk.guarded else ():
+            bounds.setdefault(changed, []).extend(found)
     models = [m for n, m in methods.items() if kinds[n][0] == "model"]
     assigned = {m.name: _assigned(m) for m in models}
     for method in models:
         others = {f for name, fs in assigned.items() if name != method.name for f in fs}
-        walk = walk_method(path, methods, consts, method, seed=seed | others, poisoned=opaque)
+        seen = {k: v + ([(None, None)] if k in others else []) for k, v in bounds.items()}
+        walk = walk_method(
+            path, methods, consts, method, seed=seed | others, poisoned=opaque, bounds=seen
+        )
         checks += walk.out
         changes |= walk.mutated
         opaque |= walk.poisoned
