@@ -189,6 +189,8 @@ def test_reads_lists_the_top_level_fields_in_order() -> None:
         ("float", 1, 1.0),
         ("SomeEnum", "x", UNKNOWN),
         ("int | str", "1", UNKNOWN),
+        ("SkipValidation[int]", "1", "1"),  # pydantic keeps the input as it is
+        ("SkipValidation[int]", [1], UNKNOWN),
     ],
 )
 def test_coerce_as_pydantic_lax_mode(type_: str, value: object, expected: object) -> None:

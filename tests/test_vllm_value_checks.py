@@ -14,7 +14,7 @@ import pytest
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder import dispatch_sets, value_checks
 from servelint.engines.vllm.builder.normalisers import string_steps
-from servelint.engines.vllm.json_config import (
+from servelint.engines.vllm.lax_values import (
     enum_value_problem,
     literal_problem,
     normalise,

@@ -47,6 +47,16 @@ RULES: list[tuple[str, str]] = [
      "late: model-dependent: 0.11 resolves method 'mtp' to the target model as its own "
      "draft, and a non-MTP target (the fake llama) takes the unsupported draft-model path; "
      "the error text lists 'mtp' among the alternatives"),
+    (r"num_speculative_tokens was provided but without speculative model.* \|\| "
+     r"engine_config: ValueError: num_speculative_tokens was provided but without",
+     "late: the engine refuses the launch for another reason than the method under test "
+     "(num_speculative_tokens without a draft model, SpeculativeConfig.__post_init__), and "
+     "servelint reports that same refusal (SL114); the method value itself is valid"),
+    (r"Draft model speculative decoding is not supported yet.* \|\| engine_config: "
+     r"ValueError: num_speculative_tokens was provided but without",
+     "late: the engine refuses method 'draft_model' in EngineArgs before it builds "
+     "SpeculativeConfig; servelint reports the SpeculativeConfig refusal the same launch "
+     "meets there (num_speculative_tokens without a draft model): both refuse it"),
     (r"method='custom_class' requires 'model'",
      "late: cross-field rule of SpeculativeConfig: method 'custom_class' also needs 'model' "
      "to name the proposer class; the case gives none (the method itself is valid)"),

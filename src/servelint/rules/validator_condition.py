@@ -7,7 +7,10 @@ profiler directory for a profiler that is not set. The profile records each such
 ``if …: raise`` / ``assert`` whose condition the argv alone decides (with its file and
 line); this rule evaluates it over the launch's values and the release's defaults. A
 condition that reads anything the argv does not fix (the model, the platform, a shell
-variable) is never reported as an error.
+variable) is never reported as an error. A field the validators assign before the check
+counts as the launch's value only where the guards of every such assignment are false. A
+config class built from a plain JSON option's dict (``--speculative-config``) is a warning
+when the engine may replace that dict after reading the model's config.
 
 A condition ``LAUNCH and MODEL`` whose MODEL part reads only the model's own config (a
 multimodal-only option on a text model: ``not model_config.is_multimodal_model and
@@ -92,13 +95,18 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         if failure.model:
             yield _model_finding(ctx, span, failure)
             continue
+        # model-dependent (only_if): a warning that names the condition, never an error
+        caveat = f"; {failure.only_if}" if failure.only_if else ""
+        if failure.guarded:
+            caveat = ", and no earlier statement of the validators changes it here" + caveat
         yield finding(
             sys.modules[__name__],
             ctx,
             span,
             f"{prof.label} refuses this combination at {stage}: {failure.message} "
-            f"({failure.cls}, {failure.source}, when `{failure.test}`)",
+            f"({failure.cls}, {failure.source}, when `{failure.test}`){caveat}",
             fix="set the options the message names together, or drop the one that needs them",
+            severity=Severity.WARNING if failure.only_if else None,
             evidence=failure.source,
         )
 

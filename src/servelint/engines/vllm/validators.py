@@ -51,6 +51,8 @@ class ConditionFailure:
     test: str
     fields: tuple[str, ...]  # the option dests / config paths the failing test reads
     model: str = ""  # a model check: the engine raises only for models where this holds
+    only_if: str = ""  # the failure holds only when this holds (model-dependent)
+    guarded: bool = False  # the validators assign what the test reads, but not for these values
 
 
 def failures(
@@ -68,6 +70,9 @@ def failures(
         payloads = _json_payloads(profile, options, unknown)
         for key in ("checks", "model_checks"):  # certain failures first
             yield from _class_failures(profile, table, built_classes, given, payloads, key)
+        from servelint.engines.vllm.from_dict_checks import from_dict_failures
+
+        yield from from_dict_failures(profile, table, options, given, unknown)
     from servelint.engines.vllm.engine_args_checks import engine_args_failures
 
     yield from engine_args_failures(profile, table, given)
@@ -119,9 +124,17 @@ def _failing(
         message = rendered(check["message"], values)
         if found == "divides-by-zero":
             message = f"ZeroDivisionError while checking `{test}` (before: {message})"
-        names = tuple(values.given.get(f, prefix + f) for f in reads(test))
+        shown = check.get("when", test)  # the engine's test, without the "unchanged" part
+        names = tuple(values.given.get(f, prefix + f) for f in reads(shown))
         yield ConditionFailure(
-            cls, message, check["source"], stage, test, names, check.get("model", "")
+            cls,
+            message,
+            check["source"],
+            stage,
+            shown,
+            names,
+            model=check.get("model", ""),
+            guarded="when" in check,
         )
 
 
@@ -156,13 +169,17 @@ def _dest_values(options: list[Any], unknown: Callable[[Any], bool]) -> dict[str
 
 
 def _json_payloads(
-    profile: Profile, options: list[Any], unknown: Callable[[Any], bool]
+    profile: Profile, options: list[Any], unknown: Callable[[Any], bool], plain: bool = False
 ) -> dict[str, Any]:
-    """dest -> the JSON object a dataclass-json option is given (dotted keys folded in)."""
+    """dest -> the JSON object a dataclass-json option (``plain``: a plain JSON option,
+    ``json.loads``) is given (dotted keys folded in)."""
     out: dict[str, Any] = {}
+    kind = "json_config" if plain else "json_dataclass"
     for opt in options:
         act = opt.action
-        if act is None or not act.raw.get("json_dataclass") or not isinstance(opt.value, str):
+        if act is None or not isinstance(opt.value, str):
+            continue
+        if not act.raw.get(kind) or plain and act.raw.get("json_dataclass"):
             continue
         if opt.config_path:
             keys = opt.config_path.split(".")[1:]
@@ -309,6 +326,10 @@ def _index(profile: Profile, table: dict[str, Any]) -> tuple[list[tuple[str, Any
                 for k in ("checks", "model_checks")
             )
         }
+        for entry in table.values():
+            if entry.get("from_dict"):
+                how = entry["from_dict"]
+                read |= {how["dest"], *filter(None, how["keys"].values())}
         if len(_INDEX) > 64:
             _INDEX.clear()
         hit = _INDEX[id(table)] = (table, built, frozenset(read))
@@ -403,6 +424,8 @@ def coerce(spec: dict[str, Any], value: Any) -> Any:
     when the type is not a plain scalar (its validation is another rule's business)."""
     if value is UNKNOWN:
         return UNKNOWN
+    if (spec.get("type") or "").startswith("SkipValidation["):  # stored as given, unvalidated
+        return value if isinstance(value, int | float | str | bool | type(None)) else UNKNOWN
     parts = {p.strip() for p in (spec.get("type") or "").split("|")}
     literal = (spec.get("value_check") or {}).get("check") == "literal"
     if value is None:

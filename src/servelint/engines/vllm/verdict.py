@@ -206,12 +206,12 @@ def static_verdict(profile: Profile, argv: list[str],
 def condition_rejection(profile: Profile, options: list[Any]) -> StaticVerdict | None:
     """The first validator condition of the release that the launch makes true."""
     found = list(validators.failures(profile, options))
-    failure = next((f for f in found if not f.model), found[0] if found else None)
+    failure = next((f for f in found if not (f.model or f.only_if)), found[0] if found else None)
     if failure is None:
         return None
     return StaticVerdict(failure.stage, False, f"{failure.message} ({failure.source})", "",
                          failure.fields[0] if failure.fields else failure.cls,
-                         failure.model)  # a model check: fails only where this holds
+                         failure.model or failure.only_if)  # fails only where this holds
 
 
 def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:

@@ -29,6 +29,7 @@ from servelint.sources.shell.flows import (
     unknown_var,
 )
 from servelint.sources.shell.nested_exec import NestedMixin
+from servelint.sources.shell.statement_exec import StatementMixin
 from servelint.sources.shell.syntax import (
     assigned_names,
 )
@@ -45,7 +46,7 @@ class Budget(Exception):
     """Raised when the step or time bound is hit."""
 
 
-class Interpreter(FlowMixin, CommandMixin, NestedMixin, Expander):
+class Interpreter(FlowMixin, StatementMixin, CommandMixin, NestedMixin, Expander):
     def __init__(
         self,
         main_path: str,

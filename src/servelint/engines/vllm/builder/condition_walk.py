@@ -12,14 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servelint.engines._build.astutil import dotted
-from servelint.engines.vllm import conditions as runtime
 from servelint.engines.vllm.builder import model_split
+from servelint.engines.vllm.builder.condition_shapes import _evaluable, _reads, self_path
+from servelint.engines.vllm.builder.guarded import Assigned, Guarded
 from servelint.engines.vllm.builder.model_split import ModelRoots
 
-# Calls the check-time walker evaluates: the same tables, so a recorded test is one it can run.
-SAFE_CALLS = frozenset(runtime.SAFE_CALLS)
-SAFE_METHODS = frozenset().union(*runtime.SAFE_METHODS.values())
-_CONSTANT_NAMES = frozenset({"True", "False", "None"})
 _MAX_DEPTH = 3
 _VALIDATOR_DECORATORS = ("model_validator", "field_validator")
 
@@ -40,6 +37,13 @@ class Walk:
     model: ModelRoots | None = None  # what reads the model object (model_split.py)
     model_names: set[str] = field(default_factory=set)  # locals holding the model object
     model_out: list[dict[str, Any]] = field(default_factory=list)  # the model checks
+    guards: list[ast.expr] = field(default_factory=list)  # those of the current statement
+    guarded: Guarded | None = None  # under which guards each changed path was assigned
+
+    def changed(self, path: str, value: ast.expr | None = None) -> None:
+        if self.guarded is not None:  # before the path counts as changed: its guards do not
+            self.guarded.note(path, self.guards, value)
+        self.mutated.add(path)
 
 
 def walk_method(
@@ -51,7 +55,10 @@ def walk_method(
     seed: set[str] | None = None,
     poisoned: bool = False,
     model: ModelRoots | None = None,
+    bounds: dict[str, list[Assigned]] | None = None,
 ) -> Walk:
+    """``seed``: paths changed before the method runs, each under its ``bounds`` (guarded.py;
+    a path without bounds: always changed)."""
     walk = Walk(
         path,
         methods,
@@ -61,6 +68,7 @@ def walk_method(
         method=method.name,
         model=model,
     )
+    walk.guarded = Guarded(_evaluable, _reads, walk.mutated, bounds)
     if value_field is not None and len(method.args.args) > 1:
         value = ast.Attribute(ast.Name("self", ast.Load()), value_field, ast.Load())
         walk.aliases[method.args.args[1].arg] = value
@@ -78,15 +86,17 @@ def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth:
     for st in body:
         if walk.poisoned:
             return False
+        walk.guards = guards
         if isinstance(st, ast.If):
-            test = _resolve(walk, st.test)
+            test = _guard(walk, _resolve(walk, st.test))
+            negated = _guard(walk, _negate(test))
             _statements(walk, st.body, guards + [test], depth)
             if st.orelse:
-                _statements(walk, st.orelse, guards + [_negate(test)], depth)
+                _statements(walk, st.orelse, guards + [negated], depth)
             # past `if A: return`, A is false; past `if A: raise`, A may be left out: were it
             # true, the engine would already have refused the launch
             if _returns(st.body):
-                guards.append(_negate(test))
+                guards.append(negated)
             if st.orelse and _returns(st.orelse):
                 guards.append(test)
         elif isinstance(st, ast.Raise):
@@ -103,6 +113,11 @@ def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth:
         else:  # loops, try, with, match: not followed; what they change is unknown after
             taint(walk, st)
     return True
+
+
+def _guard(walk: Walk, test: ast.expr) -> ast.expr:
+    """``test`` as a guard, its bound over the launch's values taken where it is tested."""
+    return walk.guarded.at_guard(test) if walk.guarded is not None else test
 
 
 def _call(walk: Walk, call: ast.Call, guards: list[ast.expr], depth: int) -> None:
@@ -153,7 +168,7 @@ def taint(walk: Walk, node: ast.AST) -> None:
                 continue
             path = self_path(f.value)
             if path:  # self.x.append(...)
-                walk.mutated.add(path)
+                walk.changed(path)
             elif isinstance(f.value, ast.Name) and f.value.id == "self":  # self.method()
                 _taint_method(walk, f.attr)
             elif isinstance(f.value, ast.Name):  # cfg.update(...)
@@ -162,11 +177,13 @@ def taint(walk: Walk, node: ast.AST) -> None:
 
 def assign(walk: Walk, st: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
     targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+    plain = None if isinstance(st, ast.AugAssign) else st.value  # the value a target gets
     for target in targets:
-        for sub in target.elts if isinstance(target, ast.Tuple | ast.List) else [target]:
+        single = not isinstance(target, ast.Tuple | ast.List)
+        for sub in [target] if single else target.elts:
             path = self_path(sub)
             if path:
-                walk.mutated.add(path)
+                walk.changed(path, plain if single and path == _exact(sub) else None)
         if isinstance(target, ast.Name):
             fresh = target.id not in walk.aliases and isinstance(st, ast.Assign | ast.AnnAssign)
             value = getattr(st, "value", None)
@@ -231,22 +248,18 @@ def _taint_method(walk: Walk, name: str) -> None:
     # the methods it calls in turn are read the same way (each once per chain)
     inner = Walk("", walk.methods, {}, seen=walk.seen | {id(method)})
     taint(inner, method)
-    walk.mutated |= inner.mutated
+    for changed in sorted(inner.mutated):
+        walk.changed(changed)
     walk.poisoned |= inner.poisoned
 
 
-def self_path(node: ast.AST) -> str | None:
-    """``a.b`` of ``self.a.b`` (``self.a.b[i].c``: ``a.b``, the part that is replaced)."""
+def _exact(node: ast.AST) -> str | None:
+    """``a.b`` of a plain ``self.a.b`` chain (no subscript)."""
     parts: list[str] = []
-    while isinstance(node, ast.Attribute | ast.Subscript):
-        if isinstance(node, ast.Subscript):
-            parts = []
-        else:
-            parts.append(node.attr)
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
         node = node.value
-    if isinstance(node, ast.Name) and node.id == "self" and parts:
-        return ".".join(reversed(parts))
-    return None
+    return ".".join(reversed(parts)) if isinstance(node, ast.Name) and node.id == "self" else None
 
 
 def _changed(reads: set[str], mutated: set[str]) -> bool:
@@ -308,11 +321,19 @@ def _record(
     if not _evaluable(test):
         _record_model(walk, parts, st)
         return
+    shown: dict[str, str] = {}
     if _changed(_reads(test), walk.mutated):
-        return
+        # a field assigned only under guards the launch decides: still its value when they
+        # are false (guarded.py); else the test reads what the engine changed
+        same = walk.guarded.unchanged(_reads(test)) if walk.guarded is not None else None
+        if same is None:
+            return
+        shown["when"] = ast.unparse(test)  # the engine's own test, printed in the finding
+        test = ast.BoolOp(ast.And(), [test, same])
     walk.out.append(
         {
             "test": ast.unparse(test),
+            **shown,
             "message": _message(st, walk),
             "source": f"{walk.path}:{st.lineno}",
             "kind": "assert" if isinstance(st, ast.Assert) else "raise",
@@ -352,100 +373,9 @@ def _record_model(walk: Walk, parts: list[ast.expr], st: ast.Raise | ast.Assert)
     )
 
 
-def _reads(test: ast.expr) -> set[str]:
-    """The longest ``self.`` attribute chains the test reads (``self.a.b`` -> ``a.b``)."""
-    inner = {id(n.value) for n in ast.walk(test) if isinstance(n, ast.Attribute)}
-    return {
-        p
-        for n in ast.walk(test)
-        if isinstance(n, ast.Attribute) and id(n) not in inner and (p := self_path(n)) is not None
-    }
-
-
-def _evaluable(test: ast.expr) -> bool:
-    """Only what the check-time walker evaluates: self.<field> chains, literals, operators,
-    the safe built-ins and string methods."""
-    bound = _comprehension_names(test)
-    if bound is None:
-        return False
-    callees = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
-    for node in ast.walk(test):
-        if isinstance(node, ast.Name):
-            if id(node) in callees and node.id in SAFE_CALLS:
-                continue  # len(…), max(…): checked as a call below
-            if node.id not in _CONSTANT_NAMES and node.id != "self" and node.id not in bound:
-                return False
-        elif isinstance(node, ast.Attribute):
-            if not _self_chain(node) and not _is_method_callee(node, test):
-                return False
-        elif isinstance(node, ast.Call):
-            if node.keywords or not _safe_callee(node.func):
-                return False
-        elif isinstance(
-            node,
-            ast.Lambda
-            | ast.NamedExpr
-            | ast.Await
-            | ast.Yield
-            | ast.YieldFrom
-            | ast.SetComp
-            | ast.DictComp
-            | ast.GeneratorExp
-            | ast.JoinedStr
-            | ast.Starred
-            | ast.Slice,
-        ):
-            return False
-    return True
-
-
-evaluable = _evaluable  # for the other builder modules
-
-
-def _comprehension_names(test: ast.expr) -> set[str] | None:
-    """Names the test's list comprehensions bind (one plain generator each: ``[n for n, v in
-    ((…), …) if v]``), or None for a comprehension the walker does not evaluate."""
-    names: set[str] = set()
-    for node in ast.walk(test):
-        if not isinstance(node, ast.ListComp):
-            continue
-        if len(node.generators) != 1 or node.generators[0].is_async:
-            return None
-        target = node.generators[0].target
-        parts = target.elts if isinstance(target, ast.Tuple) else [target]
-        if not all(isinstance(p, ast.Name) for p in parts):
-            return None
-        names |= {p.id for p in parts if isinstance(p, ast.Name)}
-    return names
-
-
-def _self_chain(node: ast.Attribute) -> bool:
-    inner: ast.AST = node
-    while isinstance(inner, ast.Attribute):
-        inner = inner.value
-    return isinstance(inner, ast.Name) and inner.id == "self"
-
-
-def _is_method_callee(node: ast.Attribute, test: ast.expr) -> bool:
-    return node.attr in SAFE_METHODS and any(
-        isinstance(c, ast.Call) and c.func is node for c in ast.walk(test)
-    )
-
-
-def _safe_callee(func: ast.expr) -> bool:
-    if isinstance(func, ast.Name):
-        return func.id in SAFE_CALLS
-    return isinstance(func, ast.Attribute) and func.attr in SAFE_METHODS
-
-
 def _message(st: ast.Raise | ast.Assert, walk: Walk) -> str:
     if isinstance(st, ast.Assert):
         text = _text(st.msg, walk) if st.msg is not None else ""
-        if isinstance(st.msg, ast.Tuple) and st.msg.elts:  # assert c, ("… %s", value)
-            parts = [
-                _text(e, walk) or "{" + ast.unparse(_resolve(walk, e)) + "}" for e in st.msg.elts
-            ]
-            text = "(" + ", ".join(parts) + ")"
         return f"AssertionError: {text}" if text else "AssertionError"
     node: ast.AST | None = st.exc
     if isinstance(node, ast.Call):

@@ -23,9 +23,11 @@ whether the call has ``**kwargs`` (every other field then unknown) or sits under
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 from typing import Any
 
 from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder import dict_built
 from servelint.engines.vllm.builder.condition_walk import Walk, taint, walk_method
 from servelint.engines.vllm.builder.engine_build import (
     constructions,
@@ -64,6 +66,10 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
     for cls, how in built.items():
         if cls in out:
             out[cls]["built"] = how
+    with_checks = {cls for cls, entry in out.items() if entry.get("checks")}
+    for cls, how in dict_built.extract(src, with_checks - {"EngineArgs"}).items():
+        if how["dest"] not in entry_changed:  # an entrypoint may set the dict: not the launch's
+            out[cls]["from_dict"] = how
     return {"conditions": out}
 
 
@@ -93,52 +99,106 @@ def class_conditions(
         for f in fields
         if kind == "convert" or kind == "field" and not _returns_param(methods[name])
     }
-    model = roots_for(profile or {}, cls, methods)
-    checks: list[dict[str, Any]] = []
-    model_checks: list[dict[str, Any]] = []
-    changes: set[str] = set()
-    opaque = False
-    # pydantic runs field validators, then __post_init__, then the after model validators:
-    # a model validator sees what __post_init__ (or another model validator) assigned
-    post = [methods[n] for n in ("__post_init__", *extra) if n in methods]
     seed: set[str] = set(changed_before or ())
     if "*" in seed:
         return None
-    for method in post:  # each sees what the ones before it assigned
-        walk = walk_method(path, methods, consts, method, seed=seed, poisoned=opaque, model=model)
-        checks += walk.out
-        model_checks += walk.model_out
-        seed |= walk.mutated
-        changes |= walk.mutated
-        opaque |= walk.poisoned
+    acc = _Found(seed=seed)
+    ctx = (path, methods, consts, roots_for(profile or {}, cls, methods))
+    # pydantic runs field validators, then __post_init__, then the after model validators:
+    # a model validator sees what __post_init__ (or another model validator) assigned
+    for name in ("__post_init__", *extra):  # each sees what the ones before it assigned
+        if name in methods:
+            _walk_post(acc, ctx, methods[name])
     models = [m for n, m in methods.items() if kinds[n][0] == "model"]
     assigned = {m.name: _assigned(m) for m in models}
     for method in models:
         others = {f for name, fs in assigned.items() if name != method.name for f in fs}
-        walk = walk_method(
-            path, methods, consts, method, seed=seed | others, poisoned=opaque, model=model
-        )
-        checks += walk.out
-        model_checks += walk.model_out
-        changes |= walk.mutated
-        opaque |= walk.poisoned
+        _walk_model(acc, ctx, method, others)
     for name, (kind, fields) in kinds.items():
         if kind == "field" and name not in converted:
             for fname in fields:
                 if fname not in converted:
-                    checks += walk_method(path, methods, consts, methods[name], fname).out
-    if not checks and not model_checks and not converted and not changes and not opaque:
+                    acc.checks += walk_method(path, methods, consts, methods[name], fname).out
+    if not (acc.checks or acc.model_checks or converted or acc.changes or acc.opaque):
         return None
     out: dict[str, Any] = {
-        "checks": _unique(checks),
+        "checks": _unique(acc.checks),
         "converted": sorted(converted),
-        "changes": sorted({c.split(".")[0] for c in changes}),
+        "changes": sorted({c.split(".")[0] for c in acc.changes}),
         "defaults": field_defaults(src, node, path),
     }
-    if model_checks:
-        out["model_checks"] = _unique(model_checks)  # LAUNCH and MODEL (model_split.py)
-    if opaque:
+    if acc.model_checks:
+        out["model_checks"] = _unique(acc.model_checks)  # LAUNCH and MODEL (model_split.py)
+    if acc.opaque:
         out["opaque"] = True  # self goes to code not read: any field may change
+    return out
+
+
+@dataclass
+class _Found:
+    """What the validator walks of one class found, and what they changed so far."""
+
+    seed: set[str]  # paths changed before the next __post_init__-phase method
+    bounds: dict[str, list[Any]] = field(default_factory=dict)  # guarded.py, per path
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    model_checks: list[dict[str, Any]] = field(default_factory=list)
+    changes: set[str] = field(default_factory=set)
+    opaque: bool = False
+
+    def add(self, walk: Walk) -> None:
+        self.checks += walk.out
+        self.model_checks += walk.model_out
+        self.changes |= walk.mutated
+        self.opaque |= walk.poisoned
+
+
+def _walk_post(acc: _Found, ctx: tuple, method: ast.FunctionDef) -> None:
+    """``__post_init__`` (or ``create_engine_config``): its checks, and what it assigns
+    under which guards for the methods after it."""
+    path, methods, consts, model = ctx
+    walk = walk_method(
+        path,
+        methods,
+        consts,
+        method,
+        seed=acc.seed,
+        poisoned=acc.opaque,
+        model=model,
+        bounds=_bounds_for(acc.seed, acc.bounds),
+    )
+    acc.add(walk)
+    acc.seed |= walk.mutated
+    if walk.guarded is not None:  # (it starts from the bounds it was given)
+        acc.bounds = {k: list(v) for k, v in walk.guarded.bounds.items()}
+
+
+def _walk_model(acc: _Found, ctx: tuple, method: ast.FunctionDef, others: set[str]) -> None:
+    """An after model validator: it sees what __post_init__ and the other model validators
+    (``others``, assigned in any order) changed."""
+    path, methods, consts, model = ctx
+    walk = walk_method(
+        path,
+        methods,
+        consts,
+        method,
+        seed=acc.seed | others,
+        poisoned=acc.opaque,
+        model=model,
+        bounds=_bounds_for(acc.seed | others, acc.bounds, others),
+    )
+    acc.add(walk)
+
+
+def _bounds_for(
+    changed: set[str], bounds: dict[str, list[Any]], always: set[str] = frozenset()
+) -> dict[str, list[Any]]:
+    """The guarded.py bounds a walk starts from: a changed path without a noted assignment
+    (the entrypoint's, or one not noted) and each path in ``always`` gain an unconditional
+    one, so a later guarded assignment of it never makes it look unchanged."""
+    out = {k: list(v) for k, v in bounds.items()}
+    for path in changed:
+        if path in always or not out.get(path):
+            out.setdefault(path, []).append((None, None))
     return out
 
 

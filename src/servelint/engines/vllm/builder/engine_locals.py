@@ -19,13 +19,8 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from servelint.engines.vllm.builder.condition_walk import (
-    SAFE_CALLS,
-    Walk,
-    evaluable,
-    self_path,
-    taint,
-)
+from servelint.engines.vllm.builder.condition_shapes import SAFE_CALLS, evaluable, self_path
+from servelint.engines.vllm.builder.condition_walk import Walk, taint
 
 _MAX_TEXT = 8000  # a longer joined expression is dropped, not recorded
 

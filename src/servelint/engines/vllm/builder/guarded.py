@@ -1,0 +1,194 @@
+"""Fields a validator assigns only under guards: when is a field still the launch's value?
+
+The statement walker (condition_walk.py) notes, for every ``self.<path>`` it sees assigned,
+an over-approximation of the guards the assignment sits under, written over the launch's
+values (its ``bound``), and the value assigned when it is a literal. A later test reading
+the path is kept as ``test and unchanged``: ``unchanged`` is the negation of every bound of
+the paths it reads, so the test holds only where none of those assignments ran.
+
+A bound is the conjunction of its guards' conjuncts ``c``, each over-approximated:
+
+- ``c`` reads only fields not yet assigned: ``c`` itself;
+- ``c`` reads one assigned field: ``c or bound_1 or …`` over its earlier assignments, leaving
+  out those whose literal value makes ``c`` false (``self.method = "ngram"`` before ``if
+  self.method == "suffix"``): were none of the others run, ``c`` saw the launch's value;
+- anything else (not evaluable at check time, the draft model's config, too long):
+  dropped, i.e. ``True``.
+
+An assignment whose bound is ``True`` (no decidable guard) leaves nothing: a test reading
+the field is dropped, as before. Every step only weakens a bound, so a recorded test holds
+only where the engine's own test holds.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Callable
+
+from servelint.engines.vllm import conditions as runtime
+
+# one assignment: (bound over the launch's values or None = always, literal value or None)
+Assigned = tuple[ast.expr | None, ast.expr | None]
+_MAX_TEXT = 8000  # a longer unchanged-expression is not recorded: the test is dropped
+_MAX_INNER = 2000  # a longer over-approximated guard conjunct is dropped (True)
+_MAX_BOUND = 600  # a bound keeps its first conjuncts up to this length (weaker: still sound)
+_MAX_ALTERNATIVE = 150  # … and as an alternative of a conjunct, up to this one
+_FLIP: dict[type, type] = {
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+}
+
+
+class Guarded:
+    """The assignments (bound, literal value) of each assigned ``self.<path>`` of one walk."""
+
+    def __init__(
+        self,
+        evaluable: Callable[[ast.expr], bool],
+        reads: Callable[[ast.expr], set[str]],
+        mutated: set[str],
+        bounds: dict[str, list[Assigned]] | None = None,
+    ):
+        self.evaluable = evaluable
+        self.reads = reads
+        self.mutated = mutated  # the walk's changed paths; one without a note: always changed
+        self.bounds: dict[str, list[Assigned]] = {k: list(v) for k, v in (bounds or {}).items()}
+        # a guard's over-approximation, taken when the `if` is met (later assignments, e.g.
+        # in an elif sibling, do not change what it tested): id -> (guard, bound)
+        self.stars: dict[int, tuple[ast.expr, ast.expr | None]] = {}
+
+    def at_guard(self, guard: ast.expr) -> ast.expr:
+        """``guard`` is tested here: note its over-approximation now."""
+        self.stars[id(guard)] = (guard, self._over(guard))
+        return guard
+
+    def note(self, path: str, guards: list[ast.expr], value: ast.expr | None = None) -> None:
+        """``self.<path>`` is assigned here (``value``: a literal), under ``guards``."""
+        found = _weakened(self.bound(guards), _MAX_BOUND)  # before the path counts as assigned
+        literal = value if isinstance(value, ast.Constant) else None
+        self.bounds.setdefault(path, []).append((found, literal))
+
+    def bound(self, guards: list[ast.expr]) -> ast.expr | None:
+        """An expression over the launch's values that holds whenever ``guards`` held where
+        they were tested."""
+        parts: list[ast.expr] = []
+        for guard in guards:
+            noted = self.stars.get(id(guard))
+            found = noted[1] if noted is not None and noted[0] is guard else self._over(guard)
+            if found is not None:
+                parts.append(found)
+        if not parts:
+            return None
+        return parts[0] if len(parts) == 1 else ast.BoolOp(ast.And(), parts)
+
+    def _over(self, guard: ast.expr) -> ast.expr | None:
+        parts = [b for c in _conjuncts([guard]) if (b := self._conjunct(c)) is not None]
+        if not parts:
+            return None
+        return parts[0] if len(parts) == 1 else ast.BoolOp(ast.And(), parts)
+
+    def _conjunct(self, cond: ast.expr) -> ast.expr | None:
+        if not self.evaluable(cond):
+            return None
+        reads = self.reads(cond)
+        changed = self._changed_paths(reads)
+        if not changed:
+            return cond
+        alternatives = [cond]
+        for path in changed:
+            notes = self.bounds.get(path) or [(None, None)]
+            for bound, value in notes:
+                if value is not None and reads == {path} and _false_with(cond, path, value):
+                    continue  # this assignment's value makes the conjunct false
+                weak = _weakened(bound, _MAX_ALTERNATIVE)
+                if weak is None:
+                    return None
+                alternatives.append(weak)
+        out = _or(alternatives)
+        return out if len(ast.unparse(out)) <= _MAX_INNER else None
+
+    def unchanged(self, reads: set[str]) -> ast.expr | None:
+        """An expression over the launch's values that holds only when none of ``reads`` was
+        changed (``True`` when nothing was assigned); None when no such expression is known
+        (or it is longer than ``_MAX_TEXT`` characters)."""
+        terms: list[ast.expr] = []
+        for path in self._changed_paths(reads):
+            notes = self.bounds.get(path)
+            if not notes or any(b is None for b, _ in notes):
+                return None
+            terms += [negated(b) for b, _ in notes if b is not None]
+        unique = list({ast.unparse(t): t for t in terms}.values())
+        if not unique:
+            return ast.Constant(True)
+        out = unique[0] if len(unique) == 1 else ast.BoolOp(ast.And(), unique)
+        return out if len(ast.unparse(out)) <= _MAX_TEXT else None
+
+    def _changed_paths(self, reads: set[str]) -> list[str]:
+        return [
+            path
+            for path in sorted(self.bounds.keys() | self.mutated)
+            if any(r == path or r.startswith(path + ".") for r in reads)
+        ]
+
+
+def _weakened(bound: ast.expr | None, limit: int) -> ast.expr | None:
+    """``bound`` with only the conjuncts that fit in ``limit`` characters, in order (a
+    conjunction with fewer conjuncts holds more often: still an over-approximation)."""
+    if bound is None or len(ast.unparse(bound)) <= limit:
+        return bound
+    kept: list[ast.expr] = []
+    used = 0
+    for part in _conjuncts([bound]):
+        size = len(ast.unparse(part)) + 5
+        if used + size <= limit:
+            kept.append(part)
+            used += size
+    if not kept:
+        return None
+    return kept[0] if len(kept) == 1 else ast.BoolOp(ast.And(), kept)
+
+
+def _false_with(cond: ast.expr, path: str, value: ast.Constant) -> bool:
+    """``cond`` (reading only ``self.<path>``) is certainly false once that is ``value``."""
+    text = ast.unparse(_Literal("self." + path, value).visit(copy.deepcopy(cond)))
+    return runtime.outcome(text, runtime.Values("", {})) == "passes"
+
+
+class _Literal(ast.NodeTransformer):
+    def __init__(self, chain: str, value: ast.Constant):
+        self.chain, self.value = chain, value
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if ast.unparse(node) == self.chain:
+            return copy.deepcopy(self.value)
+        return self.generic_visit(node)
+
+
+def _or(parts: list[ast.expr]) -> ast.expr:
+    unique = list({ast.unparse(p): p for p in parts}.values())
+    return unique[0] if len(unique) == 1 else ast.BoolOp(ast.Or(), unique)
+
+
+def negated(test: ast.expr) -> ast.expr:
+    """``not test``, written simply where that is the same (``not not x`` -> ``x``, ``not a
+    is None`` -> ``a is not None``)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _FLIP:
+        return ast.Compare(test.left, [_FLIP[type(test.ops[0])]()], test.comparators)
+    return ast.UnaryOp(ast.Not(), test)
+
+
+def _conjuncts(guards: list[ast.expr]) -> list[ast.expr]:
+    out: list[ast.expr] = []
+    for g in guards:
+        if isinstance(g, ast.BoolOp) and isinstance(g.op, ast.And):
+            out += _conjuncts(g.values)
+        else:
+            out.append(g)
+    return out

@@ -1,0 +1,77 @@
+"""The checks of a config class ``EngineArgs`` builds from a plain JSON option's dict
+(``SpeculativeConfig(**self.speculative_config)``; the profile's ``conditions[cls].from_dict``,
+builder/dict_built.py), evaluated over the launch's keys as the engine renames them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+from servelint.engines.vllm.conditions import UNKNOWN
+from servelint.engines.vllm.validators import (
+    ConditionFailure,
+    _dest_default,
+    _failing,
+    _field_specs,
+    _json_payloads,
+    _json_values,
+    coerce,
+)
+from servelint.profiles import Profile
+
+
+def from_dict_failures(
+    profile: Profile,
+    table: dict[str, Any],
+    options: list[Any],
+    given: dict[str, Any],
+    unknown: Callable[[Any], bool],
+) -> Iterator[ConditionFailure]:
+    """Classes ``EngineArgs`` builds from a plain JSON option's dict (``from_dict``:
+    ``SpeculativeConfig(**self.speculative_config)``): the launch's keys, renamed as the
+    engine renames them; the keys the engine sets itself are unknown."""
+    built = {
+        e["from_dict"]["dest"]: (cls, e["from_dict"])
+        for cls, e in table.items()
+        if e.get("from_dict") and e.get("checks")
+    }
+    if not built:
+        return
+    payloads = _json_payloads(profile, options, unknown, plain=True)
+    assigned = set((table.get("EngineArgs") or {}).get("assigned", ["*"]))
+    for dest, (cls, how) in sorted(built.items()):
+        filled = {  # keys the engine sets from other options' dests (``--spec-tokens``)
+            key: given.get(by, _dest_default(profile, table, by)) if by else UNKNOWN
+            for key, by in how["keys"].items()
+        }
+        filled = {k: v for k, v in filled.items() if v is not None}
+        payload = payloads.get(dest)
+        if payload is None and how.get("created") and any(how["keys"][k] for k in filled):
+            payload = {}  # the engine starts the dict from those options
+        if not isinstance(payload, dict) or "*" in assigned:
+            continue
+        payload = _rekeyed(payload, how["rekey"])
+        values = _json_values(profile, table, cls, payload, 0, own=True)
+        specs = _field_specs(profile, cls)
+        for key, value in filled.items():
+            by = how["keys"][key]
+            known = by and by not in assigned and key not in payload and key in specs
+            values.fields[key] = coerce(specs[key], value) if known else UNKNOWN
+        only_if = ""
+        if how["replaced_by"]:
+            only_if = (
+                f"unless the model's config makes {', '.join(how['replaced_by'])} "
+                f"replace --{dest.replace('_', '-')}"
+            )
+        for failure in _failing(table, cls, values, "engine_config", f"{dest}."):
+            yield replace(failure, only_if=only_if)
+
+
+def _rekeyed(payload: dict[str, Any], pairs: list[list[str]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in payload.items():
+        for old, new in pairs:
+            key = key.replace(old, new)
+        out[key] = value
+    return out
