@@ -155,18 +155,7 @@ class _Found:
 def _walk_post(acc: _Found, ctx: tuple, method: ast.FunctionDef) -> None:
     """``__post_init__`` (or ``create_engine_config``): its checks, and what it assigns
     under which guards for the methods after it."""
-    path, methods, consts, model = ctx
-    walk = walk_method(
-        path,
-        methods,
-        consts,
-        method,
-        seed=acc.seed,
-        poisoned=acc.opaque,
-        model=model,
-        bounds=_bounds_for(acc.seed, acc.bounds),
-    )
-    acc.add(walk)
+    walk = _walk(acc, ctx, method, acc.seed, _bounds_for(acc.seed, acc.bounds))
     acc.seed |= walk.mutated
     if walk.guarded is not None:  # (it starts from the bounds it was given)
         acc.bounds = {k: list(v) for k, v in walk.guarded.bounds.items()}
@@ -175,18 +164,18 @@ def _walk_post(acc: _Found, ctx: tuple, method: ast.FunctionDef) -> None:
 def _walk_model(acc: _Found, ctx: tuple, method: ast.FunctionDef, others: set[str]) -> None:
     """An after model validator: it sees what __post_init__ and the other model validators
     (``others``, assigned in any order) changed."""
+    changed = acc.seed | others
+    _walk(acc, ctx, method, changed, _bounds_for(changed, acc.bounds, others))
+
+
+def _walk(acc: _Found, ctx: tuple, method: ast.FunctionDef, seed: set[str],
+          bounds: dict[str, list[Any]]) -> Walk:
     path, methods, consts, model = ctx
     walk = walk_method(
-        path,
-        methods,
-        consts,
-        method,
-        seed=acc.seed | others,
-        poisoned=acc.opaque,
-        model=model,
-        bounds=_bounds_for(acc.seed | others, acc.bounds, others),
+        path, methods, consts, method, seed=seed, poisoned=acc.opaque, model=model, bounds=bounds
     )
     acc.add(walk)
+    return walk
 
 
 def _bounds_for(
