@@ -182,6 +182,11 @@ def value_of(expr: str, values: Values) -> Any:
 
 def reads(test: str) -> list[str]:
     """The top-level fields a test reads (``self.a.b`` -> ``a``), in order of appearance."""
+    return list(_reads(test))
+
+
+@lru_cache(maxsize=8192)  # a pure function of the profile's test text
+def _reads(test: str) -> tuple[str, ...]:
     node = _parsed(test)
     out: list[str] = []
     for sub in ast.walk(node) if node is not None else ():
@@ -192,7 +197,7 @@ def reads(test: str) -> list[str]:
             and sub.attr not in out
         ):
             out.append(sub.attr)
-    return out
+    return tuple(out)
 
 
 def _truth(value: Any) -> bool:
