@@ -90,19 +90,75 @@ def _class_failures(
         cls = profile.by_dest[dest].raw.get("json_dataclass")
         if (table.get(cls) or {}).get(key) and isinstance(payload, dict):
             values = _json_values(profile, table, cls, payload, 0, own=True)
-            yield from _failing(table, cls, values, "parse", f"{dest}.", key)
+            base = _base(table, ("json", cls), _json_values, profile, table, cls, {}, 0, own=True)
+            yield from _failing(table, cls, values, "parse", f"{dest}.", key, base)
     for cls, built in built_classes:
         if not (table.get(cls) or {}).get(key):
             continue
         values = _built_values(profile, table, cls, built, given, payloads)
         if values is not None:
-            yield from _failing(table, cls, values, "engine_config", "", key)
+            base = _base(
+                table, ("built", cls), _built_values, profile, table, cls, built, {}, {}, force=True
+            )
+            yield from _failing(table, cls, values, "engine_config", "", key, base)
+
+
+# per profile conditions table: the object each class is built as from the defaults alone and
+# each test's outcome on it (a test reading only fields equal to those has the same outcome),
+# and each computed argument's value over the defaults
+_BASES: dict[int, tuple[dict[str, Any], dict[tuple[str, str], Any]]] = {}
+
+
+def _table_cache(table: dict[str, Any]) -> dict[tuple[str, str], Any]:
+    hit = _BASES.get(id(table))
+    if hit is None or hit[0] is not table:
+        if len(_BASES) > 64:
+            _BASES.clear()
+        hit = _BASES[id(table)] = (table, {})
+    return hit[1]
+
+
+def _base(
+    table: dict[str, Any], key: tuple[str, str], build: Callable[..., Values | None], *args: Any,
+    **kwargs: Any,
+) -> tuple[Any, dict[str, Any]] | None:
+    bases = _table_cache(table)
+    if key not in bases:
+        bases[key] = (build(*args, **kwargs), {})
+    return bases[key] if bases[key][0] is not None else None
+
+
+_PLAIN = (str, int, float, bool, tuple, list, dict, frozenset, set, type(None))
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is b or (type(a) is type(b) and type(a) in _PLAIN and a == b)
+
+
+def _base_outcome(test: str, values: Values, base: tuple[Any, dict[str, Any]] | None) -> Any:
+    """The test's outcome on the defaults' object when ``values`` agrees with it on every
+    field the test reads (``False`` when it does not, or there is no such object)."""
+    if base is None:
+        return False
+    obj, outcomes = base
+    if not all(_same(values.fields.get(f, UNKNOWN), obj.fields.get(f, UNKNOWN)) for f in reads(test)):
+        return False
+    if test not in outcomes:
+        outcomes[test] = outcome(test, obj)
+    return outcomes[test]
 
 
 def _computed(profile: Profile, table: dict[str, Any], expr: str, given: dict[str, Any]) -> Any:
     """What ``create_engine_config`` passes when it computes an argument from the dests
     (builder/engine_locals.py): the expression over the launch's dests, or UNKNOWN."""
-    return value_of(expr, _engine_args_fields(profile, table, reads(expr), given))
+    dests = reads(expr)
+    if any(d in given for d in dests):
+        return value_of(expr, _engine_args_fields(profile, table, dests, given))
+    cache = _table_cache(table)  # over the defaults alone: one value per release
+    key = ("expr", expr)
+    if key not in cache:
+        cache[key] = value_of(expr, _engine_args_fields(profile, table, dests, {}))
+    return cache[key]
 
 
 def _engine_args_fields(
@@ -114,10 +170,18 @@ def _engine_args_fields(
 
 
 def _failing(
-    table: dict[str, Any], cls: str, values: Values, stage: str, prefix: str, key: str = "checks"
+    table: dict[str, Any],
+    cls: str,
+    values: Values,
+    stage: str,
+    prefix: str,
+    key: str = "checks",
+    base: tuple[Any, dict[str, Any]] | None = None,
 ) -> Iterator[ConditionFailure]:
     for check in table[cls].get(key, []):
         test = check["test"]
+        if _base_outcome(test, values, base) in (None, "passes"):
+            continue  # as on the defaults' object, which passes it
         found = outcome(test, values)
         if found in (None, "passes"):
             continue
@@ -287,11 +351,12 @@ def _built_values(
     built: dict[str, Any],
     given: dict[str, Any],
     payloads: dict[str, Any],
+    force: bool = False,
 ) -> Values | None:
     """The object ``create_engine_config`` builds, or None when the launch sets none of the
-    dests it reads (the release's defaults pass its own validators)."""
+    dests it reads (the release's defaults pass its own validators; ``force``: build it)."""
     dests = _dests_of(built)
-    if dests.isdisjoint(given) and dests.isdisjoint(payloads):
+    if not force and dests.isdisjoint(given) and dests.isdisjoint(payloads):
         return None
     engine_args = table.get("EngineArgs") or {}
     assigned = set(engine_args.get("assigned", [])) if engine_args else None
