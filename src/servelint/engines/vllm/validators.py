@@ -103,9 +103,10 @@ def _class_failures(
             yield from _failing(table, cls, values, "engine_config", "", key, base)
 
 
-# per profile conditions table: the object each class is built as from the defaults alone and
-# each test's outcome on it (a test reading only fields equal to those has the same outcome),
-# and each computed argument's value over the defaults
+# per profile conditions table, the one memo of what depends on the release alone: the index
+# of built classes and read dests, the object each class is built as from the defaults alone
+# and each test's outcome on it (a test reading only fields equal to those has the same
+# outcome), and each computed argument's value over the defaults
 _BASES: dict[int, tuple[dict[str, Any], dict[tuple[str, str], Any]]] = {}
 
 
@@ -365,15 +366,14 @@ def _built_values(
     return _built_object(profile, table, cls, built, given, payloads, assigned, own=True)
 
 
-_INDEX: dict[int, tuple[dict[str, Any], list[tuple[str, Any]], frozenset[str]]] = {}
 
 
 def _index(profile: Profile, table: dict[str, Any]) -> tuple[list[tuple[str, Any]], frozenset[str]]:
     """The classes create_engine_config builds, and every dest a condition can read (those
     constructions' dests and the dataclass-json options of classes with conditions);
     memoised on the profile's own table."""
-    hit = _INDEX.get(id(table))
-    if hit is None or hit[0] is not table:
+    cache = _table_cache(table)
+    if ("index", "") not in cache:
         built = [
             (cls, e["built"])
             for cls, e in table.items()
@@ -395,10 +395,8 @@ def _index(profile: Profile, table: dict[str, Any]) -> tuple[list[tuple[str, Any
             if entry.get("from_dict"):
                 how = entry["from_dict"]
                 read |= {how["dest"], *filter(None, how["keys"].values())}
-        if len(_INDEX) > 64:
-            _INDEX.clear()
-        hit = _INDEX[id(table)] = (table, built, frozenset(read))
-    return hit[1], hit[2]
+        cache[("index", "")] = (built, frozenset(read))
+    return cache[("index", "")]
 
 
 _DESTS: dict[int, tuple[dict[str, Any], frozenset[str]]] = {}
