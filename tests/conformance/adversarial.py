@@ -20,7 +20,8 @@ falls in one class:
   miss-late       the oracle rejected after parsing, servelint accepts
 
 Oracle timeouts/errors and rejections caused by the sandbox (the fake model's tokenizer,
-a package missing from the oracle venv) are not judged.
+a package missing from the oracle venv, a check only the oracle's CPU platform makes) are not
+judged (tools/oracle/compact_verdicts.py tags them).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ PARSE_STAGES = {"main", "parse"}
 SHALLOW_STAGES = {"parse", "validate", "serve_cmd", "api_args", "engine_args"}
 DEEP_STAGES = SHALLOW_STAGES | {"engine_config", "renderer"}
 UNJUDGED_STAGES = {"oracle-timeout", "oracle-error"}
-UNJUDGED_TAGS = {"missing-package", "artefact:fake-model"}
+UNJUDGED_TAGS = {"missing-package", "artefact:fake-model", "artefact:platform"}
 KNOWN_FILE = HERE / "known.json"
 
 
@@ -71,8 +72,9 @@ def known() -> dict[tuple[str, str], str]:
         return {}
     data = json.loads(KNOWN_FILE.read_text())
     reasons = data["reasons"]
-    return {(v, case_id): reasons[i] for v, ids in data["cases"].items()
-            for case_id, i in ids.items()}
+    return {
+        (v, case_id): reasons[i] for v, ids in data["cases"].items() for case_id, i in ids.items()
+    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,8 @@ tag says what kind of rejection it is:
   late:<target>        the case's late-checked value was rejected (its text is in the message)
   missing-package      ImportError / ModuleNotFoundError (venv or optional package)
   artefact:fake-model  the fake model/tokenizer caused it (see ARTEFACTS)
+  artefact:platform    only the oracle's CPU platform makes this check (see PLATFORM_ARTEFACTS);
+                       a CUDA deployment, which servelint judges, never meets it
   post-parse           any other post-parse rejection (fake model, CPU platform, numeric
                        ranges, missing files, ...): judge msg / raised_at
 """
@@ -48,6 +50,22 @@ ARTEFACTS = (
     ("artefact:fake-model", re.compile(r"tokenizer is missing special tokens")),
     ("artefact:fake-model", re.compile(r"Make sure that a Mistral tokenizer is present")),
 )
+
+
+# Post-parse failures that only the oracle's platform (CPU, no CUDA) produces:
+#  - any raise in the CPU platform's own module, e.g. 0.11.0 vllm/platforms/cpu.py:151 (the
+#    block size needs intel_extension_for_pytorch) and :159 (FP8 KV cache with chunked prefill);
+#  - a raise under `not current_platform.is_cuda()`, e.g. 0.33.0 vllm/config/vllm.py:1884-1885
+#    "HiSparse currently requires NVIDIA CUDA.".
+PLATFORM_ARTEFACTS = (
+    ("raised_at", re.compile(r"^vllm/platforms/cpu\.py:")),
+    ("message", re.compile(r"currently requires NVIDIA CUDA")),
+)
+
+
+def platform_artefact(raised_at: str, message: str) -> bool:
+    fields = {"raised_at": raised_at or "", "message": message or ""}
+    return any(pattern.search(fields[field]) for field, pattern in PLATFORM_ARTEFACTS)
 
 
 def _mentions(message: str, value: str) -> bool:
@@ -99,6 +117,8 @@ def tag_of(case: dict, rec: dict) -> str:
     for tag, pattern in ARTEFACTS:
         if pattern.search(message):
             return tag
+    if platform_artefact(info.get("raised_at") or "", message):
+        return "artefact:platform"
     value = _late_value(case)
     if value is not None and _mentions(rec.get("message") or "", value):
         return f"late:{case.get('late') or case['value_of']}"
@@ -126,12 +146,44 @@ def compact(case: dict, rec: dict) -> dict:
     }
 
 
+def _write_gz(path: Path, lines: list[str]) -> None:
+    payload = ("\n".join(lines) + "\n").encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0, filename="") as gz:
+        gz.write(payload)
+
+
+def retag_platform(path: Path) -> int:
+    """Tag the platform artefacts of a committed verdict file in place; returns how many."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        records = [json.loads(line) for line in fh if line.strip()]
+    changed = 0
+    for rec in records:
+        if rec["ok"] or rec["tag"] in ("argparse", "parse-exception", "cli-main"):
+            continue
+        if rec["tag"] != "artefact:platform" and platform_artefact(rec["raised_at"], rec["msg"]):
+            rec["tag"] = "artefact:platform"
+            changed += 1
+    _write_gz(path, [json.dumps(rec, sort_keys=True) for rec in records])
+    return changed
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("raw", type=Path)
-    ap.add_argument("--cases", type=Path, required=True)
-    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--cases", type=Path)
+    ap.add_argument("--out", type=Path)
+    ap.add_argument(
+        "--retag-platform",
+        action="store_true",
+        help="RAW is a committed verdict file: tag its platform artefacts in place",
+    )
     a = ap.parse_args()
+    if a.retag_platform:
+        print(f"{retag_platform(a.raw)} platform artefacts tagged in {a.raw}")
+        return 0
+    if a.cases is None or a.out is None:
+        ap.error("--cases and --out are required")
     opener = gzip.open if a.cases.suffix == ".gz" else open
     with opener(a.cases, "rt", encoding="utf-8") as fh:
         cases = [json.loads(line) for line in fh if line.strip()]
@@ -143,10 +195,7 @@ def main() -> int:
     if missing:
         raise SystemExit(f"{len(missing)} cases have no oracle record, e.g. {missing[:3]}")
     lines = [json.dumps(compact(c, raw[c["id"]]), sort_keys=True) for c in cases]
-    payload = ("\n".join(lines) + "\n").encode()
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(a.out, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0, filename="") as gz:
-        gz.write(payload)
+    _write_gz(a.out, lines)
     print(f"{len(lines)} verdicts -> {a.out}")
     return 0
 
