@@ -53,6 +53,7 @@ class ConditionFailure:
     model: str = ""  # a model check: the engine raises only for models where this holds
     only_if: str = ""  # the failure holds only when this holds (model-dependent)
     guarded: bool = False  # the validators assign what the test reads, but not for these values
+    env: tuple[str, ...] = ()  # env vars the test assumes unset (their registry default)
 
 
 def failures(
@@ -199,8 +200,19 @@ def _failing(
             shown,
             names,
             model=check.get("model", ""),
+            only_if=_env_caveat(check.get("env") or ()),
             guarded="when" in check,
+            env=tuple(check.get("env") or ()),
         )
+
+
+def _env_caveat(names: Iterable[str]) -> str:
+    """builder/assigned_values.py: a value the engine read from ``envs.NAME``, taken as the
+    registry's default."""
+    names = list(names)
+    if not names:
+        return ""
+    return f"when the environment does not set {', '.join(names)} (vllm/envs.py default assumed)"
 
 
 # ---- values the launch gives ---------------------------------------------------------------
