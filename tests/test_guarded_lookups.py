@@ -216,7 +216,7 @@ def test_the_dp_size_from_the_env_on_0_21(
 
 
 def test_a_call_on_a_module_keeps_the_computed_arguments() -> None:
-    # `envs.validate_environ(…)` in create_engine_config (0.21.0 vllm/engine/arg_utils.py:1686)
+    # `envs.validate_environ(…)` in create_engine_config (0.21.0 vllm/engine/arg_utils.py:1650)
     # rebinds no local: data_parallel_size_local stays computed (builder/engine_locals.py)
     profile = profiles.load("vllm", "0.21.0")
     assert profile is not None

@@ -201,7 +201,7 @@ def _failing(
             names,
             model=check.get("model", ""),
             only_if=_env_caveat(check.get("env") or ()),
-            guarded="when" in check,
+            guarded="when" in check and not check.get("env"),
             env=tuple(check.get("env") or ()),
         )
 
@@ -212,7 +212,11 @@ def _env_caveat(names: Iterable[str]) -> str:
     names = list(names)
     if not names:
         return ""
-    return f"when the environment does not set {', '.join(names)} (vllm/envs.py default assumed)"
+    listed = ", ".join(names)
+    return (
+        f"an earlier validator sets a field it reads from {listed}: this holds when the "
+        f"environment does not set {listed} (its vllm/envs.py default)"
+    )
 
 
 # ---- values the launch gives ---------------------------------------------------------------
