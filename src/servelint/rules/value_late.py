@@ -188,3 +188,27 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             severity = Severity.WARNING
         yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, index), msg, fix=fix,
                       evidence=entry.get("source", ""), severity=severity)
+    yield from _guarded_lookups(ctx)
+
+
+def _guarded_lookups(ctx: CheckContext) -> Iterator[Finding]:
+    """Values a config object looks up under a guard it meets (``--reasoning-config '{}'``
+    on vLLM 0.21.0: the default ``""`` is looked up): engines/vllm/guarded_lookup_checks.py."""
+    if not any(e.get("guarded") for e in ctx.profile.late_values.values()):
+        return
+    from servelint.engines.vllm.guarded_lookup_checks import lookup_failures
+
+    def unknown(opt: Any) -> bool:
+        vi = opt.value_index if opt.value_index is not None else opt.index
+        return is_symbolic(ctx.spec, vi)
+
+    options = list(ctx.parsed.options)
+    for failure in lookup_failures(ctx.profile, options, unknown):
+        dest = failure.target.split(".")[0]
+        index = next((o.index for o in reversed(options)
+                      if o.action is not None and o.action.dest == dest), None)
+        allowed = ctx.profile.late_values.get(failure.set_name, {}).get("values", [])
+        guess = suggest(failure.value, allowed, cutoff=0.75) if failure.value else None
+        fix = f'did you mean "{guess}"?' if guess else f"set one of: {short_list(allowed)}"
+        yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, index), failure.message,
+                      fix=fix, evidence=failure.source)

@@ -53,6 +53,7 @@ class ConditionFailure:
     model: str = ""  # a model check: the engine raises only for models where this holds
     only_if: str = ""  # the failure holds only when this holds (model-dependent)
     guarded: bool = False  # the validators assign what the test reads, but not for these values
+    env: tuple[str, ...] = ()  # env vars the test assumes unset (their registry default)
 
 
 def failures(
@@ -199,8 +200,23 @@ def _failing(
             shown,
             names,
             model=check.get("model", ""),
-            guarded="when" in check,
+            only_if=_env_caveat(check.get("env") or ()),
+            guarded="when" in check and not check.get("env"),
+            env=tuple(check.get("env") or ()),
         )
+
+
+def _env_caveat(names: Iterable[str]) -> str:
+    """builder/assigned_values.py: a value the engine read from ``envs.NAME``, taken as the
+    registry's default."""
+    names = list(names)
+    if not names:
+        return ""
+    listed = ", ".join(names)
+    return (
+        f"an earlier validator sets a field it reads from {listed}: this holds when the "
+        f"environment does not set {listed} (its vllm/envs.py default)"
+    )
 
 
 # ---- values the launch gives ---------------------------------------------------------------

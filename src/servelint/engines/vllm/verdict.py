@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from servelint.engines.vllm import argv as vllm_argv
@@ -190,22 +190,39 @@ def late_rejection(profile: Profile, effective: dict[str, Any],
 
 def static_verdict(profile: Profile, argv: list[str],
                    env: dict[str, str] | None = None) -> StaticVerdict:
-    """Verdict on `vllm serve ARGV` (argv: the tokens after `vllm serve`)."""
+    """Verdict on `vllm serve ARGV` (argv: the tokens after `vllm serve`) run with exactly
+    the environment ``env`` (None: no variables)."""
     result = vllm_argv.parse(profile, argv)
     if not result.ok:
         return StaticVerdict("parse", False, result.error or "rejected by the parser")
     effective = _effective_values(list(result.options))
-    condition = condition_rejection(profile, list(result.options))
+    condition = condition_rejection(profile, list(result.options), env or {})
     if condition is not None and condition.stage == "parse":  # the parser's type= fails first
         return condition
-    late = late_rejection(profile, effective, env) or json_rejection(profile, result.options) \
-        or condition
+    late = late_rejection(profile, effective, env) or guarded_lookup_rejection(
+        profile, list(result.options)) or json_rejection(profile, result.options) or condition
     return late if late is not None else StaticVerdict(ACCEPTED, True, "")
 
 
-def condition_rejection(profile: Profile, options: list[Any]) -> StaticVerdict | None:
-    """The first validator condition of the release that the launch makes true."""
+def guarded_lookup_rejection(profile: Profile, options: list[Any]) -> StaticVerdict | None:
+    """The first value a config object looks up under a guard it meets, outside its set."""
+    from servelint.engines.vllm.guarded_lookup_checks import lookup_failures
+
+    for failure in lookup_failures(profile, options):
+        return StaticVerdict(failure.stage, False, failure.message, failure.set_name,
+                             failure.target)
+    return None
+
+
+def condition_rejection(profile: Profile, options: list[Any],
+                        env: dict[str, str] | None = None) -> StaticVerdict | None:
+    """The first validator condition of the release that the launch makes true; ``env``:
+    the launch's whole environment, when known (a condition that assumes an env var unset
+    is then decided)."""
     found = list(validators.failures(profile, options))
+    if env is not None:
+        found = [replace(f, only_if="", env=()) if f.env else f for f in found
+                 if not any(name in env for name in f.env)]
     failure = next((f for f in found if not (f.model or f.only_if)), found[0] if found else None)
     if failure is None:
         return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servelint.engines._build.astutil import dotted
-from servelint.engines.vllm.builder import model_split
+from servelint.engines.vllm.builder import assigned_values, model_split
 from servelint.engines.vllm.builder.condition_shapes import _evaluable, _reads, self_path
 from servelint.engines.vllm.builder.guarded import Assigned, Guarded
 from servelint.engines.vllm.builder.model_split import ModelRoots
@@ -56,6 +56,8 @@ def walk_method(
     poisoned: bool = False,
     model: ModelRoots | None = None,
     bounds: dict[str, list[Assigned]] | None = None,
+    values: dict[str, list[Any]] | None = None,
+    env: dict[str, Any] | None = None,
 ) -> Walk:
     """``seed``: paths changed before the method runs, each under its ``bounds`` (guarded.py;
     a path without bounds: always changed)."""
@@ -68,7 +70,7 @@ def walk_method(
         method=method.name,
         model=model,
     )
-    walk.guarded = Guarded(_evaluable, _reads, walk.mutated, bounds)
+    walk.guarded = Guarded(_evaluable, _reads, walk.mutated, bounds, values, env)
     if value_field is not None and len(method.args.args) > 1:
         value = ast.Attribute(ast.Name("self", ast.Load()), value_field, ast.Load())
         walk.aliases[method.args.args[1].arg] = value
@@ -323,23 +325,56 @@ def _record(
         return
     shown: dict[str, str] = {}
     if _changed(_reads(test), walk.mutated):
+        _record_assigned(walk, test, st)
         # a field assigned only under guards the launch decides: still its value when they
         # are false (guarded.py); else the test reads what the engine changed
-        same = walk.guarded.unchanged(_reads(test)) if walk.guarded is not None else None
+        # (each guard as it read the fields where it was tested)
+        same = walk.guarded.unchanged_where_read(guards, cond) if walk.guarded else None
         if same is None:
             return
-        shown["when"] = ast.unparse(test)  # the engine's own test, printed in the finding
-        test = ast.BoolOp(ast.And(), [test, same])
-    walk.out.append(
-        {
-            "test": ast.unparse(test),
-            **shown,
-            "message": _message(st, walk),
-            "source": f"{walk.path}:{st.lineno}",
-            "kind": "assert" if isinstance(st, ast.Assert) else "raise",
-            "method": walk.method,
-        }
+        if not (isinstance(same, ast.Constant) and same.value is True):
+            shown["when"] = ast.unparse(test)  # the engine's own test, printed in the finding
+            test = ast.BoolOp(ast.And(), [test, same])
+    walk.out.append(_entry(walk, test, shown, st))
+
+
+def _entry(
+    walk: Walk, test: ast.expr, shown: dict[str, Any], st: ast.Raise | ast.Assert
+) -> dict[str, Any]:
+    return {
+        "test": ast.unparse(test),
+        **shown,
+        "message": _message(st, walk),
+        "source": f"{walk.path}:{st.lineno}",
+        "kind": "assert" if isinstance(st, ast.Assert) else "raise",
+        "method": walk.method,
+    }
+
+
+def _record_assigned(walk: Walk, test: ast.expr, st: ast.Raise | ast.Assert) -> None:
+    """The test where the one assignment of the field it reads ran, with the value it
+    stored (assigned_values.py): a second entry, naming the env it assumes unset."""
+    if walk.guarded is None:
+        return
+    reads = _reads(test)
+    changed = walk.guarded._changed_paths(reads)
+    if any(walk.guarded.seeded.get(p) != len(walk.guarded.bounds.get(p, [])) for p in changed):
+        return  # assigned in this method: a guard tested before it read the launch's value
+    rest = walk.guarded.unchanged(reads - set(changed))
+    found = assigned_values.alternative(
+        test, changed, walk.guarded.bounds, walk.guarded.values, rest
     )
+    if found is not None and _evaluable(found[0]):
+        alt, env, path, value = found
+        shown: dict[str, Any] = {"when": ast.unparse(test)}
+        if env:
+            shown["env"] = list(env)
+        entry = _entry(walk, alt, shown, st)
+        # the message prints the value the engine holds then
+        entry["message"] = entry["message"].replace(
+            "{self." + path + "}", "{" + repr(value.value) + "}"
+        )
+        walk.out.append(entry)
 
 
 def _record_model(walk: Walk, parts: list[ast.expr], st: ast.Raise | ast.Assert) -> None:

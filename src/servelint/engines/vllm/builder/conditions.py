@@ -103,7 +103,8 @@ def class_conditions(
     if "*" in seed:
         return None
     acc = _Found(seed=seed)
-    ctx = (path, methods, consts, roots_for(profile or {}, cls, methods))
+    env = ((profile or {}).get("env") or {}).get("registry") or {}
+    ctx = (path, methods, consts, roots_for(profile or {}, cls, methods), env)
     # pydantic runs field validators, then __post_init__, then the after model validators:
     # a model validator sees what __post_init__ (or another model validator) assigned
     for name in ("__post_init__", *extra):  # each sees what the ones before it assigned
@@ -140,6 +141,7 @@ class _Found:
 
     seed: set[str]  # paths changed before the next __post_init__-phase method
     bounds: dict[str, list[Any]] = field(default_factory=dict)  # guarded.py, per path
+    values: dict[str, list[Any]] = field(default_factory=dict)  # assigned_values.py, per path
     checks: list[dict[str, Any]] = field(default_factory=list)
     model_checks: list[dict[str, Any]] = field(default_factory=list)
     changes: set[str] = field(default_factory=set)
@@ -159,6 +161,7 @@ def _walk_post(acc: _Found, ctx: tuple, method: ast.FunctionDef) -> None:
     acc.seed |= walk.mutated
     if walk.guarded is not None:  # (it starts from the bounds it was given)
         acc.bounds = {k: list(v) for k, v in walk.guarded.bounds.items()}
+        acc.values = {k: list(v) for k, v in walk.guarded.values.items()}
 
 
 def _walk_model(acc: _Found, ctx: tuple, method: ast.FunctionDef, others: set[str]) -> None:
@@ -168,11 +171,21 @@ def _walk_model(acc: _Found, ctx: tuple, method: ast.FunctionDef, others: set[st
     _walk(acc, ctx, method, changed, _bounds_for(changed, acc.bounds, others))
 
 
-def _walk(acc: _Found, ctx: tuple, method: ast.FunctionDef, seed: set[str],
-          bounds: dict[str, list[Any]]) -> Walk:
-    path, methods, consts, model = ctx
+def _walk(
+    acc: _Found, ctx: tuple, method: ast.FunctionDef, seed: set[str], bounds: dict[str, list[Any]]
+) -> Walk:
+    path, methods, consts, model, env = ctx
     walk = walk_method(
-        path, methods, consts, method, seed=seed, poisoned=acc.opaque, model=model, bounds=bounds
+        path,
+        methods,
+        consts,
+        method,
+        seed=seed,
+        poisoned=acc.opaque,
+        model=model,
+        bounds=bounds,
+        values=acc.values,
+        env=env,
     )
     acc.add(walk)
     return walk

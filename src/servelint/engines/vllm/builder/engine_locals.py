@@ -133,7 +133,9 @@ def _unknown_after(st: ast.stmt, state: _State, methods: dict[str, ast.FunctionD
 
 def _lose(walk: Walk, state: _State) -> None:
     for name, value in walk.aliases.items():
-        if value is None:
+        # a call on a free name (`envs.validate_environ(…)`) rebinds no local; a free name
+        # is unknown at check time anyway
+        if value is None and name in state.names:
             state.names[name] = None
     for path in walk.mutated:
         state.fields[path.split(".")[0]] = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 from servelint.engines._build.astutil import absolute_module, dotted
 from servelint.engines._build.wheel import WheelSource
@@ -42,6 +43,7 @@ class ValueSet:
     only_with: tuple[str, ...] = ()  # other options the rejecting check requires to be set
     registered_by: str = ""  # path:line of a function that adds values at run time (plugins)
     class_paths: bool = False  # a text with a dot names a class to import: not judged
+    guarded: tuple[Any, ...] = ()  # guarded_lookups.GuardedLookup: looked up under a guard
 
 
 def value_sets(src: WheelSource) -> dict[str, ValueSet]:
@@ -367,6 +369,9 @@ def _reasoning_parsers(src: WheelSource) -> list[ValueSet]:
         vs.stage = "engine_config"
         vs.config_fields = (("StructuredOutputsConfig", "reasoning_parser"),
                             *value_checks.looked_up_fields(src, "get_reasoning_parser"))
+        from servelint.engines.vllm.builder.guarded_lookups import guarded_lookups
+
+        vs.guarded = tuple(guarded_lookups(src, "get_reasoning_parser", set(vs.config_fields)))
         found = [p for p in files_with(src, "class ReasoningParserManager")]
         vs.message = _first_raise(src, found[0], "not found", "not registered") if found else ""
     return out

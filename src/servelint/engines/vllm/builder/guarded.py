@@ -25,14 +25,16 @@ from __future__ import annotations
 import ast
 import copy
 from collections.abc import Callable
+from typing import Any
 
 from servelint.engines.vllm import conditions as runtime
+from servelint.engines.vllm.builder import assigned_values
 
 # one assignment: (bound over the launch's values or None = always, literal value or None)
 Assigned = tuple[ast.expr | None, ast.expr | None]
 _MAX_TEXT = 8000  # a longer unchanged-expression is not recorded: the test is dropped
 _MAX_INNER = 2000  # a longer over-approximated guard conjunct is dropped (True)
-_MAX_BOUND = 600  # a bound keeps its first conjuncts up to this length (weaker: still sound)
+_MAX_BOUND = 900  # a bound keeps conjuncts up to this length (weaker: still sound)
 _MAX_ALTERNATIVE = 150  # … and as an alternative of a conjunct, up to this one
 _FLIP: dict[type, type] = {
     ast.Is: ast.IsNot,
@@ -53,25 +55,80 @@ class Guarded:
         reads: Callable[[ast.expr], set[str]],
         mutated: set[str],
         bounds: dict[str, list[Assigned]] | None = None,
+        values: dict[str, list[Any]] | None = None,
+        env: dict[str, Any] | None = None,
     ):
         self.evaluable = evaluable
         self.reads = reads
         self.mutated = mutated  # the walk's changed paths; one without a note: always changed
         self.bounds: dict[str, list[Assigned]] = {k: list(v) for k, v in (bounds or {}).items()}
+        # per path, each assignment's exact guard and known value (assigned_values.py)
+        self.values: dict[str, list[Any]] = {k: list(v) for k, v in (values or {}).items()}
+        self.env = env or {}  # the release's env registry: what `envs.NAME` reads by default
+        self.seeded = {k: len(v) for k, v in self.bounds.items()}  # assigned by earlier methods
         # a guard's over-approximation, taken when the `if` is met (later assignments, e.g.
         # in an elif sibling, do not change what it tested): id -> (guard, bound)
         self.stars: dict[int, tuple[ast.expr, ast.expr | None]] = {}
+        self.clean: dict[int, tuple[ast.expr, ast.expr | None]] = {}  # id -> (guard, unchanged)
 
     def at_guard(self, guard: ast.expr) -> ast.expr:
-        """``guard`` is tested here: note its over-approximation now."""
+        """``guard`` is tested here: note its over-approximation now, and when what it
+        reads is still the launch's value (``unchanged`` now: later assignments do not
+        change what it tested)."""
         self.stars[id(guard)] = (guard, self._over(guard))
+        self.clean[id(guard)] = (guard, self.unchanged(self.reads(guard)))
         return guard
+
+    def unchanged_where_read(
+        self, guards: list[ast.expr], cond: ast.expr | None
+    ) -> ast.expr | None:
+        """Each of ``guards`` saw the launch's values where it was tested, and ``cond``
+        (tested now) sees them: the conjunction of their ``unchanged`` expressions."""
+        terms: list[ast.expr] = []
+        for guard in guards:
+            noted = self.clean.get(id(guard))
+            found = (
+                noted[1]
+                if noted is not None and noted[0] is guard
+                else (self.unchanged(self.reads(guard)))
+            )
+            if found is None:
+                return None
+            terms.append(found)
+        if cond is not None:
+            found = self.unchanged(self.reads(cond))
+            if found is None:
+                return None
+            terms.append(found)
+        parts = [
+            p
+            for t in terms
+            for p in _conjuncts([t])
+            if not (isinstance(p, ast.Constant) and p.value is True)
+        ]
+        unique = list({ast.unparse(p): p for p in parts}.values())
+        if not unique:
+            return ast.Constant(True)
+        out = unique[0] if len(unique) == 1 else ast.BoolOp(ast.And(), unique)
+        return out if len(ast.unparse(out)) <= _MAX_TEXT else None
 
     def note(self, path: str, guards: list[ast.expr], value: ast.expr | None = None) -> None:
         """``self.<path>`` is assigned here (``value``: a literal), under ``guards``."""
-        found = _weakened(self.bound(guards), _MAX_BOUND)  # before the path counts as assigned
+        # (before the path counts as assigned; a guard every alternative of which reads the
+        # path itself, as in `if x is None: x = …`, is the last one kept: a later test of
+        # the path cannot be true where it is false)
+        found = _weakened(self.bound(guards), _MAX_BOUND, lambda c: self._reads_in_all(c, path))
         literal = value if isinstance(value, ast.Constant) else None
         self.bounds.setdefault(path, []).append((found, literal))
+        self.values.setdefault(path, []).append(
+            assigned_values.noted(self.stars, guards, value, self.env)
+        )
+
+    def _reads_in_all(self, cond: ast.expr, path: str) -> bool:
+        alternatives = (
+            cond.values if isinstance(cond, ast.BoolOp) and isinstance(cond.op, ast.Or) else [cond]
+        )
+        return all(path in self.reads(a) for a in alternatives)
 
     def bound(self, guards: list[ast.expr]) -> ast.expr | None:
         """An expression over the launch's values that holds whenever ``guards`` held where
@@ -136,18 +193,23 @@ class Guarded:
         ]
 
 
-def _weakened(bound: ast.expr | None, limit: int) -> ast.expr | None:
-    """``bound`` with only the conjuncts that fit in ``limit`` characters, in order (a
-    conjunction with fewer conjuncts holds more often: still an over-approximation)."""
+def _weakened(
+    bound: ast.expr | None, limit: int, later: Callable[[ast.expr], bool] = lambda c: False
+) -> ast.expr | None:
+    """``bound`` with only the conjuncts that fit in ``limit`` characters, kept in order (a
+    conjunction with fewer conjuncts holds more often: still an over-approximation): the
+    shortest first, those ``later`` holds for after the others."""
     if bound is None or len(ast.unparse(bound)) <= limit:
         return bound
-    kept: list[ast.expr] = []
+    parts = _conjuncts([bound])
+    sizes = sorted((later(p), len(ast.unparse(p)) + 5, i) for i, p in enumerate(parts))
+    chosen: set[int] = set()
     used = 0
-    for part in _conjuncts([bound]):
-        size = len(ast.unparse(part)) + 5
+    for _later, size, i in sizes:  # the most conjuncts that fit
         if used + size <= limit:
-            kept.append(part)
+            chosen.add(i)
             used += size
+    kept = [p for i, p in enumerate(parts) if i in chosen]
     if not kept:
         return None
     return kept[0] if len(kept) == 1 else ast.BoolOp(ast.And(), kept)

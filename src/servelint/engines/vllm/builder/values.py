@@ -72,6 +72,9 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
             entry["registered_by"] = vs.registered_by
         if vs.only_with:  # the engine checks the value only when these options are set
             entry["only_with"] = list(vs.only_with)
+        guarded = _guarded_targets(src, vs, fields)
+        if guarded:  # looked up only where a test over the object's fields holds
+            entry["guarded"] = guarded
         conditional = _read_only_if(src, profile, list(targets))
         if conditional:  # e.g. a multimodal-config field: never read for a text-only model
             entry["only_if"] = conditional
@@ -84,6 +87,23 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
         if deprecated:
             out["quantization"]["deprecated"] = deprecated
     return {"late_values": out, "configs": _guarded_configs(src, profile.get("configs", {}))}
+
+
+def _guarded_targets(src: WheelSource, vs: ValueSet, fields: EngineFields) -> dict[str, Any]:
+    """``dest.field`` -> the guarded lookup of a config field filled from a JSON option
+    (builder/guarded_lookups.py), with what EngineArgs changes on that object first."""
+    from servelint.engines.vllm.builder.engine_build import namespace_assigned
+    from servelint.engines.vllm.builder.guarded_lookups import changed_when
+
+    out: dict[str, Any] = {}
+    for lookup in vs.guarded:
+        prefix = fields.json_prefix.get(lookup.cls, ("", ""))[0]
+        if not prefix or prefix in namespace_assigned(src):
+            continue
+        changed = changed_when(src, prefix)
+        if changed is not None:
+            out[f"{prefix}.{lookup.field}"] = lookup.entry(changed)
+    return out
 
 
 def _guarded_configs(src: WheelSource, configs: dict[str, Any]) -> dict[str, Any]:
