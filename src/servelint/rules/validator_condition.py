@@ -88,7 +88,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     def unknown(opt: Any) -> bool:
         return is_symbolic(ctx.spec, _value_index(opt))
 
-    for failure in validators.failures(prof, options, unknown):
+    from servelint.pipeline.argv_memo import entry_of
+
+    entry = entry_of(prof.engine, ctx.spec.entrypoint)  # a part of the argv memo's key
+    for failure in validators.failures(prof, options, unknown, entry):
         opt = _option_for(options, failure.fields)
         span = token_span(ctx.spec, opt.index) if opt is not None else ctx.spec.anchor
         stage = failure.stage.replace("_", " ")

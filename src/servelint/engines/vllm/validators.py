@@ -56,14 +56,22 @@ class ConditionFailure:
 
 
 def failures(
-    profile: Profile, options: list[Any], unknown: Callable[[Any], bool] = lambda opt: False
+    profile: Profile,
+    options: list[Any],
+    unknown: Callable[[Any], bool] = lambda opt: False,
+    entry: str = "",
 ) -> Iterator[ConditionFailure]:
     """The validator conditions the launch's options make certainly true, parse-stage
     classes first (the order the engine meets them). ``unknown(option)``: the option's
-    value is not known (a shell variable), so nothing that reads it is decided."""
+    value is not known (a shell variable), so nothing that reads it is decided. ``entry``:
+    the entrypoint's ``argv.ENTRIES`` name (``serve``: its namespace checks run first)."""
     table = profile.data.get("conditions") or {}
     if not table or any(opt.canonical == "--config" for opt in options):
         return  # a --config file may set any option: nothing is decided by the argv alone
+    from servelint.engines.vllm.serve_checks import serve_failures
+
+    if entry == "serve":  # `vllm serve` checks its namespace first
+        yield from serve_failures(profile, options, unknown)
     given = _dest_values(options, unknown)
     built_classes, read = _index(profile, table)
     if any(opt.action is not None and opt.action.dest in read for opt in options):

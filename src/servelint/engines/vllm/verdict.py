@@ -205,7 +205,7 @@ def static_verdict(profile: Profile, argv: list[str],
 
 def condition_rejection(profile: Profile, options: list[Any]) -> StaticVerdict | None:
     """The first validator condition of the release that the launch makes true."""
-    found = list(validators.failures(profile, options))
+    found = list(validators.failures(profile, options, entry="serve"))  # `vllm serve ARGV`
     failure = next((f for f in found if not (f.model or f.only_if)), found[0] if found else None)
     if failure is None:
         return None

@@ -132,11 +132,12 @@ def _call(walk: Walk, call: ast.Call, guards: list[ast.expr], depth: int) -> Non
             walk.poisoned = True  # an inherited or recursive method may change any field
             return
         walk.seen.add(id(target))
-        saved, saved_models = dict(walk.aliases), walk.model_names
+        saved, saved_models, saved_path = dict(walk.aliases), walk.model_names, walk.path
         walk.aliases = {}
         walk.model_names = _model_params(walk, target, call)
+        walk.path = getattr(target, "path", walk.path)  # a function read from another file
         _statements(walk, target.body, guards, depth + 1)
-        walk.aliases, walk.model_names = saved, saved_models
+        walk.aliases, walk.model_names, walk.path = saved, saved_models, saved_path
         walk.seen.discard(id(target))
         return
     taint(walk, call)
