@@ -111,9 +111,10 @@ def test_builder_reads_the_function_and_its_helpers(section: dict) -> None:
     assert port["test"] == "not self.port is None and self.port > 3"
     assert port["source"] == "vllm/entrypoints/cli_args.py:9"
     # all() in the list form the check-time walker evaluates
-    assert "isinstance(self.effort_map, dict)" in by_message[
-        "ValueError: map must be an object of strings"
-    ]["test"]
+    assert (
+        "isinstance(self.effort_map, dict)"
+        in by_message["ValueError: map must be an object of strings"]["test"]
+    )
     # the sub-command guard is the same for every launcher: folded away
     auto = by_message["TypeError: --auto requires --tool"]
     assert auto["test"] == "self.auto and (not self.tool)"

@@ -117,13 +117,19 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 def _model_finding(ctx: CheckContext, span: Span, failure: validators.ConditionFailure) -> Finding:
     """A model check: a warning naming the models the engine refuses the launch for."""
     label = ctx.profile.label if ctx.profile is not None else ""
+    caveat = ""
+    if failure.assumes:  # past a model or platform config hook the builder does not read
+        caveat = (
+            f", unless the code the config is handed to before it ({', '.join(failure.assumes)})"
+            " changes what the test reads"
+        )
     return finding(
         sys.modules[__name__],
         ctx,
         span,
         f"{label} refuses this at {failure.stage.replace('_', ' ')} for every model where "
         f"`{failure.model}`: {failure.message} ({failure.cls}, {failure.source}, when "
-        f"`{failure.test}`)",
+        f"`{failure.test}`){caveat}",
         fix="keep it only for models the condition does not hold for",
         evidence=failure.source,
         severity=Severity.WARNING,

@@ -53,6 +53,7 @@ class ConditionFailure:
     model: str = ""  # a model check: the engine raises only for models where this holds
     only_if: str = ""  # the failure holds only when this holds (model-dependent)
     guarded: bool = False  # the validators assign what the test reads, but not for these values
+    assumes: tuple[str, ...] = ()  # calls before it hand the config to code not read
 
 
 def failures(
@@ -208,6 +209,7 @@ def _failing(
             names,
             model=check.get("model", ""),
             guarded="when" in check,
+            assumes=tuple(check.get("assumes", ())),
         )
 
 

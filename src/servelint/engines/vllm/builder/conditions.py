@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import dict_built
+from servelint.engines.vllm.builder import dict_built, object_calls
 from servelint.engines.vllm.builder.condition_walk import Walk, taint, walk_method
 from servelint.engines.vllm.builder.engine_build import (
     constructions,
@@ -103,7 +103,8 @@ def class_conditions(
     if "*" in seed:
         return None
     acc = _Found(seed=seed)
-    ctx = (path, methods, consts, roots_for(profile or {}, cls, methods))
+    objects = object_calls.resolver(src, profile or {}, cls)  # self.<field>.<method>(…)
+    ctx = (path, methods, consts, roots_for(profile or {}, cls, methods), objects)
     # pydantic runs field validators, then __post_init__, then the after model validators:
     # a model validator sees what __post_init__ (or another model validator) assigned
     for name in ("__post_init__", *extra):  # each sees what the ones before it assigned
@@ -168,11 +169,20 @@ def _walk_model(acc: _Found, ctx: tuple, method: ast.FunctionDef, others: set[st
     _walk(acc, ctx, method, changed, _bounds_for(changed, acc.bounds, others))
 
 
-def _walk(acc: _Found, ctx: tuple, method: ast.FunctionDef, seed: set[str],
-          bounds: dict[str, list[Any]]) -> Walk:
-    path, methods, consts, model = ctx
+def _walk(
+    acc: _Found, ctx: tuple, method: ast.FunctionDef, seed: set[str], bounds: dict[str, list[Any]]
+) -> Walk:
+    path, methods, consts, model, objects = ctx
     walk = walk_method(
-        path, methods, consts, method, seed=seed, poisoned=acc.opaque, model=model, bounds=bounds
+        path,
+        methods,
+        consts,
+        method,
+        seed=seed,
+        poisoned=acc.opaque,
+        model=model,
+        bounds=bounds,
+        objects=objects,
     )
     acc.add(walk)
     return walk
