@@ -85,6 +85,9 @@ def failures(
     from servelint.engines.vllm.engine_args_checks import engine_args_failures
 
     yield from engine_args_failures(profile, table, given)
+    from servelint.engines.vllm.built_bounds import bound_failures
+
+    yield from bound_failures(profile, table, given)
 
 
 def _class_failures(
