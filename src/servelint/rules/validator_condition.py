@@ -88,7 +88,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     def unknown(opt: Any) -> bool:
         return is_symbolic(ctx.spec, _value_index(opt))
 
-    for failure in validators.failures(prof, options, unknown):
+    from servelint.pipeline.argv_memo import entry_of
+
+    entry = entry_of(prof.engine, ctx.spec.entrypoint)  # a part of the argv memo's key
+    for failure in validators.failures(prof, options, unknown, entry):
         opt = _option_for(options, failure.fields)
         span = token_span(ctx.spec, opt.index) if opt is not None else ctx.spec.anchor
         stage = failure.stage.replace("_", " ")
@@ -114,13 +117,19 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 def _model_finding(ctx: CheckContext, span: Span, failure: validators.ConditionFailure) -> Finding:
     """A model check: a warning naming the models the engine refuses the launch for."""
     label = ctx.profile.label if ctx.profile is not None else ""
+    caveat = ""
+    if failure.assumes:  # past a model or platform config hook the builder does not read
+        caveat = (
+            f", unless the code the config is handed to before it ({', '.join(failure.assumes)})"
+            " changes what the test reads"
+        )
     return finding(
         sys.modules[__name__],
         ctx,
         span,
         f"{label} refuses this at {failure.stage.replace('_', ' ')} for every model where "
         f"`{failure.model}`: {failure.message} ({failure.cls}, {failure.source}, when "
-        f"`{failure.test}`)",
+        f"`{failure.test}`){caveat}",
         fix="keep it only for models the condition does not hold for",
         evidence=failure.source,
         severity=Severity.WARNING,

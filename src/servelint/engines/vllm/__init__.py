@@ -35,6 +35,7 @@ ENGINE = Engine(
         "servelint.engines.vllm.builder.image",  # image package set
         "servelint.engines.vllm.builder.backends",  # backend hardware limits
         "servelint.engines.vllm.builder.conditions",  # validator raise/assert conditions
+        "servelint.engines.vllm.builder.serve_checks",  # `vllm serve`'s namespace checks
         "servelint.engines.vllm.builder.version_fields",  # fields parsed as versions
     ),
 )

@@ -405,8 +405,15 @@ def _written_at(argv: list[str], index: int, tok: _Tok) -> str:
     return argv[index] if 0 <= index < len(argv) else tok.written
 
 
-def parse(profile: Profile, argv: list[str]) -> ParseResult:
-    """Parse ``argv`` (what follows ``vllm serve``) as the profile's release would."""
+# entrypoints whose sub-command checks the parsed namespace before anything is built
+# (ServeSubcommand.validate; the profile's ``serve_checks``): a launch the Dynamo worker
+# parses with the same options never runs them, so the argv memo keys the two apart
+ENTRIES = {"vllm serve": "serve"}
+
+
+def parse(profile: Profile, argv: list[str], entry: str = "") -> ParseResult:
+    """Parse ``argv`` (what follows ``vllm serve``) as the profile's release would (``entry``
+    names the entrypoint, ``ENTRIES``; the parse is the same for each)."""
     options: list[ParsedOption] = []
     rules = profile.rules
     config_file = None

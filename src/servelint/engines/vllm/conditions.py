@@ -66,6 +66,16 @@ SAFE_CALLS = {
     "max": max,
     "min": min,
 }
+# ``isinstance(x, T)`` with T one of these built-in types (or a tuple of them)
+TYPE_NAMES = {
+    "dict": dict,
+    "list": list,
+    "tuple": tuple,
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": bool,
+}
 SAFE_METHODS = {
     str: {
         "lower",
@@ -397,6 +407,8 @@ def _call(node: ast.Call, values: Values) -> Any:
     if node.keywords:
         raise Undetermined
     func = node.func
+    if isinstance(func, ast.Name) and func.id == "isinstance" and len(node.args) == 2:
+        return isinstance(_plain(_known(_eval(node.args[0], values))), _types(node.args[1]))
     if isinstance(func, ast.Name) and func.id == "len" and len(node.args) == 1:
         sized = _eval(node.args[0], values)
         if isinstance(sized, Items):
@@ -410,3 +422,10 @@ def _call(node: ast.Call, values: Values) -> Any:
         if func.attr in allowed:
             return getattr(base, func.attr)(*args)
     raise Undetermined
+
+
+def _types(node: ast.expr) -> tuple[type, ...]:
+    names = node.elts if isinstance(node, ast.Tuple) else [node]
+    if not all(isinstance(n, ast.Name) and n.id in TYPE_NAMES for n in names):
+        raise Undetermined
+    return tuple(TYPE_NAMES[n.id] for n in names)  # type: ignore[union-attr]

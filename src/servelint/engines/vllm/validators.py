@@ -54,17 +54,26 @@ class ConditionFailure:
     only_if: str = ""  # the failure holds only when this holds (model-dependent)
     guarded: bool = False  # the validators assign what the test reads, but not for these values
     env: tuple[str, ...] = ()  # env vars the test assumes unset (their registry default)
+    assumes: tuple[str, ...] = ()  # calls before it hand the config to code not read
 
 
 def failures(
-    profile: Profile, options: list[Any], unknown: Callable[[Any], bool] = lambda opt: False
+    profile: Profile,
+    options: list[Any],
+    unknown: Callable[[Any], bool] = lambda opt: False,
+    entry: str = "",
 ) -> Iterator[ConditionFailure]:
     """The validator conditions the launch's options make certainly true, parse-stage
     classes first (the order the engine meets them). ``unknown(option)``: the option's
-    value is not known (a shell variable), so nothing that reads it is decided."""
+    value is not known (a shell variable), so nothing that reads it is decided. ``entry``:
+    the entrypoint's ``argv.ENTRIES`` name (``serve``: its namespace checks run first)."""
     table = profile.data.get("conditions") or {}
     if not table or any(opt.canonical == "--config" for opt in options):
         return  # a --config file may set any option: nothing is decided by the argv alone
+    from servelint.engines.vllm.serve_checks import serve_failures
+
+    if entry == "serve":  # `vllm serve` checks its namespace first
+        yield from serve_failures(profile, options, unknown)
     given = _dest_values(options, unknown)
     built_classes, read = _index(profile, table)
     if any(opt.action is not None and opt.action.dest in read for opt in options):
@@ -77,6 +86,9 @@ def failures(
     from servelint.engines.vllm.engine_args_checks import engine_args_failures
 
     yield from engine_args_failures(profile, table, given)
+    from servelint.engines.vllm.built_bounds import bound_failures
+
+    yield from bound_failures(profile, table, given)
 
 
 def _class_failures(
@@ -203,6 +215,7 @@ def _failing(
             only_if=_env_caveat(check.get("env") or ()),
             guarded="when" in check and not check.get("env"),
             env=tuple(check.get("env") or ()),
+            assumes=tuple(check.get("assumes", ())),
         )
 
 

@@ -219,7 +219,7 @@ def condition_rejection(profile: Profile, options: list[Any],
     """The first validator condition of the release that the launch makes true; ``env``:
     the launch's whole environment, when known (a condition that assumes an env var unset
     is then decided)."""
-    found = list(validators.failures(profile, options))
+    found = list(validators.failures(profile, options, entry="serve"))  # `vllm serve ARGV`
     if env is not None:
         found = [replace(f, only_if="", env=()) if f.env else f for f in found
                  if not any(name in env for name in f.env)]

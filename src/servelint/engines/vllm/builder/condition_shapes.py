@@ -45,17 +45,20 @@ def _evaluable(test: ast.expr) -> bool:
     if bound is None:
         return False
     callees = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
+    types = _type_operands(test)
     for node in ast.walk(test):
         if isinstance(node, ast.Name):
             if id(node) in callees and node.id in SAFE_CALLS:
                 continue  # len(…), max(…): checked as a call below
+            if id(node) in types or id(node) in callees and node.id == "isinstance":
+                continue  # isinstance(x, dict)
             if node.id not in _CONSTANT_NAMES and node.id != "self" and node.id not in bound:
                 return False
         elif isinstance(node, ast.Attribute):
             if not _self_chain(node) and not _is_method_callee(node, test):
                 return False
         elif isinstance(node, ast.Call):
-            if node.keywords or not _safe_callee(node.func):
+            if node.keywords or not (_safe_callee(node.func) or _is_type_test(node)):
                 return False
         elif isinstance(
             node,
@@ -76,6 +79,28 @@ def _evaluable(test: ast.expr) -> bool:
 
 
 evaluable = _evaluable  # for the other builder modules
+
+
+def _is_type_test(call: ast.Call) -> bool:
+    """``isinstance(x, T)`` with T built-in types the check-time walker knows."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "isinstance"):
+        return False
+    if len(call.args) != 2:
+        return False
+    kind = call.args[1]
+    names = kind.elts if isinstance(kind, ast.Tuple) else [kind]
+    return all(isinstance(n, ast.Name) and n.id in runtime.TYPE_NAMES for n in names)
+
+
+def _type_operands(test: ast.expr) -> set[int]:
+    """The type names of the test's ``isinstance`` calls."""
+    return {
+        id(n)
+        for call in ast.walk(test)
+        if isinstance(call, ast.Call) and _is_type_test(call)
+        for n in ast.walk(call.args[1])
+        if isinstance(n, ast.Name)
+    }
 
 
 def _comprehension_names(test: ast.expr) -> set[str] | None:

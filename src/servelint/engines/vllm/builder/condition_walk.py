@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,11 @@ class Walk:
     model_out: list[dict[str, Any]] = field(default_factory=list)  # the model checks
     guards: list[ast.expr] = field(default_factory=list)  # those of the current statement
     guarded: Guarded | None = None  # under which guards each changed path was assigned
+    # past a call that hands ``self`` to code not read (a model's config hook), only model
+    # checks are kept, each naming these calls (``assumes``); ``stopped``: nothing is kept
+    hooks: list[str] = field(default_factory=list)
+    stopped: bool = False
+    objects: Callable[[str, str], ast.FunctionDef | None] | None = None  # object_calls.py
 
     def changed(self, path: str, value: ast.expr | None = None) -> None:
         if self.guarded is not None:  # before the path counts as changed: its guards do not
@@ -58,6 +64,7 @@ def walk_method(
     bounds: dict[str, list[Assigned]] | None = None,
     values: dict[str, list[Any]] | None = None,
     env: dict[str, Any] | None = None,
+    objects: Callable[[str, str], ast.FunctionDef | None] | None = None,
 ) -> Walk:
     """``seed``: paths changed before the method runs, each under its ``bounds`` (guarded.py;
     a path without bounds: always changed)."""
@@ -69,6 +76,8 @@ def walk_method(
         poisoned=poisoned,
         method=method.name,
         model=model,
+        stopped=poisoned,
+        objects=objects,
     )
     walk.guarded = Guarded(_evaluable, _reads, walk.mutated, bounds, values, env)
     if value_field is not None and len(method.args.args) > 1:
@@ -86,13 +95,18 @@ def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth:
     """Walk ``body`` under ``guards``; False once a ``return`` ends it."""
     guards = list(guards)
     for st in body:
-        if walk.poisoned:
+        if walk.poisoned and (walk.stopped or walk.model is None):
             return False
         walk.guards = guards
         if isinstance(st, ast.If):
             test = _guard(walk, _resolve(walk, st.test))
             negated = _guard(walk, _negate(test))
+            early = [
+                _guard(walk, _negate(ast.BoolOp(ast.And(), [test, c])))
+                for c in _leading_returns(walk, st.body)
+            ]
             _statements(walk, st.body, guards + [test], depth)
+            guards += early  # past `if A: (if B: return) …`, not (A and B)
             if st.orelse:
                 _statements(walk, st.orelse, guards + [negated], depth)
             # past `if A: return`, A is false; past `if A: raise`, A may be left out: were it
@@ -131,17 +145,68 @@ def _call(walk: Walk, call: ast.Call, guards: list[ast.expr], depth: int) -> Non
     ):
         target = walk.methods.get(func.attr)
         if target is None or depth >= _MAX_DEPTH or id(target) in walk.seen:
-            walk.poisoned = True  # an inherited or recursive method may change any field
+            walk.poisoned = walk.stopped = True  # an inherited or recursive method: anything
             return
         walk.seen.add(id(target))
-        saved, saved_models = dict(walk.aliases), walk.model_names
+        saved, saved_models, saved_path = dict(walk.aliases), walk.model_names, walk.path
         walk.aliases = {}
         walk.model_names = _model_params(walk, target, call)
+        walk.path = getattr(target, "path", walk.path)  # a function read from another file
         _statements(walk, target.body, guards, depth + 1)
-        walk.aliases, walk.model_names = saved, saved_models
+        walk.aliases, walk.model_names, walk.path = saved, saved_models, saved_path
         walk.seen.discard(id(target))
         return
+    target = _object_method(walk, func)
+    if target is not None and depth < _MAX_DEPTH and id(target) not in walk.seen:
+        _follow_object(walk, target, call, guards, depth)
+        return
     taint(walk, call)
+
+
+def _leading_returns(walk: Walk, body: list[ast.stmt]) -> list[ast.expr]:
+    """The tests of the ``if C: … return`` statements a block starts with (before anything
+    else runs), as the walk reads them there."""
+    out: list[ast.expr] = []
+    for st in body:
+        if not (isinstance(st, ast.If) and _returns(st.body) and not st.orelse):
+            break
+        out.append(_resolve(walk, st.test))
+    return out
+
+
+def _object_method(walk: Walk, func: ast.expr) -> ast.FunctionDef | None:
+    """The method ``self.<field>.<name>(…)`` calls on a config object (object_calls.py)."""
+    if walk.objects is None or not isinstance(func, ast.Attribute):
+        return None
+    holder = func.value
+    if not (
+        isinstance(holder, ast.Attribute)
+        and isinstance(holder.value, ast.Name)
+        and holder.value.id == "self"
+    ):
+        return None
+    return walk.objects(holder.attr, func.attr)
+
+
+def _follow_object(
+    walk: Walk, target: ast.FunctionDef, call: ast.Call, guards: list[ast.expr], depth: int
+) -> None:
+    """Read the object's method in place, its parameters bound to the call's arguments."""
+    params = [a.arg for a in target.args.args[1:]]
+    if call.keywords or len(call.args) > len(params) or target.args.vararg:
+        taint(walk, call)
+        return
+    walk.seen.add(id(target))
+    models = _model_params(walk, target, call)
+    bound = {
+        p: _resolve(walk, a) for p, a in zip(params, call.args, strict=False) if p not in models
+    }
+    saved, saved_models, saved_path = dict(walk.aliases), walk.model_names, walk.path
+    walk.aliases, walk.model_names = bound, models
+    walk.path = getattr(target, "path", walk.path)
+    _statements(walk, target.body, guards, depth + 1)
+    walk.aliases, walk.model_names, walk.path = saved, saved_models, saved_path
+    walk.seen.discard(id(target))
 
 
 def _model_params(walk: Walk, target: ast.FunctionDef, call: ast.Call) -> set[str]:
@@ -164,7 +229,7 @@ def taint(walk: Walk, node: ast.AST) -> None:
                 walk.aliases[name] = None
         elif isinstance(sub, ast.Call):
             if _passes_self(sub):
-                walk.poisoned = True
+                _hand_off(walk, sub)
             f = sub.func
             if not isinstance(f, ast.Attribute):
                 continue
@@ -189,8 +254,11 @@ def assign(walk: Walk, st: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
         if isinstance(target, ast.Name):
             fresh = target.id not in walk.aliases and isinstance(st, ast.Assign | ast.AnnAssign)
             value = getattr(st, "value", None)
+            was_model = target.id in walk.model_names
             walk.model_names.discard(target.id)
-            if fresh and model_split.is_model_call(walk.model, value):
+            if (fresh or was_model) and model_split.is_model_value(
+                walk.model, _resolve(walk, value) if value is not None else None
+            ):
                 walk.model_names.add(target.id)  # the model object: kept as its own name
                 walk.aliases[target.id] = ast.Name(target.id, ast.Load())
             else:
@@ -223,13 +291,19 @@ def _taint_calls(walk: Walk, node: ast.AST) -> None:
         if not isinstance(sub, ast.Call):
             continue
         if _passes_self(sub):
-            walk.poisoned = True
+            _hand_off(walk, sub)
         f = sub.func
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
             _taint_method(walk, f.attr)
 
 
 _READS_ONLY = frozenset({"isinstance", "type", "hasattr", "id"})  # builtins that change nothing
+
+
+def _hand_off(walk: Walk, call: ast.Call) -> None:
+    """``self`` goes to code not read: nothing the launch sets is known after it."""
+    walk.poisoned = True
+    walk.hooks.append(f"{walk.path}:{call.lineno}")
 
 
 def _passes_self(call: ast.Call) -> bool:
@@ -243,7 +317,7 @@ def _taint_method(walk: Walk, name: str) -> None:
     """A ``self.<name>()`` call that is not followed: what the method may change."""
     method = walk.methods.get(name)
     if method is None:
-        walk.poisoned = True  # inherited or unknown: may change any field
+        walk.poisoned = walk.stopped = True  # inherited or unknown: may change any field
         return
     if id(method) in walk.seen:
         return  # already being read: what it changes is counted there
@@ -252,7 +326,8 @@ def _taint_method(walk: Walk, name: str) -> None:
     taint(inner, method)
     for changed in sorted(inner.mutated):
         walk.changed(changed)
-    walk.poisoned |= inner.poisoned
+    if inner.poisoned:
+        walk.poisoned = walk.stopped = True
 
 
 def _exact(node: ast.AST) -> str | None:
@@ -323,6 +398,8 @@ def _record(
     if not _evaluable(test):
         _record_model(walk, parts, st)
         return
+    if walk.poisoned:
+        return  # past code not read (walk.hooks): only model checks are kept
     shown: dict[str, str] = {}
     if _changed(_reads(test), walk.mutated):
         _record_assigned(walk, test, st)
@@ -385,17 +462,22 @@ def _record_model(walk: Walk, parts: list[ast.expr], st: ast.Raise | ast.Assert)
     launch: list[ast.expr] = []
     model: list[ast.expr] = []
     for part in (c for p in parts for c in model_split.conjuncts(p)):
-        if _evaluable(part):
-            launch.append(part)
-        elif model_split.reads_only_model(part, walk.model, walk.model_names):
+        if model_split.reads_only_model(part, walk.model, walk.model_names):
             model.append(part)
+        elif (sufficient := model_split.launch_part(part, _evaluable)) is not None:
+            launch.append(sufficient)  # where it holds, the engine's own conjunct holds
         else:
             return
     if not launch or not model:
         return
     test = launch[0] if len(launch) == 1 else ast.BoolOp(ast.And(), launch)
-    if not _reads(test) or _changed(_reads(test), walk.mutated):
+    if not _reads(test):
         return
+    if _changed(_reads(test), walk.mutated):  # assigned only under guards (guarded.py)?
+        same = walk.guarded.unchanged(_reads(test)) if walk.guarded is not None else None
+        if same is None:
+            return
+        test = ast.BoolOp(ast.And(), [test, same])
     walk.model_out.append(
         {
             "test": ast.unparse(test),
@@ -404,6 +486,7 @@ def _record_model(walk: Walk, parts: list[ast.expr], st: ast.Raise | ast.Assert)
             "source": f"{walk.path}:{st.lineno}",
             "kind": "assert" if isinstance(st, ast.Assert) else "raise",
             "method": walk.method,
+            **({"assumes": sorted(set(walk.hooks))} if walk.poisoned else {}),
         }
     )
 

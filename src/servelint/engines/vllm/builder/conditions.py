@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import dict_built
+from servelint.engines.vllm.builder import dict_built, object_calls
 from servelint.engines.vllm.builder.condition_walk import Walk, taint, walk_method
 from servelint.engines.vllm.builder.engine_build import (
     constructions,
@@ -104,7 +104,8 @@ def class_conditions(
         return None
     acc = _Found(seed=seed)
     env = ((profile or {}).get("env") or {}).get("registry") or {}
-    ctx = (path, methods, consts, roots_for(profile or {}, cls, methods), env)
+    objects = object_calls.resolver(src, profile or {}, cls)  # self.<field>.<method>(…)
+    ctx = (path, methods, consts, roots_for(profile or {}, cls, methods), env, objects)
     # pydantic runs field validators, then __post_init__, then the after model validators:
     # a model validator sees what __post_init__ (or another model validator) assigned
     for name in ("__post_init__", *extra):  # each sees what the ones before it assigned
@@ -174,7 +175,7 @@ def _walk_model(acc: _Found, ctx: tuple, method: ast.FunctionDef, others: set[st
 def _walk(
     acc: _Found, ctx: tuple, method: ast.FunctionDef, seed: set[str], bounds: dict[str, list[Any]]
 ) -> Walk:
-    path, methods, consts, model, env = ctx
+    path, methods, consts, model, env, objects = ctx
     walk = walk_method(
         path,
         methods,
@@ -186,6 +187,7 @@ def _walk(
         bounds=bounds,
         values=acc.values,
         env=env,
+        objects=objects,
     )
     acc.add(walk)
     return walk

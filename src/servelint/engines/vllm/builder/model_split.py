@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,9 +23,12 @@ class ModelRoots:
     """What reads the model in one class's validators (all read from the wheel)."""
 
     model_class: str  # the config class --model fills (its ``field_of``)
-    model_fields: frozenset[str]  # that class's own fields: values the launch sets
+    model_fields: frozenset[str]  # that class's fields a caller passes: the launch may set them
     model_methods: frozenset[str]  # methods of the walked class returning the model class
     self_fields: frozenset[str]  # fields of the walked class whose type is the model class
+    # ``a.b``: a field ``b`` of the model class in the config class of the walked class's
+    # field ``a`` (``speculative_config.target_model_config``)
+    model_paths: frozenset[str] = frozenset()
 
 
 def roots_for(
@@ -37,11 +41,21 @@ def roots_for(
     if not model_class or model_class not in configs:
         return None
     fields = configs.get(cls, {}).get("fields", {})
+    paths = {
+        f"{name}.{sub}"
+        for name, f in fields.items()
+        if f.get("config") in configs and f.get("config") != model_class
+        for sub, g in configs[f["config"]].get("fields", {}).items()
+        if g.get("config") == model_class
+    }
+    # a field the engine computes (``init=False``: hf_config) is the model's own
+    model_fields = configs[model_class].get("fields", {})
     return ModelRoots(
         model_class,
-        frozenset(configs[model_class].get("fields", {})),
+        frozenset(n for n, f in model_fields.items() if f.get("init", True)),
         frozenset(n for n, m in methods.items() if _returns_class(m, model_class)),
         frozenset(n for n, f in fields.items() if _names_class(f.get("type") or "", model_class)),
+        frozenset(paths),
     )
 
 
@@ -63,6 +77,43 @@ def is_model_call(roots: ModelRoots | None, value: ast.expr | None) -> bool:
         and value.func.value.id == "self"
         and value.func.attr in roots.model_methods
     )
+
+
+def is_model_value(roots: ModelRoots | None, value: ast.expr | None) -> bool:
+    """A model object: a call of a method returning the model class, a field of the model
+    class's type (``self.model_config``) or a model path (``self.speculative_config.
+    target_model_config``), as the value reads after the walk's locals are replaced."""
+    if roots is None or value is None:
+        return False
+    if is_model_call(roots, value):
+        return True
+    parts: list[str] = []
+    node = value
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not (isinstance(node, ast.Name) and node.id == "self"):
+        return False
+    path = ".".join(reversed(parts))
+    return path in roots.self_fields or path in roots.model_paths
+
+
+def launch_part(node: ast.expr, evaluable: Callable[[ast.expr], bool]) -> ast.expr | None:
+    """A test over the launch's values that implies ``node`` (its ``or`` operands the argv
+    decides; ``not (A and B)`` read as ``not A or not B``), or None. Only a sufficient
+    condition: where it holds, ``node`` holds."""
+    if evaluable(node):
+        return node
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = node.operand
+        if isinstance(inner, ast.BoolOp) and isinstance(inner.op, ast.And):
+            node = ast.BoolOp(ast.Or(), [ast.UnaryOp(ast.Not(), v) for v in inner.values])
+    if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or)):
+        return None
+    kept = [v for v in node.values if evaluable(v)]
+    if not kept:
+        return None
+    return kept[0] if len(kept) == 1 else ast.BoolOp(ast.Or(), kept)
 
 
 def conjuncts(test: ast.expr) -> list[ast.expr]:

@@ -1,0 +1,71 @@
+"""Numeric bounds of the config fields ``create_engine_config`` fills from an option that
+does not name its field (``--data-parallel-rpc-port``: ``ParallelConfig(
+data_parallel_rpc_port=<a local over the dest>)``, the field ``Field(ge=1, le=65535)``).
+
+An option with ``field_of`` has its bounds judged where it is parsed (json_config.py); this
+covers the others through the profile's construction record (``conditions.*.built``: one
+unconditional ``Cls(...)`` call, a field passed the dest or an expression over the dests).
+pydantic refuses a value outside the bounds when the class is built: the engine_config stage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from servelint.engines.vllm.conditions import UNKNOWN
+from servelint.engines.vllm.json_config import bound_problem
+from servelint.profiles import Profile
+
+
+def bound_failures(profile: Profile, table: dict[str, Any], given: dict[str, Any]) -> Iterator[Any]:
+    from servelint.engines.vllm.validators import ConditionFailure, _computed
+
+    blocked = set((table.get("EngineArgs") or {}).get("assigned", ["*"]))
+    if "*" in blocked:
+        return  # the entrypoint may change any dest
+    for cls, entry in sorted(table.items()):
+        built = entry.get("built") or {}
+        fields = (profile.configs.get(cls) or {}).get("fields", {})
+        converted = set(entry.get("converted", []))
+        for name, passed in sorted((built.get("fields") or {}).items()):
+            bounds = (fields.get(name) or {}).get("bounds")
+            if not bounds or name in converted or "*" in converted:
+                continue
+            dest, value = _passed_value(profile, table, passed, given, blocked, _computed)
+            act = profile.by_dest.get(dest) if dest else None
+            if act is None or act.raw.get("field_of"):
+                continue  # no launch value here, or judged where the option is parsed
+            msg = bound_problem(bounds, value)
+            if msg:
+                yield ConditionFailure(
+                    cls,
+                    f"{cls}: {name}={msg}",
+                    (fields.get(name) or {}).get("source") or built.get("source", ""),
+                    "engine_config",
+                    f"{name} within {bounds}",
+                    (dest,),
+                )
+
+
+def _passed_value(
+    profile: Profile,
+    table: dict[str, Any],
+    passed: Any,
+    given: dict[str, Any],
+    blocked: set[str],
+    computed: Any,
+) -> tuple[str, Any]:
+    """(the launch dest the field reads, its value) or ("", UNKNOWN)."""
+    from servelint.engines.vllm.conditions import reads
+
+    if isinstance(passed, str):
+        if passed in blocked or passed not in given:
+            return "", UNKNOWN
+        return passed, given[passed]
+    if isinstance(passed, dict) and "expr" in passed:
+        dests = [d for d in reads(passed["expr"]) if d in given]
+        if len(dests) != 1 or dests[0] in blocked:
+            return "", UNKNOWN
+        return dests[0], computed(profile, table, passed["expr"], given)
+    return "", UNKNOWN

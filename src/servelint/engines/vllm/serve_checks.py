@@ -1,0 +1,66 @@
+"""The checks ``vllm serve`` makes on the parsed namespace before it builds anything (the
+profile's ``serve_checks``, builder/serve_checks.py), evaluated over the launch's dests.
+
+The namespace holds what the parser stored: a dest the launch sets has its parsed value, a
+dest it does not set the default the source states (``defaults``; else the EngineArgs
+field default when the parser's default says the same), anything else is unknown. Nothing
+changes the namespace between parsing and these checks (``ServeSubcommand.validate`` runs
+first), so a test the launch's values make true is a rejection at the ``validate`` stage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from servelint.engines.vllm.conditions import UNKNOWN, Values, outcome, reads, rendered
+from servelint.profiles import Profile
+
+
+def serve_failures(
+    profile: Profile, options: list[Any], unknown: Callable[[Any], bool]
+) -> Iterator[Any]:
+    from servelint.engines.vllm.validators import ConditionFailure, _dest_default, _dest_values
+
+    section = profile.data.get("serve_checks") or {}
+    if not section.get("checks"):
+        return
+    given = _dest_values(options, unknown)
+    for opt in options:  # a dataclass-json option stores the object its type= builds
+        act = opt.action
+        if act is not None and (opt.config_path or act.raw.get("json_dataclass")):
+            given[act.dest] = UNKNOWN
+    defaults = section.get("defaults") or {}
+    table = profile.data.get("conditions") or {}
+    for check in section["checks"]:
+        fields = reads(check["test"])
+        if not any(f in given for f in fields):
+            continue  # the release's defaults: nothing the launch decides
+        values = Values(
+            "namespace",
+            {
+                f: _value(f, given, defaults, lambda d: _dest_default(profile, table, d))
+                for f in fields
+            },
+            {f: f for f in fields if f in given},
+        )
+        if outcome(check["test"], values) != "raises":
+            continue
+        yield ConditionFailure(
+            "serve arguments",
+            rendered(check["message"], values),
+            check["source"],
+            "validate",
+            check["test"],
+            tuple(f for f in fields if f in given),
+        )
+
+
+def _value(
+    dest: str, given: dict[str, Any], defaults: dict[str, Any], fallback: Callable[[str], Any]
+) -> Any:
+    if dest in given:
+        return given[dest]
+    if dest in defaults:
+        return defaults[dest]["value"]
+    return fallback(dest)
