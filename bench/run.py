@@ -104,23 +104,70 @@ def bench_check(label: str, path: Path, reps: int) -> float | None:
         launches = int(json.loads(out).get("stats", {}).get("launches", 0))
     except ValueError:
         launches = 0
-    print(f"{label} JSON with works_on: cold {cold:.3f} s, peak {cold_rss:.0f} MiB; "
-          f"warm {warm:.3f} s, peak {warm_rss:.0f} MiB")
+    print(
+        f"{label} JSON with works_on: cold {cold:.3f} s, peak {cold_rss:.0f} MiB; "
+        f"warm {warm:.3f} s, peak {warm_rss:.0f} MiB"
+    )
     if walls:
         med = statistics.median(walls)
-        print(f"{label} warm: {stats(walls)} s; peak {max(rsss):.0f} MiB; {launches} launches, "
-              f"{launches / med:.0f} launches/s")
+        print(
+            f"{label} warm: {stats(walls)} s; peak {max(rsss):.0f} MiB; {launches} launches, "
+            f"{launches / med:.0f} launches/s"
+        )
         return med / launches if launches else None
     return None
 
 
+# The small file's floor: Python start + the C YAML compose of that file + loading one
+# profile (the newest vLLM release's), in a process of its own.
+FLOOR_CODE = (
+    "import gzip, json, sys, yaml\n"
+    "yaml.compose(open(sys.argv[1], encoding='utf-8'), Loader=yaml.CSafeLoader)\n"
+    "json.loads(gzip.decompress(open(sys.argv[2], 'rb').read()))\n"
+)
+
+
+def run_cpu_wall(cmd: list[str]) -> tuple[float, float]:
+    """(user+sys seconds, wall seconds) of one child process, output discarded."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc.wait()
+    wall = time.perf_counter() - start
+    usage = getattr(proc, "_servelint_rusage", None)
+    return (usage.ru_utime + usage.ru_stime if usage else float("nan")), wall
+
+
+def newest_profile(engine: str = "vllm") -> Path:
+    from servelint import profiles
+
+    return profiles.folder(engine) / f"{profiles.newest(engine)}.json.gz"
+
+
 def bench_small(reps: int) -> None:
-    cold = [run_process(servelint_cmd("check", str(SMALL), "--no-cache"))[0]
-            for _ in range(reps)]
+    """The small file without cache and its floor, sides alternating in one loop (absolute
+    times vary 2-3x with the machine's load; their ratio much less)."""
+    floor_cmd = [sys.executable, "-c", FLOOR_CODE, str(SMALL), str(newest_profile())]
+    check_cmd = servelint_cmd("check", str(SMALL), "--no-cache")
+    floor, cold = [], []
+    for _ in range(max(reps, 3)):
+        floor.append(run_cpu_wall(floor_cmd))
+        cold.append(run_cpu_wall(check_cmd))
     run_process(servelint_cmd("check", str(SMALL)))  # fills the cache
     warm = [run_process(servelint_cmd("check", str(SMALL)))[0] for _ in range(reps)]
-    print(f"one small file end to end: {stats(warm)} s (unchanged file, cached); "
-          f"{stats(cold)} s (--no-cache)")
+    print(
+        f"one small file end to end: {stats(warm)} s (unchanged file, cached); "
+        f"{stats([w for _, w in cold])} s (--no-cache)"
+    )
+    med = {
+        name: (statistics.median(c for c, _ in runs), statistics.median(w for _, w in runs))
+        for name, runs in (("floor", floor), ("check", cold))
+    }
+    (fc, fw), (cc, cw) = med["floor"], med["check"]
+    print(
+        f"one small file --no-cache against its floor (python start + C YAML compose of the "
+        f"file + one profile loaded), medians of {len(cold)}: user+sys {cc:.3f} s vs "
+        f"{fc:.3f} s ({cc / fc:.2f}x), wall {cw:.3f} s vs {fw:.3f} s ({cw / fw:.2f}x)"
+    )
 
 
 def bench_yaml_floor(reps: int) -> None:
@@ -130,25 +177,33 @@ def bench_yaml_floor(reps: int) -> None:
     if not files:
         print("yaml-compose floor: skipped (no recipes corpus)")
         return
-    code = ("import sys, yaml\n"
-            "for p in sys.argv[1:]:\n"
-            "    yaml.compose(open(p, encoding='utf-8'), Loader=yaml.CSafeLoader)\n")
+    code = (
+        "import sys, yaml\n"
+        "for p in sys.argv[1:]:\n"
+        "    yaml.compose(open(p, encoding='utf-8'), Loader=yaml.CSafeLoader)\n"
+    )
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(code)
     walls = [run_process([sys.executable, fh.name, *map(str, files)])[0] for _ in range(reps)]
     os.unlink(fh.name)
-    print(f"yaml-compose floor ({len(files)} recipe files, C loader, process start to exit): "
-          f"{stats(walls)} s (yaml {yaml.__version__})")
+    print(
+        f"yaml-compose floor ({len(files)} recipe files, C loader, process start to exit): "
+        f"{stats(walls)} s (yaml {yaml.__version__})"
+    )
 
 
 def bench_profile_build(reps: int) -> None:
     from servelint.engines._build.build import build_from_wheel
     from servelint.engines._build.wheel import find_cached
 
-    wheel = find_cached("vllm", "0.21.0", Path("/tmp/wheels/vllm"), Path("/tmp/servelint-wheels/vllm"))
+    wheel = find_cached(
+        "vllm", "0.21.0", Path("/tmp/wheels/vllm"), Path("/tmp/servelint-wheels/vllm")
+    )
     if wheel is None:
-        print("profile build: skipped (no vllm 0.21.0 wheel on disk; "
-              "pip download --no-deps --only-binary :all: vllm==0.21.0 -d /tmp/wheels/vllm)")
+        print(
+            "profile build: skipped (no vllm 0.21.0 wheel on disk; "
+            "pip download --no-deps --only-binary :all: vllm==0.21.0 -d /tmp/wheels/vllm)"
+        )
         return
     walls = []
     for _ in range(reps):
@@ -171,8 +226,10 @@ def real_parser_per_launch() -> float | None:
     if not figures:
         return None
     med = statistics.median(figures)
-    print(f"real-parser path per launch (oracle, process start to verdict, recorded on this "
-          f"machine kind): {stats(figures)} s")
+    print(
+        f"real-parser path per launch (oracle, process start to verdict, recorded on this "
+        f"machine kind): {stats(figures)} s"
+    )
     return med
 
 
@@ -181,8 +238,10 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="one repetition, small inputs")
     args = ap.parse_args()
     reps = 1 if args.quick else 5
-    print(f"servelint benchmark ({'quick' if args.quick else 'full'}), {os.cpu_count()} cores, "
-          f"python {sys.version.split()[0]}")
+    print(
+        f"servelint benchmark ({'quick' if args.quick else 'full'}), {os.cpu_count()} cores, "
+        f"python {sys.version.split()[0]}"
+    )
     bench_small(reps)
     if args.quick:
         per_launch = bench_check("examples", ROOT / "examples", reps)
@@ -193,8 +252,10 @@ def main() -> int:
         bench_profile_build(1)
     real = real_parser_per_launch()
     if real and per_launch:
-        print(f"servelint per launch (warm, whole run / launches): {per_launch * 1000:.3f} ms; "
-              f"ratio real parser / servelint: {real / per_launch:,.0f}x")
+        print(
+            f"servelint per launch (warm, whole run / launches): {per_launch * 1000:.3f} ms; "
+            f"ratio real parser / servelint: {real / per_launch:,.0f}x"
+        )
     return 0
 
 

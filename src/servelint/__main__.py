@@ -1,5 +1,5 @@
 """``python -m servelint``: the same command line as the ``servelint`` script."""
 
-from servelint.cli import main
+from servelint.cli import run
 
-raise SystemExit(main())
+run()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 COMMANDS = ["check", "render", "profile", "explain"]
@@ -70,5 +71,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def run() -> None:
+    """``servelint`` as a command: ``main``, then the output flushed and the process ended
+    without the interpreter's teardown (every module and memo freed object by object, a
+    last full collection), which a short run spends ~6% of its time on."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more to write
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

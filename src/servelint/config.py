@@ -41,7 +41,7 @@ class ConfigError(Exception):
     """A configuration file that cannot be used; ``str(err)`` is the message to print."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class Config:
     path: Path | None = None  # the file it came from (None: defaults)
     severity: dict[str, Severity] = field(default_factory=dict)

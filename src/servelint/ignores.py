@@ -28,7 +28,7 @@ _IDS = re.compile(r"\[(?P<ids>[^\]]*)\](?P<reason>.*)$")
 _CODE = re.compile(r"[A-Za-z]+[0-9]+")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class RuleRef:
     """One rule id written inside an ignore comment."""
 
@@ -37,7 +37,7 @@ class RuleRef:
     used: bool = False
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class IgnoreComment:
     path: str
     span: Span  # the whole comment

@@ -33,7 +33,7 @@ def is_engines_own_image(engine: str, image: str) -> bool:
     return image_ref(image).repository in official_repositories(engine)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class Target:
     profile: Profile
     role: str  # primary | floor
@@ -42,7 +42,7 @@ class Target:
     neighbour: bool = False  # a profiled neighbour of an unprofiled release (release_range)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class Resolution:
     targets: list[Target]
     # info notes: (message, span-ish source) for "cannot check" situations

@@ -222,7 +222,7 @@ def without_dashdash(act: Action, values: list[str]) -> list[str]:
 Take = Callable[[Action, list[str], "int | None", str, bool, "int | None", bool], None]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Leftover:
     """What argparse leaves over: positions and texts of unrecognized tokens."""
 

@@ -29,7 +29,7 @@ class ArgProblem:
     option: str = ""  # the option named in the message, when any
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class LintParse:
     options: list[Any] = field(default_factory=list)  # ParsedOption of the final parse
     problems: list[ArgProblem] = field(default_factory=list)

@@ -28,7 +28,7 @@ from servelint.pipeline.unit import FileResult
 __all__ = ["CheckReport", "FileResult", "LaunchReport", "Options", "check_paths", "check_text"]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class CheckReport:
     findings: list[Finding] = field(default_factory=list)
     units: list[FileResult] = field(default_factory=list)

@@ -16,7 +16,7 @@ SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
 NON_LAUNCH_SKIPPED = {".yaml", ".yml"}  # named but no reader claims it: skipped, no note
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class Job:
     """One unit to check: a file (or a directory read as one), the reader that reads it, or
     why it cannot be read (``problem``: the unit is then that problem)."""

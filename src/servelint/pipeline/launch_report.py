@@ -10,7 +10,7 @@ from typing import Any
 from servelint.model import LaunchSpec
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class LaunchReport:
     spec: LaunchSpec | None  # dropped once summarised
     judged: list[str]  # "vllm 0.27.1 (image tag v0.27.1)"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class Options:
     image: str | None = None  # for launches that name no image
     engine: str | None = None  # "vllm==0.21.0" for launches that name no release

@@ -22,7 +22,7 @@ from servelint.sources.common import deps
 PARALLEL_MIN_TASKS = 16  # below this, starting workers costs more than it saves
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class _Split:
     """A unit read in parts: its expansion, the files the expansion read, the parts done."""
 

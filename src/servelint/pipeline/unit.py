@@ -20,7 +20,7 @@ from servelint.sources.common import deps as deps_mod
 from servelint.sources.common.problems import ReadProblem
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class FileResult:
     """What checking one unit (a file, or an InferenceX checkout) gives; cacheable.
 
@@ -158,7 +158,7 @@ def unit_result(
 # ---------------------------------------------------------------- units read in parts
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class PartResult:
     """One part's slots, judged: (slot, read problems, findings, launch reports) each."""
 

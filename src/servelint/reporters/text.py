@@ -32,7 +32,7 @@ _SEVERITY_STYLE = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.I
 Line = list[str | tuple[str, str]]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class TextView:
     """How the text report is shown (set by the command line)."""
 

@@ -16,7 +16,7 @@ from servelint.model import Finding, LaunchSpec, Severity, Span
 from servelint.profiles import Profile
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class CheckContext:
     spec: LaunchSpec
     profile: Profile  # the release judged against (None only for release-independent rules)

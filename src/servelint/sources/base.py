@@ -16,7 +16,7 @@ from servelint.model import LaunchSpec
 from servelint.sources.common.problems import ReadProblem
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class ReadResult:
     specs: list[LaunchSpec] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)
@@ -26,7 +26,7 @@ class ReadResult:
     bound: list[str] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class ReadContext:
     """What a reader may be told besides the path (nothing of the rules or the report)."""
 
@@ -67,7 +67,7 @@ class Reader(Protocol):
     def read(self, path: str, ctx: ReadContext) -> ReadResult: ...
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class Expansion:
     """A unit split into parts read as separate jobs (an InferenceX checkout: one part per
     launcher script). Each part's read gives numbered slots; the unit's launches are the

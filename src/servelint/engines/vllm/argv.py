@@ -52,7 +52,7 @@ class ParsedOption(argparse_emul.ParsedOption):
     typed: tuple[Any, ...] | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Tok:
     text: str
     index: int | None  # original argv index (None for synthesized JSON)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from servelint.model import Span
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ReadProblem:
     """Something a reader could not read or resolve.
 

@@ -259,7 +259,7 @@ def yaml11_differences(node: Node | None) -> list[Scalar]:
 # --------------------------------------------------------------------------- public API
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class YamlDoc:
     path: str
     root: Node | None

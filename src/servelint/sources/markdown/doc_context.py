@@ -40,7 +40,7 @@ def _before(span: Span | None, at: Span) -> bool:
     return span is not None and (span.line, span.column) < (at.line, at.column)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class DocContext:
     installs: list[PackageInstall] = field(default_factory=list)
     exports: list[EnvVar] = field(default_factory=list)

@@ -24,7 +24,7 @@ CONSOLE_LANGS = frozenset({"console", "shell-session", "shellsession", "sh-sessi
                            "bash-session", "terminal", "session"})
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Fence:
     index: int  # 1-based number of the block in the document
     lang: str  # lowercased first word of the info string ("" when none)

@@ -43,7 +43,7 @@ _SNIPPET_NOISE = {"parse-error", "budget", "unresolved", "unsupported"}
 OMNI_FLAG = "--omni"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class MarkdownResult:
     launches: list[LaunchSpec] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)

@@ -76,7 +76,7 @@ IGNORED = CAPACITY | frozenset(
 )
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Item:
     key: str  # normalised long flag
     value: str | None  # None for a bare flag ("true"), "false" for --no-X

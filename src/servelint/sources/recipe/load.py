@@ -39,7 +39,7 @@ class HardwareProfile:
         return self.vram_gb / self.gpu_count
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class RecipeRepo:
     """The files every recipe of one checkout shares."""
 
@@ -55,7 +55,7 @@ class RecipeRepo:
     deploy_types: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class Recipe:
     path: str
     hf_id: str  # "<org>/<repo>" from the path inside models/, else model.model_id

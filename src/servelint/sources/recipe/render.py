@@ -49,7 +49,7 @@ __all__ = [
 # ----------------------------------------------------------------------------- one rendering
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class _Selection:
     variant: str
     hw: HardwareProfile

@@ -27,7 +27,7 @@ def shell_words(tokens) -> list[Token]:
     return out
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class Rendering:
     recipe: str  # hf id of the recipe file
     path: str
@@ -97,7 +97,7 @@ class Rendering:
         )
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class RenderResult:
     renderings: list[Rendering] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)
