@@ -57,10 +57,19 @@ class ConditionFailure:
 
 def failures(
     profile: Profile, options: list[Any], unknown: Callable[[Any], bool] = lambda opt: False
-) -> Iterator[ConditionFailure]:
+) -> tuple[ConditionFailure, ...]:
     """The validator conditions the launch's options make certainly true, parse-stage
     classes first (the order the engine meets them). ``unknown(option)``: the option's
-    value is not known (a shell variable), so nothing that reads it is decided."""
+    value is not known (a shell variable), so nothing that reads it is decided. Memoised
+    on the values of the dests the checks read (failures_memo.py)."""
+    from servelint.engines.vllm import failures_memo
+
+    return failures_memo.failures(profile, options, unknown, _failures)
+
+
+def _failures(
+    profile: Profile, options: list[Any], unknown: Callable[[Any], bool]
+) -> Iterator[ConditionFailure]:
     table = profile.data.get("conditions") or {}
     if not table or any(opt.canonical == "--config" for opt in options):
         return  # a --config file may set any option: nothing is decided by the argv alone
