@@ -413,10 +413,13 @@ def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
         return why
     # the full check runs only when the launch can meet a gate or a backend limit there
     gpu = hardware.lookup(spec.gpu)
+    texts = tuple(None if t.symbolic else t.text for t in spec.argv)  # (symbolic: no value)
+    if texts and texts[0] is not None and not texts[0].startswith("--"):
+        texts = ("", *texts[1:])  # the model: neither an option nor a value there
     only = _rules_to_run(
         spec.engine,
         release,
-        tuple(None if t.symbolic else t.text for t in spec.argv),  # (symbolic: no value)
+        texts,
         tuple((e.name, None if e.symbolic else e.value) for e in spec.env),
         gpu is not None and gpu.compute_capability is not None,
         _floor_image_known(spec),

@@ -106,6 +106,7 @@ class Profile:
         self.gates: list[dict[str, Any]] = data.get("gates", [])
         self.image: dict[str, Any] = data.get("image", {})
         self.backends: dict[str, Any] = data.get("backends", {})
+        self._fields_at: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {}
 
     @property
     def label(self) -> str:
@@ -114,6 +115,19 @@ class Profile:
     def late_for(self, target: str) -> tuple[str, dict[str, Any]] | None:
         """The late-checked value set governing an option dest or config path."""
         return self._late_by_target.get(target)
+
+    def config_field_at(self, cls: str, source: str | None) -> tuple[str, dict[str, Any]] | None:
+        """(name, spec) of the first field of config class ``cls`` declared at ``source``
+        (``path:line``, an option's ``field_source``); indexed per class on first use."""
+        if not source:
+            return None
+        index = self._fields_at.get(cls)
+        if index is None:
+            index = self._fields_at[cls] = {}
+            for name, spec in ((self.configs.get(cls) or {}).get("fields") or {}).items():
+                if spec.get("source"):
+                    index.setdefault(spec["source"], (name, spec))
+        return index.get(source)
 
     def image_packages(self) -> dict[str, Any]:
         return self.image.get("packages", {})

@@ -123,6 +123,13 @@ def _parsed(text: str) -> ast.expr | None:
         return None
 
 
+def _compiled(text: str) -> Any:
+    """The text's closure tree (condition_compile.py: evaluates as ``_eval`` walks it)."""
+    from servelint.engines.vllm.condition_compile import compiled
+
+    return compiled(text)
+
+
 def holds(test: str, values: Values) -> bool | None:
     """True when the test certainly holds for ``values`` (or the engine certainly fails
     evaluating it), False when it certainly does not, None when the launch does not
@@ -147,11 +154,11 @@ _UNDECIDED = (
 def outcome(test: str, values: Values) -> str | None:
     """ "raises" (the test holds), "divides-by-zero" (Python fails evaluating it, as the
     engine would), "passes", or None when the launch does not decide it."""
-    node = _parsed(test)
-    if node is None:
+    run = _compiled(test)
+    if run is None:
         return None
     try:
-        return "raises" if _truth(_eval(node, values)) else "passes"
+        return "raises" if _truth(run(values)) else "passes"
     except ZeroDivisionError:
         return "divides-by-zero"
     except _UNDECIDED:
@@ -166,11 +173,11 @@ def rendered(message: str, values: Values) -> str:
     would print it; the others stay as written."""
 
     def one(match: re.Match[str]) -> str:
-        node = _parsed(match.group(1))
-        if node is None:
+        run = _compiled(match.group(1))
+        if run is None:
             return match.group(0)
         try:
-            value = _plain(_known(_eval(node, values)))
+            value = _plain(_known(run(values)))
         except (*_UNDECIDED, ZeroDivisionError):
             return match.group(0)
         return str(value)
@@ -181,11 +188,11 @@ def rendered(message: str, values: Values) -> str:
 def value_of(expr: str, values: Values) -> Any:
     """The expression's value over ``values`` (a scalar or a container of scalars), or
     UNKNOWN when the launch does not decide it (or Python would fail evaluating it)."""
-    node = _parsed(expr)
-    if node is None:
+    run = _compiled(expr)
+    if run is None:
         return UNKNOWN
     try:
-        return _plain(_known(_eval(node, values)))
+        return _plain(_known(run(values)))
     except (*_UNDECIDED, ZeroDivisionError):
         return UNKNOWN
 

@@ -11,6 +11,7 @@ from typing import Any
 from servelint.engines.vllm.conditions import UNKNOWN
 from servelint.engines.vllm.validators import (
     ConditionFailure,
+    _base,
     _dest_default,
     _failing,
     _field_specs,
@@ -64,7 +65,8 @@ def from_dict_failures(
                 f"unless the model's config makes {', '.join(how['replaced_by'])} "
                 f"replace --{dest.replace('_', '-')}"
             )
-        for failure in _failing(table, cls, values, "engine_config", f"{dest}."):
+        base = _base(table, ("from_dict", cls), _json_values, profile, table, cls, {}, 0, own=True)
+        for failure in _failing(table, cls, values, "engine_config", f"{dest}.", base=base):
             yield replace(failure, only_if=only_if)
 
 

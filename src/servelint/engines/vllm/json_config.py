@@ -292,8 +292,7 @@ def option_value_problem(profile: Profile, action: Action, typed: tuple[Any, ...
         return None
     cls, source = action.raw.get("field_of"), action.raw.get("field_source")
     spec = profile.configs.get(cls or "") or {}
-    name, field = next(((n, f) for n, f in spec.get("fields", {}).items()
-                        if source and f.get("source") == source), ("", None))
+    name, field = profile.config_field_at(cls or "", source) or ("", None)
     check = (field or {}).get("value_check") or {}
     msg = None
     if _takes_list(action) and action.raw.get("type") in ("str", "int", "float"):
@@ -355,7 +354,7 @@ def option_bound_problem(profile: Profile, action: Action, value: Any) -> JsonPr
     if not cls or not source or isinstance(value, (bool, str)) or value is None:
         return None
     spec = profile.configs.get(cls) or {}
-    field = next((f for f in spec.get("fields", {}).values() if f.get("source") == source), None)
+    field = (profile.config_field_at(cls, source) or ("", None))[1]
     msg = bound_problem((field or {}).get("bounds"), value)
     return _built_class_problem(profile, spec, cls, action, msg and f"{cls}: {action.dest}={msg}")
 

@@ -62,18 +62,31 @@ def failures(
     options: list[Any],
     unknown: Callable[[Any], bool] = lambda opt: False,
     entry: str = "",
-) -> Iterator[ConditionFailure]:
+) -> tuple[ConditionFailure, ...]:
     """The validator conditions the launch's options make certainly true, parse-stage
     classes first (the order the engine meets them). ``unknown(option)``: the option's
     value is not known (a shell variable), so nothing that reads it is decided. ``entry``:
-    the entrypoint's ``argv.ENTRIES`` name (``serve``: its namespace checks run first)."""
+    the entrypoint's ``argv.ENTRIES`` name (``serve``: its namespace checks run first).
+    The config classes' checks are memoised on the values of the dests they read
+    (failures_memo.py); the namespace checks and the built fields' bounds, which read dests
+    of their own, are judged each time."""
     table = profile.data.get("conditions") or {}
     if not table or any(opt.canonical == "--config" for opt in options):
-        return  # a --config file may set any option: nothing is decided by the argv alone
+        return ()  # a --config file may set any option: nothing is decided by the argv alone
+    from servelint.engines.vllm import failures_memo
+    from servelint.engines.vllm.built_bounds import bound_failures
     from servelint.engines.vllm.serve_checks import serve_failures
 
-    if entry == "serve":  # `vllm serve` checks its namespace first
-        yield from serve_failures(profile, options, unknown)
+    served = tuple(serve_failures(profile, options, unknown)) if entry == "serve" else ()
+    classes = failures_memo.failures(profile, options, unknown, _failures)
+    bounds = tuple(bound_failures(profile, table, _dest_values(options, unknown)))
+    return served + classes + bounds
+
+
+def _failures(
+    profile: Profile, options: list[Any], unknown: Callable[[Any], bool]
+) -> Iterator[ConditionFailure]:
+    table = profile.data.get("conditions") or {}
     given = _dest_values(options, unknown)
     built_classes, read = _index(profile, table)
     if any(opt.action is not None and opt.action.dest in read for opt in options):
@@ -86,9 +99,6 @@ def failures(
     from servelint.engines.vllm.engine_args_checks import engine_args_failures
 
     yield from engine_args_failures(profile, table, given)
-    from servelint.engines.vllm.built_bounds import bound_failures
-
-    yield from bound_failures(profile, table, given)
 
 
 def _class_failures(

@@ -115,10 +115,8 @@ def _field_of(profile: Profile, target: str) -> tuple[Any, dict[str, Any] | None
     if act is None:
         return None, None
     if not path:  # the config field the option fills (field_of), e.g. AttentionConfig.backend
-        fields = (profile.configs.get(act.raw.get("field_of") or "") or {}).get("fields", {})
-        source = act.raw.get("field_source")
-        return act, next((f for f in fields.values() if source and f.get("source") == source),
-                         None)
+        found = profile.config_field_at(act.raw.get("field_of") or "", act.raw.get("field_source"))
+        return act, found[1] if found else None
     cls = act.raw.get("json_dataclass") or act.raw.get("json_config")
     field: dict[str, Any] | None = None
     for key in path:

@@ -1,0 +1,263 @@
+"""Each condition text compiled once into a tree of closures, one per AST node, that
+evaluates exactly as ``conditions._eval`` walks that node (the same order of evaluation,
+the same helpers, the same exceptions), without re-dispatching on the node type per launch.
+
+Nothing is ``eval``-ed or ``exec``-ed: a closure holds only the node's own data (a constant,
+a name, an operator function from ``conditions``) and its children's closures. A node type
+this module does not know is evaluated by ``conditions._eval`` itself, so the walker stays
+the reference (``tests/test_condition_compile.py`` compares the two on every condition text
+of four releases).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from servelint.engines.vllm import conditions as c
+
+Compiled = Callable[[c.Values], Any]
+
+
+@lru_cache(maxsize=4096)  # a pure function of the profile's condition text
+def compiled(text: str) -> Compiled | None:
+    """The closure evaluating ``text`` (None when it does not parse)."""
+    node = c._parsed(text)
+    if node is None:
+        return None
+    try:
+        return _compile(node)
+    except RecursionError:
+        return lambda values: c._eval(node, values)
+
+
+def _compile(node: ast.AST) -> Compiled:
+    make = _MAKERS.get(type(node))
+    if make is None:
+        return lambda values: c._eval(node, values)
+    return make(node)
+
+
+def _undetermined(values: c.Values) -> Any:
+    raise c.Undetermined
+
+
+def _constant(node: ast.Constant) -> Compiled:
+    value = node.value
+    return lambda values: value
+
+
+def _name(node: ast.Name) -> Compiled:
+    name = node.id
+    if name == "self":
+        return lambda values: values
+    fixed = {"True": True, "False": False, "None": None}.get(name, c.UNKNOWN)
+
+    def run(values: c.Values) -> Any:
+        names = values.names
+        return names[name] if name in names else fixed
+
+    return run
+
+
+def _listcomp(node: ast.ListComp) -> Compiled:
+    if len(node.generators) != 1:
+        return _undetermined
+    gen = node.generators[0]
+    items_of, elt = _compile(gen.iter), _compile(node.elt)
+    ifs = [_compile(cond) for cond in gen.ifs]
+    target = gen.target
+
+    def run(values: c.Values) -> Any:
+        items = c._known(items_of(values))
+        if not isinstance(items, tuple | list) or len(items) > c._MAX_ITEMS:
+            raise c.Undetermined
+        out: list[Any] = []
+        for item in items:
+            scope = values.binding(c._bind(target, item))
+            if all(c._truth(cond(scope)) for cond in ifs):
+                out.append(elt(scope))
+        if any(v is c.UNKNOWN or isinstance(v, c.Values | c.Items) for v in out):
+            return c.Items(len(out))
+        return out
+
+    return run
+
+
+def _attribute(node: ast.Attribute) -> Compiled:
+    base_of, attr = _compile(node.value), node.attr
+
+    def run(values: c.Values) -> Any:
+        base = base_of(values)
+        if isinstance(base, c.Values):
+            return base.get(attr)
+        raise c.Undetermined
+
+    return run
+
+
+def _boolop(node: ast.BoolOp) -> Compiled:
+    operands = [_compile(v) for v in node.values]
+    is_and = isinstance(node.op, ast.And)
+
+    def run(values: c.Values) -> Any:
+        unknown = False
+        last: Any = None
+        for operand in operands:
+            try:
+                last = operand(values)
+                truth = c._truth(last)
+            except c.Undetermined:
+                unknown = True
+                continue
+            except ZeroDivisionError:
+                if not unknown:
+                    raise
+                continue
+            if truth is not is_and:
+                return last
+        if unknown:
+            raise c.Undetermined
+        return last
+
+    return run
+
+
+def _unary(node: ast.UnaryOp) -> Compiled:
+    operand_of = _compile(node.operand)
+    if isinstance(node.op, ast.Not):
+        return lambda values: not c._truth(operand_of(values))
+    op = type(node.op)
+
+    def run(values: c.Values) -> Any:
+        operand = c._known(operand_of(values))
+        if not isinstance(operand, int | float) or isinstance(operand, bool):
+            raise c.Undetermined
+        if op is ast.USub:
+            return -operand
+        if op is ast.UAdd:
+            return operand
+        raise c.Undetermined
+
+    return run
+
+
+def _compare(node: ast.Compare) -> Compiled:
+    left_of = _compile(node.left)
+    steps = [
+        (
+            _compile(right),
+            isinstance(op, ast.Is | ast.IsNot),
+            isinstance(op, ast.Is),
+            c._COMPARE.get(type(op)),
+        )
+        for op, right in zip(node.ops, node.comparators, strict=True)
+    ]
+
+    def run(values: c.Values) -> bool:
+        left = left_of(values)
+        for right_of, identity, is_, fn in steps:
+            right = right_of(values)
+            if identity:
+                result = c._identity(left, right, is_)
+            else:
+                if fn is None:
+                    raise c.Undetermined
+                result = fn(c._plain(left), c._plain(right))
+            if not result:
+                return False
+            left = right
+        return True
+
+    return run
+
+
+def _binop(node: ast.BinOp) -> Compiled:
+    fn = c._ARITH.get(type(node.op))
+    left_of, right_of = _compile(node.left), _compile(node.right)
+    is_pow = isinstance(node.op, ast.Pow)
+
+    def run(values: c.Values) -> Any:
+        left, right = c._known(left_of(values)), c._known(right_of(values))
+        if fn is None or not all(isinstance(v, c._SCALARS) for v in (left, right)):
+            raise c.Undetermined
+        if is_pow and (not isinstance(right, int) or abs(right) > c._MAX_POW):
+            raise c.Undetermined
+        return fn(left, right)
+
+    return run
+
+
+def _ifexp(node: ast.IfExp) -> Compiled:
+    test, body, orelse = _compile(node.test), _compile(node.body), _compile(node.orelse)
+    return lambda values: body(values) if c._truth(test(values)) else orelse(values)
+
+
+def _items(node: ast.Tuple | ast.List | ast.Set) -> Compiled:
+    elts = [_compile(e) for e in node.elts]
+    is_set = isinstance(node, ast.Set)
+
+    def run(values: c.Values) -> Any:
+        items = [e(values) for e in elts]
+        if is_set or any(v is c.UNKNOWN for v in items):
+            items = [c._known(v) for v in items]
+        return set(items) if is_set else tuple(items)
+
+    return run
+
+
+def _subscript(node: ast.Subscript) -> Compiled:
+    base_of, key_of = _compile(node.value), _compile(node.slice)
+
+    def run(values: c.Values) -> Any:
+        base = c._known(base_of(values))
+        return c._known_scalar(base[c._known(key_of(values))])
+
+    return run
+
+
+def _call(node: ast.Call) -> Compiled:
+    if node.keywords:
+        return _undetermined
+    func = node.func
+    args_of = [_compile(a) for a in node.args]
+    sized = isinstance(func, ast.Name) and func.id == "len" and len(node.args) == 1
+    call = c.SAFE_CALLS.get(func.id) if isinstance(func, ast.Name) else None
+    method = func.attr if isinstance(func, ast.Attribute) else None
+    base_of = _compile(func.value) if isinstance(func, ast.Attribute) else None
+
+    def run(values: c.Values) -> Any:
+        if sized:
+            found = args_of[0](values)
+            if isinstance(found, c.Items):
+                return found.n
+        args = [c._known(a(values)) for a in args_of]
+        if call is not None:
+            return call(*args)
+        if base_of is not None:
+            base = c._known(base_of(values))
+            if method in c.SAFE_METHODS.get(type(base), set()):
+                return getattr(base, method)(*args)
+        raise c.Undetermined
+
+    return run
+
+
+_MAKERS: dict[type, Callable[[Any], Compiled]] = {
+    ast.Constant: _constant,
+    ast.Name: _name,
+    ast.ListComp: _listcomp,
+    ast.Attribute: _attribute,
+    ast.BoolOp: _boolop,
+    ast.UnaryOp: _unary,
+    ast.Compare: _compare,
+    ast.BinOp: _binop,
+    ast.IfExp: _ifexp,
+    ast.Tuple: _items,
+    ast.List: _items,
+    ast.Set: _items,
+    ast.Subscript: _subscript,
+    ast.Call: _call,
+}

@@ -1,0 +1,106 @@
+"""The one memo of SL114's verdicts (``validators.failures``), keyed on the values a launch
+gives the dests the release's checks can read, not on its argv.
+
+``failures`` reads a launch only through what ``validators`` makes of its options: dest ->
+plain value (``_dest_values``), dest -> dataclass-JSON payload and dest -> plain-JSON payload
+(``_json_payloads``), whether an option names ``--config``, and whether an option's dest is
+one a condition reads (``_index``). Restricted to the dests some check of the release can
+read, those decide the result:
+
+- every dest of each class ``create_engine_config`` builds, the dests of computed arguments
+  (``{"expr": …}``) and of classes built in the same call included (``validators._dests``);
+- the dataclass-JSON options of classes with checks;
+- each ``from_dict`` class's option and the dests the engine fills its keys from;
+- the fields ``EngineArgs``'s own checks and model checks read.
+
+So launches that differ only in the model, in values no check reads or in the order of
+options no check reads share one entry; the release's part of the key is its conditions
+table (by identity: one profile, one table). Values are keyed with their type (``1``,
+``1.0`` and ``True`` differ); a value of any other type than JSON's is not memoised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from servelint.engines.vllm import validators
+from servelint.engines.vllm.conditions import UNKNOWN, reads
+from servelint.lru import Lru
+from servelint.profiles import Profile
+
+MAX_ENTRIES = 8192
+_MEMO = Lru(MAX_ENTRIES)
+_SCALARS = (str, int, bool, type(None))
+
+
+class _Unkeyable(Exception):
+    """A value the key cannot hold exactly: that launch is judged without the memo."""
+
+
+def failures(
+    profile: Profile,
+    options: list[Any],
+    unknown: Callable[[Any], bool],
+    compute: Callable[..., Iterable[validators.ConditionFailure]],
+) -> tuple[validators.ConditionFailure, ...]:
+    """``compute(profile, options, unknown)``'s failures, once per release and key."""
+    table = profile.data.get("conditions") or {}
+    try:
+        key = _key(profile, table, options, unknown) if table else None
+    except _Unkeyable:
+        key = None
+    if key is None:
+        return tuple(compute(profile, options, unknown))
+    return _MEMO.get_for(table, lambda: tuple(compute(profile, options, unknown)), key)
+
+
+def _key(
+    profile: Profile, table: dict[str, Any], options: list[Any], unknown: Callable[[Any], bool]
+) -> tuple[Any, ...] | None:
+    if any(opt.canonical == "--config" for opt in options):
+        return None  # failures() decides nothing then
+    gate, dests = _read_dests(profile, table)
+    given = validators._dest_values(options, unknown)
+    payloads = validators._json_payloads(profile, options, unknown)
+    plain = validators._json_payloads(profile, options, unknown, plain=True)
+    return (
+        any(opt.action is not None and opt.action.dest in gate for opt in options),
+        *(
+            tuple((d, _frozen(v)) for d, v in m.items() if d in dests)
+            for m in (given, payloads, plain)
+        ),
+    )
+
+
+def _read_dests(profile: Profile, table: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """The dests whose options make ``failures`` look at the classes (``_index``), and every
+    dest a check of the release can read (those and EngineArgs' model checks' fields); kept
+    in the release's one table memo."""
+    cache = validators._table_cache(table)
+    if ("memo", "dests") not in cache:
+        _, gate = validators._index(profile, table)
+        engine_args = table.get("EngineArgs") or {}
+        fields = {
+            f
+            for key in ("checks", "model_checks")
+            for c in engine_args.get(key, [])
+            for f in reads(c["test"])
+        }
+        cache[("memo", "dests")] = (gate, gate | fields)
+    return cache[("memo", "dests")]
+
+
+def _frozen(value: Any) -> Any:
+    """``value`` as an exact, hashable key: the type kept with each scalar, dict order kept."""
+    if value is UNKNOWN:
+        return UNKNOWN
+    if isinstance(value, dict):
+        return (dict, tuple((k, _frozen(v)) for k, v in value.items()))
+    if type(value) in (list, tuple):
+        return (type(value), tuple(_frozen(v) for v in value))
+    if type(value) is float:
+        return (float, repr(value))  # -0.0 and 0.0 print differently
+    if type(value) in _SCALARS:
+        return (type(value), value)
+    raise _Unkeyable

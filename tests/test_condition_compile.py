@@ -1,0 +1,128 @@
+"""The compiled conditions (engines/vllm/condition_compile.py) evaluate as the walker
+(conditions._eval) does: the same value or the same exception, on every condition text the
+SL114 check evaluates for the adversarial launches of two releases and combinations of them."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import gzip
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from servelint import profiles
+from servelint.engines.vllm import argv as vllm_argv
+from servelint.engines.vllm import conditions, validators
+from servelint.engines.vllm.condition_compile import compiled
+
+CASES = Path(__file__).parent / "conformance" / "adversarial"
+
+
+def _result(run: Any, values: conditions.Values) -> tuple[str, Any]:
+    try:
+        found = run(values)
+    except Exception as exc:  # noqa: BLE001 - the exception type is the result
+        return "raises", type(exc)
+    if isinstance(found, conditions.Items):
+        return "items", found.n
+    if isinstance(found, float) and math.isnan(found):
+        return "nan", None
+    return "value", found if not isinstance(found, conditions.Values) else id(found)
+
+
+@pytest.mark.parametrize("version", ["0.11.0", "0.33.0"])
+def test_compiled_conditions_evaluate_as_the_walker(version, monkeypatch):
+    seen: dict[str, int] = {}
+    walked = compared = 0
+
+    def both(text: str) -> Any:
+        run, node = compiled(text), conditions._parsed(text)
+        if run is None:
+            return None
+
+        def check(values: conditions.Values) -> Any:
+            nonlocal walked
+            expected = _result(lambda v: conditions._eval(node, v), values)
+            assert _result(run, values) == expected, text
+            walked += 1
+            seen[text] = seen.get(text, 0) + 1
+            return run(values)
+
+        return check
+
+    monkeypatch.setattr(conditions, "_compiled", both)
+    profile = profiles.load("vllm", version)
+    with gzip.open(CASES / f"{version}.cases.jsonl.gz", "rt") as fh:
+        cases = [json.loads(line)["argv"] for line in fh]
+    rnd = random.Random(3)
+    mixed = [
+        ["m"] + sum((rnd.choice(cases)[1:] for _ in range(rnd.randint(2, 5))), [])
+        for _ in range(1500)
+    ]
+    for argv in cases + mixed:
+        parsed = vllm_argv.parse(profile, argv)
+        if parsed.ok:
+            list(validators._failures(profile, list(parsed.options), lambda o: False))
+            compared += 1
+    assert compared > 3000 and walked > 3000 and len(seen) > 40
+
+
+def _texts(profile: profiles.Profile) -> set[str]:
+    """Every text the check side evaluates: tests, the engine's tests (``when``), message
+    placeholders and the computed arguments of the classes EngineArgs builds."""
+    out: set[str] = set()
+    for entry in profile.data["conditions"].values():
+        for check in entry.get("checks", []) + entry.get("model_checks", []):
+            out |= {check["test"], check.get("when", check["test"])}
+            out |= set(conditions._PLACEHOLDER.findall(check["message"]))
+        stack = [entry.get("built") or {}]
+        while stack:
+            for value in stack.pop().get("fields", {}).values():
+                if isinstance(value, dict):
+                    out |= {value["expr"]} if "expr" in value else set()
+                    stack.append(value)
+    return out
+
+
+_PLAIN = [0, 1, -1, 2, 8, 0.5, float("nan"), True, False, None, "", "auto", "a,b", "1.2"]
+_OTHER = [conditions.UNKNOWN, conditions.Items(0), conditions.Items(2), [1, 2], ("x",), {"k": 1}]
+
+
+def _random_values(rnd: random.Random, names: list[str], depth: int = 0) -> conditions.Values:
+    fields: dict[str, Any] = {}
+    for name in names:
+        pick = rnd.random()
+        if pick < 0.15 and depth < 2:
+            fields[name] = _random_values(rnd, names, depth + 1)
+        elif pick < 0.35:
+            fields[name] = rnd.choice(_OTHER)
+        elif pick < 0.95:
+            fields[name] = rnd.choice(_PLAIN)
+    return conditions.Values("C", fields)
+
+
+@pytest.mark.parametrize("version", ["0.11.0", "0.21.0", "0.27.1", "0.33.0"])
+def test_compiled_conditions_agree_on_random_values(version):
+    rnd = random.Random(version)
+    texts = sorted(_texts(profiles.load("vllm", version)))
+    for text in texts:
+        node, run = conditions._parsed(text), compiled(text)
+        if node is None:
+            assert run is None
+            continue
+        names = sorted({n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)})
+        for _ in range(40):
+            values = _random_values(rnd, names)
+            expected = _result(functools.partial(conditions._eval, node), values)
+            assert _result(run, values) == expected, (text, values.fields)
+    assert len(texts) > 60
+
+
+def test_a_text_that_does_not_parse_compiles_to_none():
+    assert compiled("self.a ==") is None
+    assert compiled("self.a") is not None
