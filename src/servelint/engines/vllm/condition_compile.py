@@ -222,6 +222,8 @@ def _call(node: ast.Call) -> Compiled:
     if node.keywords:
         return _undetermined
     func = node.func
+    if isinstance(func, ast.Name) and func.id == "isinstance":
+        return lambda values: c._call(node, values)  # the walker's own reading of the types
     args_of = [_compile(a) for a in node.args]
     sized = isinstance(func, ast.Name) and func.id == "len" and len(node.args) == 1
     call = c.SAFE_CALLS.get(func.id) if isinstance(func, ast.Name) else None
