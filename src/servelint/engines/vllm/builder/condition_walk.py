@@ -14,7 +14,7 @@ from typing import Any
 from servelint.engines._build.astutil import dotted
 from servelint.engines.vllm.builder import model_split
 from servelint.engines.vllm.builder.condition_shapes import _evaluable, _reads, self_path
-from servelint.engines.vllm.builder.guarded import Assigned, Guarded
+from servelint.engines.vllm.builder.guarded import Assigned, Guarded, Unwalrus, walrus_targets
 from servelint.engines.vllm.builder.model_split import ModelRoots
 
 _MAX_DEPTH = 3
@@ -88,6 +88,7 @@ def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth:
             return False
         walk.guards = guards
         if isinstance(st, ast.If):
+            _bind_walrus(walk, st.test)  # `(x := E) is None and x …`: x is E in the test too
             test = _guard(walk, _resolve(walk, st.test))
             negated = _guard(walk, _negate(test))
             _statements(walk, st.body, guards + [test], depth)
@@ -103,6 +104,7 @@ def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth:
             _record(walk, guards, None, st)
             return False
         elif isinstance(st, ast.Assert):
+            _bind_walrus(walk, st.test)
             _record(walk, guards, _negate(_resolve(walk, st.test)), st)
         elif isinstance(st, ast.Return):
             return False
@@ -113,6 +115,15 @@ def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth:
         else:  # loops, try, with, match: not followed; what they change is unknown after
             taint(walk, st)
     return True
+
+
+def _bind_walrus(walk: Walk, test: ast.expr) -> None:
+    """The locals a test's ``(x := E)`` binds: E (resolved) where it certainly ran and the
+    name is fresh, else unknown."""
+    for name, value in walrus_targets(test):
+        fresh = name not in walk.aliases
+        walk.aliases[name] = _resolve(walk, value) if fresh and value is not None else None
+        walk.model_names.discard(name)
 
 
 def _guard(walk: Walk, test: ast.expr) -> ast.expr:
@@ -160,6 +171,8 @@ def taint(walk: Walk, node: ast.AST) -> None:
         elif isinstance(sub, ast.For | ast.comprehension):
             for name in _bound_names(sub.target):
                 walk.aliases[name] = None
+        elif isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+            walk.aliases[sub.target.id] = None
         elif isinstance(sub, ast.Call):
             if _passes_self(sub):
                 walk.poisoned = True
@@ -200,6 +213,9 @@ def assign(walk: Walk, st: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
     value = getattr(st, "value", None)
     if value is not None:
         _taint_calls(walk, value)
+        for sub in ast.walk(value):  # `y = (x := …)`: x is not followed
+            if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                walk.aliases[sub.target.id] = None
 
 
 def _bound_names(target: ast.expr) -> list[str]:
@@ -304,7 +320,7 @@ class _Substitute(ast.NodeTransformer):
 
 
 def _resolve(walk: Walk, node: ast.expr) -> ast.expr:
-    return _Substitute(walk).visit(copy.deepcopy(node))
+    return _Substitute(walk).visit(Unwalrus().visit(copy.deepcopy(node)))
 
 
 def _negate(test: ast.expr) -> ast.expr:
