@@ -13,11 +13,16 @@ from typing import Any
 
 from servelint.engines._build.astutil import dotted
 from servelint.engines.vllm.builder import model_split
+from servelint.engines.vllm.builder.condition_calls import Callees
 from servelint.engines.vllm.builder.condition_shapes import _evaluable, _reads, self_path
 from servelint.engines.vllm.builder.guarded import Assigned, Guarded, Unwalrus, walrus_targets
 from servelint.engines.vllm.builder.model_split import ModelRoots
 
 _MAX_DEPTH = 3
+# call levels followed out of the class (condition_calls.py): the callee, and the ``cls.``
+# methods a classmethod callee calls (KVConnectorFactory.supports_hma_config ->
+# get_connector_class)
+_MAX_CALLS = 2
 _VALIDATOR_DECORATORS = ("model_validator", "field_validator")
 
 
@@ -45,6 +50,10 @@ class Walk:
             self.guarded.note(path, self.guards, value)
         self.mutated.add(path)
 
+    callees: Callees | None = None  # resolves calls to functions outside the class
+    owner: ast.ClassDef | None = None  # the class of the classmethod being walked
+    calls: int = 0  # call levels followed out of the class
+
 
 def walk_method(
     path: str,
@@ -56,6 +65,7 @@ def walk_method(
     poisoned: bool = False,
     model: ModelRoots | None = None,
     bounds: dict[str, list[Assigned]] | None = None,
+    callees: Callees | None = None,
 ) -> Walk:
     """``seed``: paths changed before the method runs, each under its ``bounds`` (guarded.py;
     a path without bounds: always changed)."""
@@ -67,6 +77,7 @@ def walk_method(
         poisoned=poisoned,
         method=method.name,
         model=model,
+        callees=callees.for_method(method) if callees is not None else None,
     )
     walk.guarded = Guarded(_evaluable, _reads, walk.mutated, bounds)
     if value_field is not None and len(method.args.args) > 1:
@@ -87,6 +98,7 @@ def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth:
         if walk.poisoned:
             return False
         walk.guards = guards
+        _follow(walk, st, guards, depth)
         if isinstance(st, ast.If):
             _bind_walrus(walk, st.test)  # `(x := E) is None and x …`: x is E in the test too
             test = _guard(walk, _resolve(walk, st.test))
@@ -161,6 +173,38 @@ def _model_params(walk: Walk, target: ast.FunctionDef, call: ast.Call) -> set[st
         for p, arg in zip(params, call.args, strict=False)
         if isinstance(arg, ast.Name) and arg.id in walk.model_names
     }
+
+
+def _follow(walk: Walk, st: ast.stmt, guards: list[ast.expr], depth: int) -> None:
+    """Walk the function or static/class method ``st`` calls first, whatever its result
+    (condition_calls.py), with the guards ``st`` sits under; its raises are the caller's."""
+    call = _first_call(st)
+    if call is None or walk.callees is None or walk.calls >= _MAX_CALLS:
+        return
+    callee = walk.callees.resolve(call, walk.owner, walk.path)
+    if callee is None:
+        return
+    saved = (walk.path, walk.consts, walk.aliases, walk.owner, walk.model_names)
+    walk.path, walk.consts, walk.aliases, walk.owner = callee.path, {}, {}, callee.owner
+    walk.model_names = set()
+    walk.calls += 1
+    _statements(walk, callee.body, guards, depth + 1)
+    walk.calls -= 1
+    walk.path, walk.consts, walk.aliases, walk.owner, walk.model_names = saved
+    walk.guards = guards  # the caller's statement is still under its own guards
+
+
+def _first_call(st: ast.stmt) -> ast.Call | None:
+    """The call ``st`` makes before anything else: ``f(x)``, ``y = f(x)``, ``return f(x)``,
+    ``if f(x):`` / ``if not f(x):``."""
+    value: ast.expr | None = None
+    if isinstance(st, ast.Expr | ast.Assign | ast.AnnAssign | ast.Return):
+        value = st.value
+    elif isinstance(st, ast.If):
+        value = st.test
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+            value = value.operand
+    return value if isinstance(value, ast.Call) else None
 
 
 def taint(walk: Walk, node: ast.AST) -> None:

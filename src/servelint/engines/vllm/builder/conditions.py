@@ -28,6 +28,7 @@ from typing import Any
 
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder import dict_built
+from servelint.engines.vllm.builder.condition_calls import Callees
 from servelint.engines.vllm.builder.condition_walk import Walk, taint, walk_method
 from servelint.engines.vllm.builder.engine_build import (
     constructions,
@@ -91,6 +92,7 @@ def class_conditions(
     methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
     consts = _module_literals(tree) if tree is not None else {}
     kinds = {name: _validator_kind(m) for name, m in methods.items()}
+    callees = Callees(src, tree, path)
     if any(kind == "before-model" for kind, _ in kinds.values()):
         return None  # a before model validator may rewrite any field
     converted = {
@@ -103,7 +105,7 @@ def class_conditions(
     if "*" in seed:
         return None
     acc = _Found(seed=seed)
-    ctx = (path, methods, consts, roots_for(profile or {}, cls, methods))
+    ctx = (path, methods, consts, roots_for(profile or {}, cls, methods), callees)
     # pydantic runs field validators, then __post_init__, then the after model validators:
     # a model validator sees what __post_init__ (or another model validator) assigned
     for name in ("__post_init__", *extra):  # each sees what the ones before it assigned
@@ -118,7 +120,9 @@ def class_conditions(
         if kind == "field" and name not in converted:
             for fname in fields:
                 if fname not in converted:
-                    acc.checks += walk_method(path, methods, consts, methods[name], fname).out
+                    acc.checks += walk_method(
+                        path, methods, consts, methods[name], fname, callees=callees
+                    ).out
     if not (acc.checks or acc.model_checks or converted or acc.changes or acc.opaque):
         return None
     out: dict[str, Any] = {
@@ -168,11 +172,20 @@ def _walk_model(acc: _Found, ctx: tuple, method: ast.FunctionDef, others: set[st
     _walk(acc, ctx, method, changed, _bounds_for(changed, acc.bounds, others))
 
 
-def _walk(acc: _Found, ctx: tuple, method: ast.FunctionDef, seed: set[str],
-          bounds: dict[str, list[Any]]) -> Walk:
-    path, methods, consts, model = ctx
+def _walk(
+    acc: _Found, ctx: tuple, method: ast.FunctionDef, seed: set[str], bounds: dict[str, list[Any]]
+) -> Walk:
+    path, methods, consts, model, callees = ctx
     walk = walk_method(
-        path, methods, consts, method, seed=seed, poisoned=acc.opaque, model=model, bounds=bounds
+        path,
+        methods,
+        consts,
+        method,
+        seed=seed,
+        poisoned=acc.opaque,
+        model=model,
+        bounds=bounds,
+        callees=callees,
     )
     acc.add(walk)
     return walk
