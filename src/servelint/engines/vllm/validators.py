@@ -199,6 +199,7 @@ def _failing(
             shown,
             names,
             model=check.get("model", ""),
+            only_if=check.get("assumes", ""),  # after a hook (builder/after_hooks.py)
             guarded="when" in check,
         )
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from servelint.engines._build.astutil import dotted
 from servelint.engines.vllm.builder import model_split
+from servelint.engines.vllm.builder.after_hooks import AfterHooks
 from servelint.engines.vllm.builder.condition_calls import Callees
 from servelint.engines.vllm.builder.condition_shapes import _evaluable, _reads, self_path
 from servelint.engines.vllm.builder.guarded import Assigned, Guarded, Unwalrus, walrus_targets
@@ -53,6 +54,7 @@ class Walk:
     callees: Callees | None = None  # resolves calls to functions outside the class
     owner: ast.ClassDef | None = None  # the class of the classmethod being walked
     calls: int = 0  # call levels followed out of the class
+    after: AfterHooks | None = None  # hooks met: the walk goes on past them (after_hooks.py)
 
 
 def walk_method(
@@ -66,6 +68,7 @@ def walk_method(
     model: ModelRoots | None = None,
     bounds: dict[str, list[Assigned]] | None = None,
     callees: Callees | None = None,
+    after: AfterHooks | None = None,
 ) -> Walk:
     """``seed``: paths changed before the method runs, each under its ``bounds`` (guarded.py;
     a path without bounds: always changed)."""
@@ -78,8 +81,12 @@ def walk_method(
         method=method.name,
         model=model,
         callees=callees.for_method(method) if callees is not None else None,
+        after=after,
     )
+    _walked(walk, method)
     walk.guarded = Guarded(_evaluable, _reads, walk.mutated, bounds)
+    if after is not None:
+        walk.guarded.unsure = after.unsure
     if value_field is not None and len(method.args.args) > 1:
         value = ast.Attribute(ast.Name("self", ast.Load()), value_field, ast.Load())
         walk.aliases[method.args.args[1].arg] = value
@@ -151,10 +158,14 @@ def _call(walk: Walk, call: ast.Call, guards: list[ast.expr], depth: int) -> Non
         and func.value.id == "self"
     ):
         target = walk.methods.get(func.attr)
-        if target is None or depth >= _MAX_DEPTH or id(target) in walk.seen:
-            walk.poisoned = True  # an inherited or recursive method may change any field
+        if target is None:
+            _hook(walk, call)  # inherited: code not read
+            return
+        if depth >= _MAX_DEPTH or id(target) in walk.seen:
+            walk.poisoned = True  # a recursive method may change any field
             return
         walk.seen.add(id(target))
+        _walked(walk, target)
         saved, saved_models = dict(walk.aliases), walk.model_names
         walk.aliases = {}
         walk.model_names = _model_params(walk, target, call)
@@ -219,7 +230,7 @@ def taint(walk: Walk, node: ast.AST) -> None:
             walk.aliases[sub.target.id] = None
         elif isinstance(sub, ast.Call):
             if _passes_self(sub):
-                walk.poisoned = True
+                _hook(walk, sub)
             f = sub.func
             if not isinstance(f, ast.Attribute):
                 continue
@@ -281,7 +292,7 @@ def _taint_calls(walk: Walk, node: ast.AST) -> None:
         if not isinstance(sub, ast.Call):
             continue
         if _passes_self(sub):
-            walk.poisoned = True
+            _hook(walk, sub)
         f = sub.func
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
             _taint_method(walk, f.attr)
@@ -294,19 +305,37 @@ def _passes_self(call: ast.Call) -> bool:
     """``self`` goes to code that may change it (not ``isinstance(self, …)``)."""
     if isinstance(call.func, ast.Name) and call.func.id in _READS_ONLY:
         return False
-    return any(isinstance(a, ast.Name) and a.id == "self" for a in call.args)
+    values = [*call.args, *(k.value for k in call.keywords)]
+    return any(isinstance(a, ast.Name) and a.id == "self" for a in values)
+
+
+def _hook(walk: Walk, call: ast.Call) -> None:
+    """``call`` hands ``self`` to code the walk does not read: the walk goes on past it when
+    it keeps a record of hooks (after_hooks.py), else nothing is known after it."""
+    if walk.after is None:
+        walk.poisoned = True
+    else:
+        walk.after.met(walk.path, call)
+
+
+def _walked(walk: Walk, method: ast.FunctionDef) -> None:
+    """The walk reads (or taints) ``method``: the writes in it are the walk's own."""
+    if walk.after is not None:
+        walk.after.walked.add(f"{walk.after.cls}.{method.name}")
 
 
 def _taint_method(walk: Walk, name: str) -> None:
     """A ``self.<name>()`` call that is not followed: what the method may change."""
     method = walk.methods.get(name)
     if method is None:
-        walk.poisoned = True  # inherited or unknown: may change any field
-        return
+        _hook(walk, ast.Call(ast.Attribute(ast.Name("self"), name), [], [], lineno=0))
+        return  # inherited or unknown: code not read
     if id(method) in walk.seen:
         return  # already being read: what it changes is counted there
     # the methods it calls in turn are read the same way (each once per chain)
-    inner = Walk("", walk.methods, {}, seen=walk.seen | {id(method)})
+    inner = Walk("", walk.methods, {}, seen=walk.seen | {id(method)}, after=walk.after)
+    inner.path = walk.path
+    _walked(walk, method)
     taint(inner, method)
     for changed in sorted(inner.mutated):
         walk.changed(changed)
@@ -390,6 +419,11 @@ def _record(
             return
         shown["when"] = ast.unparse(test)  # the engine's own test, printed in the finding
         test = ast.BoolOp(ast.And(), [test, same])
+    assumes = walk.after.verdict(_reads(test)) if walk.after is not None else ""
+    if assumes is None:
+        return  # a hook met before it may have written what it reads
+    if assumes:
+        shown["assumes"] = assumes  # a warning: what the check takes for granted
     walk.out.append(
         {
             "test": ast.unparse(test),
@@ -421,6 +455,8 @@ def _record_model(walk: Walk, parts: list[ast.expr], st: ast.Raise | ast.Assert)
     test = launch[0] if len(launch) == 1 else ast.BoolOp(ast.And(), launch)
     if not _reads(test) or _changed(_reads(test), walk.mutated):
         return
+    if walk.after is not None and walk.after.verdict(_reads(test)) != "":
+        return  # after a hook: kept only where nothing can have changed what it reads
     walk.model_out.append(
         {
             "test": ast.unparse(test),

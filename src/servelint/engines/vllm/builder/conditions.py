@@ -28,6 +28,7 @@ from typing import Any
 
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder import dict_built
+from servelint.engines.vllm.builder.after_hooks import AfterHooks
 from servelint.engines.vllm.builder.condition_calls import Callees
 from servelint.engines.vllm.builder.condition_walk import Walk, taint, walk_method
 from servelint.engines.vllm.builder.engine_build import (
@@ -105,7 +106,9 @@ def class_conditions(
     if "*" in seed:
         return None
     acc = _Found(seed=seed)
-    ctx = (path, methods, consts, roots_for(profile or {}, cls, methods), callees)
+    configs = (profile or {}).get("configs") or {}
+    after = AfterHooks(src, cls, configs) if cls in configs else None
+    ctx = (path, methods, consts, roots_for(profile or {}, cls, methods), callees, after)
     # pydantic runs field validators, then __post_init__, then the after model validators:
     # a model validator sees what __post_init__ (or another model validator) assigned
     for name in ("__post_init__", *extra):  # each sees what the ones before it assigned
@@ -175,7 +178,7 @@ def _walk_model(acc: _Found, ctx: tuple, method: ast.FunctionDef, others: set[st
 def _walk(
     acc: _Found, ctx: tuple, method: ast.FunctionDef, seed: set[str], bounds: dict[str, list[Any]]
 ) -> Walk:
-    path, methods, consts, model, callees = ctx
+    path, methods, consts, model, callees, after = ctx
     walk = walk_method(
         path,
         methods,
@@ -186,6 +189,7 @@ def _walk(
         model=model,
         bounds=bounds,
         callees=callees,
+        after=after,
     )
     acc.add(walk)
     return walk

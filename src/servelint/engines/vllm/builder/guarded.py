@@ -61,6 +61,9 @@ class Guarded:
         # a guard's over-approximation, taken when the `if` is met (later assignments, e.g.
         # in an elif sibling, do not change what it tested): id -> (guard, bound)
         self.stars: dict[int, tuple[ast.expr, ast.expr | None]] = {}
+        # reads a hook met so far may have changed (after_hooks.py): a guard over them is
+        # not over the launch's values
+        self.unsure: Callable[[set[str]], bool] = lambda reads: False
 
     def at_guard(self, guard: ast.expr) -> ast.expr:
         """``guard`` is tested here: note its over-approximation now."""
@@ -96,6 +99,8 @@ class Guarded:
         if not self.evaluable(cond):
             return None
         reads = self.reads(cond)
+        if self.unsure(reads):
+            return None
         changed = self._changed_paths(reads)
         if not changed:
             return cond
