@@ -126,7 +126,9 @@ def class_conditions(
                     acc.checks += walk_method(
                         path, methods, consts, methods[name], fname, callees=callees
                     ).out
-    if not (acc.checks or acc.model_checks or converted or acc.changes or acc.opaque):
+    if after is not None and after.sites:
+        acc.hooked = True  # a hook may have changed any field of the object built
+    if not (acc.checks or acc.model_checks or converted or acc.changes or acc.opaque or acc.hooked):
         return None
     out: dict[str, Any] = {
         "checks": _unique(acc.checks),
@@ -136,7 +138,7 @@ def class_conditions(
     }
     if acc.model_checks:
         out["model_checks"] = _unique(acc.model_checks)  # LAUNCH and MODEL (model_split.py)
-    if acc.opaque:
+    if acc.opaque or acc.hooked:
         out["opaque"] = True  # self goes to code not read: any field may change
     return out
 
@@ -150,7 +152,8 @@ class _Found:
     checks: list[dict[str, Any]] = field(default_factory=list)
     model_checks: list[dict[str, Any]] = field(default_factory=list)
     changes: set[str] = field(default_factory=set)
-    opaque: bool = False
+    opaque: bool = False  # a walk stopped: nothing is known after it
+    hooked: bool = False  # a walk went on past a hook (after_hooks.py)
 
     def add(self, walk: Walk) -> None:
         self.checks += walk.out

@@ -35,10 +35,12 @@ from __future__ import annotations
 
 import ast
 import bisect
+import hashlib
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.facts_common import parse, per_wheel
@@ -59,6 +61,7 @@ class Write:
     owner: str | None
     name: str | None
     pattern: str | None = None
+    fresh: str | None = None  # the receiver is a local bound once to a call of this callee
 
     def may_write(self, name: str) -> bool:
         if self.name is not None:
@@ -75,6 +78,7 @@ class WriteIndex:
         self.src = src
         self._related: dict[str, frozenset[str]] = {}
         self._files_for: dict[str, list[tuple[str, set[int]]]] = {}
+        self._new: dict[str, bool] = {}
 
     @cached_property
     def files(self) -> list[str]:
@@ -118,7 +122,7 @@ class WriteIndex:
         related = self.related(cls) if cls is not None else None
 
         def counts(w: Write) -> bool:
-            if w.function in skip:
+            if w.function in skip or (w.fresh is not None and self._constructs(w.fresh)):
                 return False
             return w.owner is None or related is None or w.owner in related
 
@@ -140,6 +144,24 @@ class WriteIndex:
         static = [w for w in self.static(name) if counts(w)]
         dynamic = [w for w in self.dynamic if w.may_write(name) and counts(w)]
         return static, dynamic
+
+    def _constructs(self, callee: str) -> bool:
+        """A call of ``callee`` builds a new object: ``copy.copy``/``copy.deepcopy``, or a
+        class the wheel defines (every class of that name) without ``__new__`` or a
+        metaclass."""
+        if callee in _COPIES:
+            return True
+        if callee not in self._new:
+            name = callee.rsplit(".", 1)[-1]
+            found = [
+                c
+                for p in self.files
+                if f"class {name}" in self.src.read(p)
+                for c in _classes(self.src, p)
+                if c.name == name
+            ]
+            self._new[callee] = bool(found) and all(c.plain for c in found)
+        return self._new[callee]
 
     def related(self, cls: str) -> frozenset[str]:
         """Class names an object of ``cls`` may also be an instance of: its bases, its
@@ -166,11 +188,12 @@ class WriteIndex:
 
 def _written_text(name: str) -> re.Pattern[str]:
     """A line that may write attribute ``name`` (a superset of what the AST then decides):
-    ``.name`` assigned, deleted, a loop or ``with`` target, a tuple element on its own or
+    ``.name`` assigned (also with an annotation), deleted, a loop or ``with`` target, a tuple element on its own or
     with an ``=`` after it, or ``name`` as a string literal (``setattr(x, "name", …)``)."""
     n = re.escape(name)
     return re.compile(
         rf"\.{n}\b\s*(?:[-+*/%&|^@]|//|>>|<<|\*\*)?=(?!=)"
+        rf"|\.{n}\b\s*:"
         rf"|['\"]{n}['\"]"
         rf"|\b(?:del|for|as)\b[^\n]*\.{n}\b"
         rf"|\.{n}\s*,[^\n]*=(?!=)"
@@ -180,16 +203,44 @@ def _written_text(name: str) -> re.Pattern[str]:
 
 
 # ---- the class hierarchy, by name ------------------------------------------------------------
-def _classes(src: WheelSource, path: str) -> list[ast.ClassDef]:
-    return per_wheel(
-        src,
-        f"classes:{path}",
-        lambda: (
-            [n for n in ast.walk(t) if isinstance(n, ast.ClassDef)]
-            if (t := parse(src, path)) is not None
-            else []
-        ),
+@dataclass(frozen=True, slots=True)
+class _Class:
+    name: str
+    bases: tuple[str, ...]
+    plain: bool  # no __new__, no metaclass: calling it builds a new object
+
+
+def _classes(src: WheelSource, path: str) -> list[_Class]:
+    def make() -> list[_Class]:
+        tree = parse(src, path)
+        if tree is None:
+            return []
+        return [
+            _Class(n.name, tuple(_base_names(n)), _plain(n))
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ClassDef)
+        ]
+
+    return _by_content(src, path, "classes", make)
+
+
+def _plain(node: ast.ClassDef) -> bool:
+    return not node.keywords and not any(
+        isinstance(m, ast.FunctionDef) and m.name == "__new__" for m in node.body
     )
+
+
+# per-file facts depend only on the file's path and text: kept across the wheels of one run
+_FILE_FACTS: dict[tuple[str, str, bytes], Any] = {}
+
+
+def _by_content(src: WheelSource, path: str, kind: str, make: Callable[[], Any]) -> Any:
+    key = (kind, path, hashlib.sha1(src.read(path).encode()).digest())
+    if key not in _FILE_FACTS:
+        if len(_FILE_FACTS) > 50_000:
+            _FILE_FACTS.clear()
+        _FILE_FACTS[key] = make()
+    return _FILE_FACTS[key]
 
 
 def _base_names(node: ast.ClassDef) -> list[str]:
@@ -204,7 +255,7 @@ def _subclasses(src: WheelSource, files: list[str], name: str) -> set[str]:
         for path in files
         if name in (text := src.read(path)) and word.search(text)
         for node in _classes(src, path)
-        if name in _base_names(node)
+        if name in node.bases
     }
 
 
@@ -216,7 +267,7 @@ def _bases(src: WheelSource, files: list[str], name: str) -> set[str]:
         if f"class {name}" in (text := src.read(path)) and needle.search(text)
         for node in _classes(src, path)
         if node.name == name
-        for base in _base_names(node)
+        for base in node.bases
     }
 
 
@@ -249,32 +300,34 @@ def _lines(text: str, pattern: re.Pattern[str]) -> set[int]:
 def _writes(src: WheelSource, path: str, lines: set[int]) -> list[Write]:
     """The writes of the statements of ``path`` that span one of ``lines`` (each statement
     read once per wheel; the others are not visited)."""
-    state = per_wheel(src, f"writes:{path}", lambda: {"done": set(), "out": {}})
+    state = _by_content(src, path, "writes", lambda: {"done": set(), "out": {}})
     todo = lines - state["done"]
     if todo:
         tree = parse(src, path)
         if tree is None:  # a file the builder cannot read may write anything
             state["out"][(path, 0)] = Write(f"{path}:0", "", None, None)
         else:
-            visitor = _Writes(src, path, tree, todo)
+            text = src.read(path)
+            literals = _by_content(
+                src, path, "literals", lambda: _module_literals(tree, "global" in text)
+            )
+            visitor = _Writes(path, literals, todo)
             visitor.visit(tree)
             for w in visitor.out:
-                state["out"].setdefault((w.where, w.name, w.owner, w.pattern, w.function), w)
+                state["out"].setdefault(w, w)
         state["done"] |= todo
     return list(state["out"].values())
 
 
 class _Writes(ast.NodeVisitor):
-    def __init__(self, src: WheelSource, path: str, tree: ast.Module, lines: set[int]):
-        self.src, self.path = src, path
+    def __init__(self, path: str, literals: dict[str, ast.expr], lines: set[int]):
+        self.path = path
         self.lines = sorted(lines)
         self.out: list[Write] = []
         self.classes: list[str] = []
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda] = []
         self.owners: list[str | None] = []  # per function: the class its `self`/`cls` is
-        self.literals = per_wheel(
-            src, f"literals:{path}", lambda: _module_literals(tree, "global" in src.read(path))
-        )
+        self.literals = literals
 
     def visit(self, node: ast.AST) -> None:
         if isinstance(node, ast.stmt) and not self._spans(node):
@@ -330,8 +383,6 @@ class _Writes(ast.NodeVisitor):
     def _add(
         self, node: ast.AST, receiver: ast.expr, name: str | None, pattern: str | None = None
     ) -> None:
-        if self._fresh(receiver):
-            return  # a new object built here: no earlier object changes
         self.out.append(
             Write(
                 f"{self.path}:{getattr(node, 'lineno', 0)}",
@@ -339,6 +390,7 @@ class _Writes(ast.NodeVisitor):
                 self._owner(receiver),
                 name,
                 pattern,
+                self._fresh(receiver),  # a new object built here: no earlier one changes
             )
         )
 
@@ -439,17 +491,18 @@ class _Writes(ast.NodeVisitor):
             out.add(head)
         return out
 
-    def _fresh(self, receiver: ast.expr) -> bool:
-        """``receiver`` is a local bound once in this function, to a new object."""
+    def _fresh(self, receiver: ast.expr) -> str | None:
+        """The callee, when ``receiver`` is a local this function binds once, to its call
+        (the index then asks whether that builds a new object)."""
         if not isinstance(receiver, ast.Name) or not self.functions:
-            return False
+            return None
         func = self.functions[-1]
         name = receiver.id
         if name in _params(func):
-            return False
+            return None
         binds = [n for n in _own_nodes(func) if _binds(n, name)]
         if len(binds) != 1:
-            return False
+            return None
         st = next(
             (
                 n
@@ -458,33 +511,9 @@ class _Writes(ast.NodeVisitor):
             ),
             None,
         )
-        return st is not None and self._constructs(st.value)
-
-    def _constructs(self, value: ast.expr) -> bool:
-        if not isinstance(value, ast.Call):
-            return False
-        callee = ast.unparse(value.func)
-        if callee in _COPIES:
-            return True
-        name = callee.rsplit(".", 1)[-1]
-        defs = _wheel_classes(self.src, self.files_with(name), name)
-        return bool(defs) and all(
-            not any(isinstance(m, ast.FunctionDef) and m.name == "__new__" for m in d.body)
-            and not d.keywords
-            for d in defs
-        )
-
-    def files_with(self, name: str) -> list[str]:
-        def make() -> list[str]:
-            return [
-                p
-                for p in self.src.names
-                if p.startswith("vllm/")
-                and p.endswith(".py")
-                and f"class {name}" in self.src.read(p)
-            ]
-
-        return per_wheel(self.src, f"write_index_class:{name}", make)
+        if st is None or not isinstance(st.value, ast.Call):
+            return None
+        return ast.unparse(st.value.func)
 
 
 def _set_call_parts(call: ast.Call) -> tuple[ast.expr | None, ast.expr | None]:
@@ -503,10 +532,6 @@ def _set_call_parts(call: ast.Call) -> tuple[ast.expr | None, ast.expr | None]:
     if isinstance(receiver, ast.Call) and ast.unparse(receiver.func) == "super":
         receiver = ast.Name("self", ast.Load())
     return receiver, (args[0] if args else None)
-
-
-def _wheel_classes(src: WheelSource, files: list[str], name: str) -> list[ast.ClassDef]:
-    return [n for p in files for n in _classes(src, p) if n.name == name]
 
 
 def _dict_of(node: ast.expr) -> ast.expr | None:
