@@ -10,7 +10,11 @@ condition that reads anything the argv does not fix (the model, the platform, a 
 variable) is never reported as an error. A field the validators assign before the check
 counts as the launch's value only where the guards of every such assignment are false. A
 config class built from a plain JSON option's dict (``--speculative-config``) is a warning
-when the engine may replace that dict after reading the model's config.
+when the engine may replace that dict after reading the model's config. A check the
+validator makes after handing itself to code the profile does not read (a model or
+platform config hook) is a warning that names those hooks and the fields it reads: no
+code of the release writes them by name, but a hook may still set one through a
+``setattr`` with a computed name (the KV connector check of ``--kv-transfer-config {}``).
 
 A condition ``LAUNCH and MODEL`` whose MODEL part reads only the model's own config (a
 multimodal-only option on a text model: ``not model_config.is_multimodal_model and

@@ -55,6 +55,7 @@ class ConditionFailure:
     guarded: bool = False  # the validators assign what the test reads, but not for these values
     env: tuple[str, ...] = ()  # env vars the test assumes unset (their registry default)
     assumes: tuple[str, ...] = ()  # calls before it hand the config to code not read
+    hook_caveat: str = ""  # what a check kept past a hook takes for granted (after_hooks.py)
 
 
 def failures(
@@ -222,7 +223,10 @@ def _failing(
             shown,
             names,
             model=check.get("model", ""),
-            only_if=_env_caveat(check.get("env") or ()),
+            only_if="; ".join(
+                c for c in (_env_caveat(check.get("env") or ()), check.get("after_hooks", "")) if c
+            ),
+            hook_caveat=check.get("after_hooks", ""),
             guarded="when" in check and not check.get("env"),
             env=tuple(check.get("env") or ()),
             assumes=tuple(check.get("assumes", ())),

@@ -219,7 +219,7 @@ def condition_rejection(profile: Profile, options: list[Any],
     is then decided)."""
     found = list(validators.failures(profile, options, entry="serve"))  # `vllm serve ARGV`
     if env is not None:
-        found = [replace(f, only_if="", env=()) if f.env else f for f in found
+        found = [replace(f, only_if=f.hook_caveat, env=()) if f.env else f for f in found
                  if not any(name in env for name in f.env)]
     failure = next((f for f in found if not (f.model or f.only_if)), found[0] if found else None)
     if failure is None:

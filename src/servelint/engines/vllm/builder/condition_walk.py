@@ -14,11 +14,17 @@ from typing import Any
 
 from servelint.engines._build.astutil import dotted
 from servelint.engines.vllm.builder import assigned_values, model_split
+from servelint.engines.vllm.builder.after_hooks import AfterHooks
+from servelint.engines.vllm.builder.condition_calls import Callees
 from servelint.engines.vllm.builder.condition_shapes import _evaluable, _reads, self_path
-from servelint.engines.vllm.builder.guarded import Assigned, Guarded
+from servelint.engines.vllm.builder.guarded import Assigned, Guarded, Unwalrus, walrus_targets
 from servelint.engines.vllm.builder.model_split import ModelRoots
 
 _MAX_DEPTH = 3
+# call levels followed out of the class (condition_calls.py): the callee, and the ``cls.``
+# methods a classmethod callee calls (KVConnectorFactory.supports_hma_config ->
+# get_connector_class)
+_MAX_CALLS = 2
 _VALIDATOR_DECORATORS = ("model_validator", "field_validator")
 
 
@@ -51,6 +57,11 @@ class Walk:
             self.guarded.note(path, self.guards, value)
         self.mutated.add(path)
 
+    callees: Callees | None = None  # resolves calls to functions outside the class
+    owner: ast.ClassDef | None = None  # the class of the classmethod being walked
+    calls: int = 0  # call levels followed out of the class
+    after: AfterHooks | None = None  # hooks met: the walk goes on past them (after_hooks.py)
+
 
 def walk_method(
     path: str,
@@ -65,6 +76,8 @@ def walk_method(
     values: dict[str, list[Any]] | None = None,
     env: dict[str, Any] | None = None,
     objects: Callable[[str, str], ast.FunctionDef | None] | None = None,
+    callees: Callees | None = None,
+    after: AfterHooks | None = None,
 ) -> Walk:
     """``seed``: paths changed before the method runs, each under its ``bounds`` (guarded.py;
     a path without bounds: always changed)."""
@@ -78,8 +91,13 @@ def walk_method(
         model=model,
         stopped=poisoned,
         objects=objects,
+        callees=callees.for_method(method) if callees is not None else None,
+        after=after,
     )
+    _walked(walk, method)
     walk.guarded = Guarded(_evaluable, _reads, walk.mutated, bounds, values, env)
+    if after is not None:
+        walk.guarded.unsure = after.unsure
     if value_field is not None and len(method.args.args) > 1:
         value = ast.Attribute(ast.Name("self", ast.Load()), value_field, ast.Load())
         walk.aliases[method.args.args[1].arg] = value
@@ -98,7 +116,9 @@ def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth:
         if walk.poisoned and (walk.stopped or walk.model is None):
             return False
         walk.guards = guards
+        _follow(walk, st, guards, depth)
         if isinstance(st, ast.If):
+            _bind_walrus(walk, st.test)  # `(x := E) is None and x …`: x is E in the test too
             test = _guard(walk, _resolve(walk, st.test))
             negated = _guard(walk, _negate(test))
             early = [
@@ -119,6 +139,7 @@ def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth:
             _record(walk, guards, None, st)
             return False
         elif isinstance(st, ast.Assert):
+            _bind_walrus(walk, st.test)
             _record(walk, guards, _negate(_resolve(walk, st.test)), st)
         elif isinstance(st, ast.Return):
             return False
@@ -129,6 +150,15 @@ def _statements(walk: Walk, body: list[ast.stmt], guards: list[ast.expr], depth:
         else:  # loops, try, with, match: not followed; what they change is unknown after
             taint(walk, st)
     return True
+
+
+def _bind_walrus(walk: Walk, test: ast.expr) -> None:
+    """The locals a test's ``(x := E)`` binds: E (resolved) where it certainly ran and the
+    name is fresh, else unknown."""
+    for name, value in walrus_targets(test):
+        fresh = name not in walk.aliases
+        walk.aliases[name] = _resolve(walk, value) if fresh and value is not None else None
+        walk.model_names.discard(name)
 
 
 def _guard(walk: Walk, test: ast.expr) -> ast.expr:
@@ -144,10 +174,14 @@ def _call(walk: Walk, call: ast.Call, guards: list[ast.expr], depth: int) -> Non
         and func.value.id == "self"
     ):
         target = walk.methods.get(func.attr)
-        if target is None or depth >= _MAX_DEPTH or id(target) in walk.seen:
-            walk.poisoned = walk.stopped = True  # an inherited or recursive method: anything
+        if target is None:
+            _hand_off(walk, call, inherited=True)  # inherited: code not read
+            return
+        if depth >= _MAX_DEPTH or id(target) in walk.seen:
+            walk.poisoned = walk.stopped = True  # a recursive method may change any field
             return
         walk.seen.add(id(target))
+        _walked(walk, target)
         saved, saved_models, saved_path = dict(walk.aliases), walk.model_names, walk.path
         walk.aliases = {}
         walk.model_names = _model_params(walk, target, call)
@@ -219,6 +253,38 @@ def _model_params(walk: Walk, target: ast.FunctionDef, call: ast.Call) -> set[st
     }
 
 
+def _follow(walk: Walk, st: ast.stmt, guards: list[ast.expr], depth: int) -> None:
+    """Walk the function or static/class method ``st`` calls first, whatever its result
+    (condition_calls.py), with the guards ``st`` sits under; its raises are the caller's."""
+    call = _first_call(st)
+    if call is None or walk.callees is None or walk.calls >= _MAX_CALLS:
+        return
+    callee = walk.callees.resolve(call, walk.owner, walk.path)
+    if callee is None:
+        return
+    saved = (walk.path, walk.consts, walk.aliases, walk.owner, walk.model_names)
+    walk.path, walk.consts, walk.aliases, walk.owner = callee.path, {}, {}, callee.owner
+    walk.model_names = set()
+    walk.calls += 1
+    _statements(walk, callee.body, guards, depth + 1)
+    walk.calls -= 1
+    walk.path, walk.consts, walk.aliases, walk.owner, walk.model_names = saved
+    walk.guards = guards  # the caller's statement is still under its own guards
+
+
+def _first_call(st: ast.stmt) -> ast.Call | None:
+    """The call ``st`` makes before anything else: ``f(x)``, ``y = f(x)``, ``return f(x)``,
+    ``if f(x):`` / ``if not f(x):``."""
+    value: ast.expr | None = None
+    if isinstance(st, ast.Expr | ast.Assign | ast.AnnAssign | ast.Return):
+        value = st.value
+    elif isinstance(st, ast.If):
+        value = st.test
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+            value = value.operand
+    return value if isinstance(value, ast.Call) else None
+
+
 def taint(walk: Walk, node: ast.AST) -> None:
     """Fields and locals ``node`` may change: assigned, mutated in place, or ``self`` passed on."""
     for sub in ast.walk(node):
@@ -227,6 +293,8 @@ def taint(walk: Walk, node: ast.AST) -> None:
         elif isinstance(sub, ast.For | ast.comprehension):
             for name in _bound_names(sub.target):
                 walk.aliases[name] = None
+        elif isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+            walk.aliases[sub.target.id] = None
         elif isinstance(sub, ast.Call):
             if _passes_self(sub):
                 _hand_off(walk, sub)
@@ -270,6 +338,9 @@ def assign(walk: Walk, st: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
     value = getattr(st, "value", None)
     if value is not None:
         _taint_calls(walk, value)
+        for sub in ast.walk(value):  # `y = (x := …)`: x is not followed
+            if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                walk.aliases[sub.target.id] = None
 
 
 def _bound_names(target: ast.expr) -> list[str]:
@@ -300,29 +371,48 @@ def _taint_calls(walk: Walk, node: ast.AST) -> None:
 _READS_ONLY = frozenset({"isinstance", "type", "hasattr", "id"})  # builtins that change nothing
 
 
-def _hand_off(walk: Walk, call: ast.Call) -> None:
-    """``self`` goes to code not read: nothing the launch sets is known after it."""
-    walk.poisoned = True
-    walk.hooks.append(f"{walk.path}:{call.lineno}")
+def _hand_off(walk: Walk, call: ast.Call, inherited: bool = False) -> None:
+    """``self`` goes to code not read: a config hook, or (``inherited``) a base class's
+    method. With a record of hooks (after_hooks.py) the walk goes on past it, each later
+    check judged by what the wheel may write by name (write_index.py); else nothing the
+    launch sets is known after it: only model checks are kept, naming the calls (none past
+    an inherited method)."""
+    where = call.lineno or f"self.{getattr(call.func, 'attr', '?')}()"
+    walk.hooks.append(f"{walk.path}:{where}")
+    if walk.after is not None:
+        walk.after.met(walk.path, call)
+    else:
+        walk.poisoned = True
+        walk.stopped = walk.stopped or inherited
 
 
 def _passes_self(call: ast.Call) -> bool:
     """``self`` goes to code that may change it (not ``isinstance(self, …)``)."""
     if isinstance(call.func, ast.Name) and call.func.id in _READS_ONLY:
         return False
-    return any(isinstance(a, ast.Name) and a.id == "self" for a in call.args)
+    values = [*call.args, *(k.value for k in call.keywords)]
+    return any(isinstance(a, ast.Name) and a.id == "self" for a in values)
+
+
+def _walked(walk: Walk, method: ast.FunctionDef) -> None:
+    """The walk reads (or taints) ``method``: the writes in it are the walk's own."""
+    if walk.after is not None:
+        walk.after.walked.add(f"{walk.after.cls}.{method.name}")
 
 
 def _taint_method(walk: Walk, name: str) -> None:
     """A ``self.<name>()`` call that is not followed: what the method may change."""
     method = walk.methods.get(name)
     if method is None:
-        walk.poisoned = walk.stopped = True  # inherited or unknown: may change any field
-        return
+        call = ast.Call(ast.Attribute(ast.Name("self"), name), [], [], lineno=0)
+        _hand_off(walk, call, inherited=True)
+        return  # inherited or unknown: code not read
     if id(method) in walk.seen:
         return  # already being read: what it changes is counted there
     # the methods it calls in turn are read the same way (each once per chain)
-    inner = Walk("", walk.methods, {}, seen=walk.seen | {id(method)})
+    inner = Walk("", walk.methods, {}, seen=walk.seen | {id(method)}, after=walk.after)
+    inner.path = walk.path
+    _walked(walk, method)
     taint(inner, method)
     for changed in sorted(inner.mutated):
         walk.changed(changed)
@@ -381,7 +471,7 @@ class _Substitute(ast.NodeTransformer):
 
 
 def _resolve(walk: Walk, node: ast.expr) -> ast.expr:
-    return _Substitute(walk).visit(copy.deepcopy(node))
+    return _Substitute(walk).visit(Unwalrus().visit(copy.deepcopy(node)))
 
 
 def _negate(test: ast.expr) -> ast.expr:
@@ -412,6 +502,11 @@ def _record(
         if not (isinstance(same, ast.Constant) and same.value is True):
             shown["when"] = ast.unparse(test)  # the engine's own test, printed in the finding
             test = ast.BoolOp(ast.And(), [test, same])
+    assumes = walk.after.verdict(_reads(test)) if walk.after is not None else ""
+    if assumes is None:
+        return  # a hook met before it may have written what it reads
+    if assumes:
+        shown["after_hooks"] = assumes  # a warning: what the check takes for granted
     walk.out.append(_entry(walk, test, shown, st))
 
 
@@ -434,6 +529,8 @@ def _record_assigned(walk: Walk, test: ast.expr, st: ast.Raise | ast.Assert) -> 
     if walk.guarded is None:
         return
     reads = _reads(test)
+    if walk.after is not None and walk.after.verdict(reads) != "":
+        return  # after a hook: kept only where no hook ran
     changed = walk.guarded._changed_paths(reads)
     if any(walk.guarded.seeded.get(p) != len(walk.guarded.bounds.get(p, [])) for p in changed):
         return  # assigned in this method: a guard tested before it read the launch's value
@@ -473,6 +570,9 @@ def _record_model(walk: Walk, parts: list[ast.expr], st: ast.Raise | ast.Assert)
     test = launch[0] if len(launch) == 1 else ast.BoolOp(ast.And(), launch)
     if not _reads(test):
         return
+    verdict = walk.after.verdict(_reads(test)) if walk.after is not None else ""
+    if verdict is None:
+        return  # after a hook that may write what it reads by name (write_index.py)
     if _changed(_reads(test), walk.mutated):  # assigned only under guards (guarded.py)?
         same = walk.guarded.unchanged(_reads(test)) if walk.guarded is not None else None
         if same is None:
@@ -486,7 +586,7 @@ def _record_model(walk: Walk, parts: list[ast.expr], st: ast.Raise | ast.Assert)
             "source": f"{walk.path}:{st.lineno}",
             "kind": "assert" if isinstance(st, ast.Assert) else "raise",
             "method": walk.method,
-            **({"assumes": sorted(set(walk.hooks))} if walk.poisoned else {}),
+            **({"assumes": sorted(set(walk.hooks))} if walk.hooks else {}),
         }
     )
 

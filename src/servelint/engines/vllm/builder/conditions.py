@@ -28,6 +28,8 @@ from typing import Any
 
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder import dict_built, object_calls
+from servelint.engines.vllm.builder.after_hooks import AfterHooks
+from servelint.engines.vllm.builder.condition_calls import Callees
 from servelint.engines.vllm.builder.condition_walk import Walk, taint, walk_method
 from servelint.engines.vllm.builder.engine_build import (
     constructions,
@@ -91,6 +93,7 @@ def class_conditions(
     methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
     consts = _module_literals(tree) if tree is not None else {}
     kinds = {name: _validator_kind(m) for name, m in methods.items()}
+    callees = Callees(src, tree, path)
     if any(kind == "before-model" for kind, _ in kinds.values()):
         return None  # a before model validator may rewrite any field
     converted = {
@@ -105,7 +108,10 @@ def class_conditions(
     acc = _Found(seed=seed)
     env = ((profile or {}).get("env") or {}).get("registry") or {}
     objects = object_calls.resolver(src, profile or {}, cls)  # self.<field>.<method>(…)
-    ctx = (path, methods, consts, roots_for(profile or {}, cls, methods), env, objects)
+    configs = (profile or {}).get("configs") or {}
+    after = AfterHooks(src, cls, configs) if cls in configs else None
+    model = roots_for(profile or {}, cls, methods)
+    ctx = (path, methods, consts, model, env, objects, callees, after)
     # pydantic runs field validators, then __post_init__, then the after model validators:
     # a model validator sees what __post_init__ (or another model validator) assigned
     for name in ("__post_init__", *extra):  # each sees what the ones before it assigned
@@ -120,8 +126,12 @@ def class_conditions(
         if kind == "field" and name not in converted:
             for fname in fields:
                 if fname not in converted:
-                    acc.checks += walk_method(path, methods, consts, methods[name], fname).out
-    if not (acc.checks or acc.model_checks or converted or acc.changes or acc.opaque):
+                    acc.checks += walk_method(
+                        path, methods, consts, methods[name], fname, callees=callees
+                    ).out
+    if after is not None and after.sites:
+        acc.hooked = True  # a hook may have changed any field of the object built
+    if not (acc.checks or acc.model_checks or converted or acc.changes or acc.opaque or acc.hooked):
         return None
     out: dict[str, Any] = {
         "checks": _unique(acc.checks),
@@ -131,7 +141,7 @@ def class_conditions(
     }
     if acc.model_checks:
         out["model_checks"] = _unique(acc.model_checks)  # LAUNCH and MODEL (model_split.py)
-    if acc.opaque:
+    if acc.opaque or acc.hooked:
         out["opaque"] = True  # self goes to code not read: any field may change
     return out
 
@@ -146,7 +156,8 @@ class _Found:
     checks: list[dict[str, Any]] = field(default_factory=list)
     model_checks: list[dict[str, Any]] = field(default_factory=list)
     changes: set[str] = field(default_factory=set)
-    opaque: bool = False
+    opaque: bool = False  # a walk stopped: nothing is known after it
+    hooked: bool = False  # a walk went on past a hook (after_hooks.py)
 
     def add(self, walk: Walk) -> None:
         self.checks += walk.out
@@ -175,7 +186,7 @@ def _walk_model(acc: _Found, ctx: tuple, method: ast.FunctionDef, others: set[st
 def _walk(
     acc: _Found, ctx: tuple, method: ast.FunctionDef, seed: set[str], bounds: dict[str, list[Any]]
 ) -> Walk:
-    path, methods, consts, model, env, objects = ctx
+    path, methods, consts, model, env, objects, callees, after = ctx
     walk = walk_method(
         path,
         methods,
@@ -188,6 +199,8 @@ def _walk(
         values=acc.values,
         env=env,
         objects=objects,
+        callees=callees,
+        after=after,
     )
     acc.add(walk)
     return walk

@@ -11,6 +11,7 @@ from typing import Any
 
 from servelint.engines._build.astutil import dotted
 from servelint.engines._build.wheel import WheelSource
+from servelint.engines.vllm.builder import local_built
 from servelint.engines.vllm.builder.condition_walk import Walk, assign, self_field, taint
 from servelint.engines.vllm.builder.engine_locals import passed_values
 from servelint.engines.vllm.builder.facts_common import files_with, find_def, parse
@@ -170,6 +171,7 @@ def constructions(src: WheelSource, classes: set[str]) -> dict[str, dict[str, An
     _collect_calls(_Calls(methods, classes, path, calls), method.body, False, 0)
     computed = passed_values(method, methods, classes, changed_before)
     out: dict[str, dict[str, Any]] = {}
+    nodes: dict[str, tuple[ast.Call, dict[str, Any]]] = {}
     for cls, found_calls in calls.items():
         if len(found_calls) != 1 or found_calls[0][1]:
             continue  # built in several places or under a condition: not judged
@@ -178,7 +180,10 @@ def constructions(src: WheelSource, classes: set[str]) -> dict[str, dict[str, An
         if where == path:  # a computed argument: {"expr": …} over the launch's dests
             for name, text in computed.get((cls, call.lineno), {}).items():
                 spec["fields"][name] = {"expr": text}
+            nodes[cls] = (call, spec)
         out[cls] = dict(spec, source=f"{where}:{call.lineno}")
+    for cls, (call, _spec) in nodes.items():  # `x = Cls(...)` … `Other(field=x)`
+        local_built.nested_locals(method, call, out[cls], nodes)
     return out
 
 

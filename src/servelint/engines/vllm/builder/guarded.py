@@ -70,6 +70,9 @@ class Guarded:
         # in an elif sibling, do not change what it tested): id -> (guard, bound)
         self.stars: dict[int, tuple[ast.expr, ast.expr | None]] = {}
         self.clean: dict[int, tuple[ast.expr, ast.expr | None]] = {}  # id -> (guard, unchanged)
+        # reads a hook met so far may have changed (after_hooks.py): a guard over them is
+        # not over the launch's values
+        self.unsure: Callable[[set[str]], bool] = lambda reads: False
 
     def at_guard(self, guard: ast.expr) -> ast.expr:
         """``guard`` is tested here: note its over-approximation now, and when what it
@@ -153,6 +156,8 @@ class Guarded:
         if not self.evaluable(cond):
             return None
         reads = self.reads(cond)
+        if self.unsure(reads):
+            return None
         changed = self._changed_paths(reads)
         if not changed:
             return cond
@@ -244,6 +249,47 @@ def negated(test: ast.expr) -> ast.expr:
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _FLIP:
         return ast.Compare(test.left, [_FLIP[type(test.ops[0])]()], test.comparators)
     return ast.UnaryOp(ast.Not(), test)
+
+
+def walrus_targets(test: ast.expr) -> list[tuple[str, ast.expr | None]]:
+    """The names a test's assignment expressions bind, in evaluation order, each with the
+    value it certainly gets (``(x := E) is None`` binds x to E) or None where the walrus may
+    not run (past a short-circuit, in a conditional branch or a comprehension)."""
+    always = _always_evaluated(test)
+    return [
+        (node.target.id, node.value if id(node) in always else None)
+        for node in ast.walk(test)
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
+    ]
+
+
+def _always_evaluated(test: ast.expr) -> set[int]:
+    """ids of the sub-expressions evaluated whenever ``test`` is: the operands of a
+    comparison, ``not``, arithmetic, and the first operand of ``and``/``or``."""
+    out: set[int] = set()
+    todo = [test]
+    while todo:
+        node = todo.pop()
+        out.add(id(node))
+        if isinstance(node, ast.NamedExpr):
+            todo.append(node.value)
+        elif isinstance(node, ast.Compare):
+            todo.append(node.left)  # the comparators after a false link are skipped
+            todo += node.comparators[:1]
+        elif isinstance(node, ast.UnaryOp):
+            todo.append(node.operand)
+        elif isinstance(node, ast.BinOp):
+            todo += [node.left, node.right]
+        elif isinstance(node, ast.BoolOp):
+            todo.append(node.values[0])
+    return out
+
+
+class Unwalrus(ast.NodeTransformer):
+    """A test with each ``(x := E)`` replaced by ``E``: as a guard it tests the value."""
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> ast.AST:
+        return self.visit(node.value)
 
 
 def _conjuncts(guards: list[ast.expr]) -> list[ast.expr]:
