@@ -498,13 +498,15 @@ def _record(
         # (each guard as it read the fields where it was tested)
         same = walk.guarded.unchanged_where_read(guards, cond) if walk.guarded else None
         if same is None:
+            _record_model(walk, parts, st)  # the parts that read the model may be what changed
             return
         if not (isinstance(same, ast.Constant) and same.value is True):
             shown["when"] = ast.unparse(test)  # the engine's own test, printed in the finding
             test = ast.BoolOp(ast.And(), [test, same])
     assumes = walk.after.verdict(_reads(test)) if walk.after is not None else ""
-    if assumes is None:
-        return  # a hook met before it may have written what it reads
+    if assumes is None:  # a hook met before it may have written what it reads
+        _record_model(walk, parts, st)  # (the model object, say: then a model check)
+        return
     if assumes:
         shown["after_hooks"] = assumes  # a warning: what the check takes for granted
     walk.out.append(_entry(walk, test, shown, st))
