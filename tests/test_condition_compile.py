@@ -32,6 +32,8 @@ def _result(run: Any, values: conditions.Values) -> tuple[str, Any]:
         return "items", found.n
     if isinstance(found, float) and math.isnan(found):
         return "nan", None
+    if isinstance(found, tuple | list):  # NaN inside compares unequal to itself: by text
+        return "sequence", repr(found)
     return "value", found if not isinstance(found, conditions.Values) else id(found)
 
 
@@ -76,6 +78,8 @@ def _texts(profile: profiles.Profile) -> set[str]:
     """Every text the check side evaluates: tests, the engine's tests (``when``), message
     placeholders and the computed arguments of the classes EngineArgs builds."""
     out: set[str] = set()
+    serve = profile.data.get("serve_checks") or {}  # `vllm serve`'s namespace checks
+    out |= {check["test"] for check in serve.get("checks", [])}
     for entry in profile.data["conditions"].values():
         for check in entry.get("checks", []) + entry.get("model_checks", []):
             out |= {check["test"], check.get("when", check["test"])}

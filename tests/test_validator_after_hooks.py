@@ -115,8 +115,8 @@ def test_a_check_after_a_hook_is_kept_only_where_nothing_writes_it_by_name(
     kept = checks["ValueError: no connector"]
     assert kept["test"] == "self.transfer is not None and self.transfer.connector is None"
     # a warning naming the hook and what it may set
-    assert "vllm/config/top.py:19 current_platform.check_and_update_config" in kept["assumes"]
-    assert "transfer.connector" in kept["assumes"]
+    assert "vllm/config/top.py:19 current_platform.check_and_update_config" in kept["after_hooks"]
+    assert "transfer.connector" in kept["after_hooks"]
     assert len(checks) == 1  # `touched` has a write by name; `extra` is a dict
 
 
