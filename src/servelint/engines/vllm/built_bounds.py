@@ -24,28 +24,46 @@ def bound_failures(profile: Profile, table: dict[str, Any], given: dict[str, Any
     blocked = set((table.get("EngineArgs") or {}).get("assigned", ["*"]))
     if "*" in blocked:
         return  # the entrypoint may change any dest
-    for cls, entry in sorted(table.items()):
-        built = entry.get("built") or {}
-        fields = (profile.configs.get(cls) or {}).get("fields", {})
-        converted = set(entry.get("converted", []))
-        for name, passed in sorted((built.get("fields") or {}).items()):
-            bounds = (fields.get(name) or {}).get("bounds")
-            if not bounds or name in converted or "*" in converted:
-                continue
-            dest, value = _passed_value(profile, table, passed, given, blocked, _computed)
-            act = profile.by_dest.get(dest) if dest else None
-            if act is None or act.raw.get("field_of"):
-                continue  # no launch value here, or judged where the option is parsed
-            msg = bound_problem(bounds, value)
-            if msg:
-                yield ConditionFailure(
-                    cls,
-                    f"{cls}: {name}={msg}",
-                    (fields.get(name) or {}).get("source") or built.get("source", ""),
-                    "engine_config",
-                    f"{name} within {bounds}",
-                    (dest,),
-                )
+    for cls, name, passed, bounds, source in _bounded_fields(profile, table):
+        dest, value = _passed_value(profile, table, passed, given, blocked, _computed)
+        act = profile.by_dest.get(dest) if dest else None
+        if act is None or act.raw.get("field_of"):
+            continue  # no launch value here, or judged where the option is parsed
+        msg = bound_problem(bounds, value)
+        if msg:
+            yield ConditionFailure(
+                cls,
+                f"{cls}: {name}={msg}",
+                source,
+                "engine_config",
+                f"{name} within {bounds}",
+                (dest,),
+            )
+
+
+def _bounded_fields(
+    profile: Profile, table: dict[str, Any]
+) -> list[tuple[str, str, Any, Any, str]]:
+    """(class, field, what the construction passes it, its bounds, its source) of every
+    bounded field a construction fills, in class and field order; once per release (the
+    conditions table's memo)."""
+    from servelint.engines.vllm.validators import _table_cache
+
+    cache = _table_cache(table)
+    if ("bounds", "fields") not in cache:
+        found = []
+        for cls, entry in sorted(table.items()):
+            built = entry.get("built") or {}
+            fields = (profile.configs.get(cls) or {}).get("fields", {})
+            converted = set(entry.get("converted", []))
+            for name, passed in sorted((built.get("fields") or {}).items()):
+                bounds = (fields.get(name) or {}).get("bounds")
+                if not bounds or name in converted or "*" in converted:
+                    continue
+                source = (fields.get(name) or {}).get("source") or built.get("source", "")
+                found.append((cls, name, passed, bounds, source))
+        cache[("bounds", "fields")] = found
+    return cache[("bounds", "fields")]
 
 
 def _passed_value(
