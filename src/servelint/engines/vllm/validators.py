@@ -18,27 +18,22 @@ none of them matters.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from servelint.engines.vllm.conditions import (
     UNKNOWN,
-    Items,
     Values,
     outcome,
     reads,
     rendered,
     value_of,
 )
-from servelint.engines.vllm.json_config import _expand_human_numbers, human_int
+from servelint.engines.vllm.field_coerce import coerce
+from servelint.engines.vllm.launch_values import _dest_values, _json_payloads
 from servelint.profiles import Profile
 
-_TRUE = {"true", "1", "yes", "on", "t", "y"}
-_FALSE = {"false", "0", "no", "off", "f", "n"}
-_INT_RE = re.compile(r"^\s*[+-]?\d(_?\d)*\s*$")
 _MAX_DEPTH = 4
 
 
@@ -246,90 +241,6 @@ def _env_caveat(names: Iterable[str]) -> str:
     )
 
 
-# ---- values the launch gives ---------------------------------------------------------------
-def _dest_values(options: list[Any], unknown: Callable[[Any], bool]) -> dict[str, Any]:
-    """dest -> the value the parser stored (the last occurrence wins), for plain options."""
-    out: dict[str, Any] = {}
-    for opt in options:
-        act = opt.action
-        if act is None or opt.config_path or act.raw.get("json_dataclass"):
-            continue
-        kind = act.raw.get("kind")
-        if unknown(opt):
-            out[act.dest] = UNKNOWN
-        elif kind == "store_true":
-            out[act.dest] = True
-        elif kind == "store_false":
-            out[act.dest] = False
-        elif kind == "boolean_optional":
-            out[act.dest] = opt.canonical not in (act.raw.get("negative") or [])
-        elif kind == "store":
-            typed = getattr(opt, "typed", None)
-            if typed is None:
-                out[act.dest] = UNKNOWN
-            elif act.raw.get("nargs") in ("+", "*") or isinstance(opt.value, list):
-                out[act.dest] = list(typed)
-            else:
-                out[act.dest] = typed[0] if typed else UNKNOWN
-        else:
-            out[act.dest] = UNKNOWN
-    return out
-
-
-def _json_payloads(
-    profile: Profile, options: list[Any], unknown: Callable[[Any], bool], plain: bool = False
-) -> dict[str, Any]:
-    """dest -> the JSON object a dataclass-json option (``plain``: a plain JSON option,
-    ``json.loads``) is given (dotted keys folded in)."""
-    out: dict[str, Any] = {}
-    kind = "json_config" if plain else "json_dataclass"
-    for opt in options:
-        act = opt.action
-        if act is None or not isinstance(opt.value, str):
-            continue
-        if not act.raw.get(kind) or plain and act.raw.get("json_dataclass"):
-            continue
-        if opt.config_path:
-            keys = opt.config_path.split(".")[1:]
-            value = UNKNOWN if unknown(opt) else _dotted_value(profile, opt.value)
-            current = out.setdefault(act.dest, {})
-            if not isinstance(current, dict) or not keys:
-                out[act.dest] = UNKNOWN
-                continue
-            for key in keys[:-1]:
-                current = current.setdefault(key, {})
-                if not isinstance(current, dict):
-                    break
-            else:
-                current[keys[-1]] = value
-            continue
-        text = opt.value
-        if unknown(opt):
-            out[act.dest] = UNKNOWN
-            continue
-        if profile.rules.get("json_human_numbers"):
-            text = _expand_human_numbers(text)
-        try:
-            out[act.dest] = json.loads(text)
-        except ValueError:
-            out[act.dest] = UNKNOWN
-    return out
-
-
-def _dotted_value(profile: Profile, text: str) -> Any:
-    """As vLLM folds ``--x.key VALUE``: JSON when it parses, a human-readable int, or text."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
-    if profile.rules.get("dotted_human_int"):
-        try:
-            return human_int(text)
-        except ValueError:
-            pass
-    return text
-
-
 # ---- a config object's values ----------------------------------------------------------------
 def _field_specs(profile: Profile, cls: str) -> dict[str, Any]:
     return (profile.configs.get(cls) or {}).get("fields", {})
@@ -523,64 +434,3 @@ def _dest_default(profile: Profile, table: dict[str, Any], dest: str) -> Any:
     text = act.raw.get("default")
     same = text is None if value is None else text == str(value)
     return value if same else UNKNOWN
-
-
-def coerce(spec: dict[str, Any], value: Any) -> Any:
-    """``value`` as pydantic (lax mode) stores it in a field of ``spec["type"]``, or UNKNOWN
-    when the type is not a plain scalar (its validation is another rule's business)."""
-    if value is UNKNOWN:
-        return UNKNOWN
-    if (spec.get("type") or "").startswith("SkipValidation["):  # stored as given, unvalidated
-        return value if isinstance(value, int | float | str | bool | type(None)) else UNKNOWN
-    parts = {p.strip() for p in (spec.get("type") or "").split("|")}
-    literal = (spec.get("value_check") or {}).get("check") == "literal"
-    if value is None:
-        return None if "None" in parts or "Optional" in (spec.get("type") or "") else UNKNOWN
-    parts.discard("None")
-    if len(parts) != 1:
-        return UNKNOWN
-    kind = parts.pop()
-    if (
-        kind.startswith("list[")
-        and isinstance(value, list)
-        or kind.startswith("dict[")
-        and isinstance(value, dict)
-    ):
-        return Items(len(value))  # pydantic checks the items (another rule's business)
-    if literal:
-        allowed = (spec.get("value_check") or {}).get("values") or []
-        return value if isinstance(value, str) and value in allowed else UNKNOWN
-    if kind == "bool":
-        return _as_bool(value)
-    if kind == "int":
-        return _as_int(value)
-    if kind == "float":
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-        return UNKNOWN
-    if kind == "str":
-        return value if isinstance(value, str) else UNKNOWN
-    return UNKNOWN
-
-
-def _as_bool(value: Any) -> Any:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str):
-        low = value.strip().lower()
-        return True if low in _TRUE else False if low in _FALSE else UNKNOWN
-    return UNKNOWN
-
-
-def _as_int(value: Any) -> Any:
-    if isinstance(value, bool):
-        return UNKNOWN
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and _INT_RE.match(value) and "_" not in value:
-        return int(value)
-    return UNKNOWN
