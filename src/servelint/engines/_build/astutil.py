@@ -348,6 +348,15 @@ def dotted(node: ast.AST) -> str:
     return ""
 
 
+def assigned_targets(node: ast.AST) -> list[ast.expr]:
+    """The targets ``node`` stores to when it is an (augmented, annotated) assignment."""
+    if isinstance(node, ast.Assign):
+        return list(node.targets)
+    if isinstance(node, ast.AugAssign | ast.AnnAssign):
+        return [node.target]
+    return []
+
+
 def class_constants(cls: ast.ClassDef) -> list[tuple[str, ast.expr]]:
     """The public ``NAME = value`` statements of a class body (an enum's members), in order."""
     return [

@@ -9,7 +9,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from servelint.engines._build.astutil import dotted
+from servelint.engines._build.astutil import assigned_targets, dotted
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder import local_built
 from servelint.engines.vllm.builder.condition_walk import Walk, assign, self_field, taint
@@ -51,13 +51,7 @@ def namespace_assigned(src: WheelSource) -> set[str]:
         if not name.startswith("vllm/entrypoints/") or (tree := parse(src, name)) is None:
             continue
         for node in ast.walk(tree):
-            targets = (
-                node.targets
-                if isinstance(node, ast.Assign)
-                else [node.target]
-                if isinstance(node, ast.AugAssign | ast.AnnAssign)
-                else []
-            )
+            targets = assigned_targets(node)
             for target in targets:
                 if (
                     isinstance(target, ast.Attribute)

@@ -25,7 +25,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from servelint.engines._build.astutil import dotted
+from servelint.engines._build.astutil import assigned_targets, dotted
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.condition_shapes import _reads
 from servelint.engines.vllm.builder.condition_walk import walk_method
@@ -198,13 +198,7 @@ def _assignments(tree: ast.AST, dest: str) -> list[int]:
     """Lines of the assignments to a chain through ``.<dest>``."""
     out: list[int] = []
     for node in ast.walk(tree):
-        targets = (
-            node.targets
-            if isinstance(node, ast.Assign)
-            else [node.target]
-            if isinstance(node, ast.AugAssign | ast.AnnAssign)
-            else []
-        )
+        targets = assigned_targets(node)
         for target in targets:
             chain = dotted(target) if not isinstance(target, ast.Tuple | ast.List) else ""
             elts = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
