@@ -12,9 +12,10 @@ from typing import Any
 from servelint.engines._build.astutil import assigned_targets, dotted
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder import local_built
-from servelint.engines.vllm.builder.condition_walk import Walk, assign, self_field, taint
+from servelint.engines.vllm.builder.condition_walk import Walk, assign, taint
 from servelint.engines.vllm.builder.engine_locals import passed_values
 from servelint.engines.vllm.builder.facts_common import files_with, find_def, parse
+from servelint.engines.vllm.builder.walk_exprs import self_field
 
 
 def engine_args_assigned(cls: ast.ClassDef) -> list[str]:
