@@ -19,7 +19,6 @@ the fields, never an error.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,8 +39,8 @@ class AfterHooks:
     walked: set[str] = field(default_factory=set)  # "Cls.method" whose writes the walk models
     _proofs: dict[tuple[str, frozenset[str]], bool] = field(default_factory=dict)
 
-    def met(self, path: str, call: ast.Call) -> None:
-        site = f"{path}:{call.lineno} {ast.unparse(call.func)}"
+    def met(self, site: str) -> None:
+        """A hook at ``site`` (``path:line callee``)."""
         if site not in self.sites:
             self.sites.append(site)
 

@@ -376,15 +376,20 @@ _READS_ONLY = frozenset({"isinstance", "type", "hasattr", "id"})  # builtins tha
 
 
 def _hand_off(walk: Walk, call: ast.Call, inherited: bool = False) -> None:
-    """``self`` goes to code not read: a config hook, or (``inherited``) a base class's
-    method. With a record of hooks (after_hooks.py) the walk goes on past it, each later
+    """``self`` goes to code not read at ``call``: a config hook, or (``inherited``) a base
+    class's method (_hand_off_at)."""
+    _hand_off_at(walk, call.lineno, ast.unparse(call.func), inherited)
+
+
+def _hand_off_at(walk: Walk, line: int, callee: str, inherited: bool = False) -> None:
+    """``self`` goes to ``callee`` (code not read) at ``line`` (0: a method the class does not
+    define). With a record of hooks (after_hooks.py) the walk goes on past it, each later
     check judged by what the wheel may write by name (write_index.py); else nothing the
     launch sets is known after it: only model checks are kept, naming the calls (none past
     an inherited method)."""
-    where = call.lineno or f"self.{getattr(call.func, 'attr', '?')}()"
-    walk.hooks.append(f"{walk.path}:{where}")
+    walk.hooks.append(f"{walk.path}:{line or callee + '()'}")
     if walk.after is not None:
-        walk.after.met(walk.path, call)
+        walk.after.met(f"{walk.path}:{line} {callee}")
     else:
         walk.poisoned = True
         walk.stopped = walk.stopped or inherited
@@ -408,8 +413,7 @@ def _taint_method(walk: Walk, name: str) -> None:
     """A ``self.<name>()`` call that is not followed: what the method may change."""
     method = walk.methods.get(name)
     if method is None:
-        call = ast.Call(ast.Attribute(ast.Name("self"), name), [], [], lineno=0)
-        _hand_off(walk, call, inherited=True)
+        _hand_off_at(walk, 0, f"self.{name}", inherited=True)
         return  # inherited or unknown: code not read
     if id(method) in walk.seen:
         return  # already being read: what it changes is counted there
