@@ -67,6 +67,16 @@ def entry_of(engine: str, entrypoint: str) -> str:
     return getattr(model, "ENTRIES", {}).get(entrypoint, "") if model is not None else ""
 
 
+@functools.cache
+def _same_parse_entries(engine: str) -> frozenset[str]:
+    """The entries the engine's argv model parses as its default parse (``SAME_PARSE_ENTRIES``)."""
+    from servelint.engines import registry
+
+    found = registry.find(engine)
+    model = found.argv_model() if found else None
+    return getattr(model, "SAME_PARSE_ENTRIES", frozenset())
+
+
 def findings(rule: Any, ctx: CheckContext) -> list[Finding]:
     """``rule``'s findings on the launch, from the entry of its argv."""
     parsed = ctx.parsed
@@ -87,6 +97,8 @@ def _parse(
 ) -> LintParse:
     profile = profiles.load(engine, version)
     assert profile is not None
+    if entry in _same_parse_entries(engine):
+        entry = ""  # parsed as the default is: its memo entry stays apart, its parse not
     canon, changed = _canonical(profile, argv, set(symbolic)) if not entry else (argv, set())
     shared = _SHARED.get_or(
         (engine, version, canon, symbolic, entry),

@@ -409,6 +409,8 @@ def _written_at(argv: list[str], index: int, tok: _Tok) -> str:
 # (ServeSubcommand.validate; the profile's ``serve_checks``): a launch the Dynamo worker
 # parses with the same options never runs them, so the argv memo keys the two apart
 ENTRIES = {"vllm serve": "serve"}
+# entries parsed as the default parse is (the argv memo shares their parses)
+SAME_PARSE_ENTRIES = frozenset({"serve"})
 
 
 def parse(profile: Profile, argv: list[str], entry: str = "") -> ParseResult:
