@@ -31,8 +31,20 @@ def _argvs(version: str, combos: int) -> list[list[str]]:
     return cases + mixed
 
 
+def _unmemoised(options: list, unknown, profile) -> tuple:
+    """``validators._failures`` with every part computed afresh (no memo)."""
+    memoised = failures_memo.part_failures
+    failures_memo.part_failures = lambda table, part, dests, maps, compute: tuple(compute())
+    try:
+        return tuple(validators._failures(profile, options, unknown))
+    finally:
+        failures_memo.part_failures = memoised
+
+
 @pytest.mark.parametrize("version", ["0.11.0", "0.33.0"])
 def test_launches_sharing_a_key_get_the_same_failures(version):
+    """The memo of whole launches and the memo of each part (a built class, a from_dict
+    class, the EngineArgs checks, the bounds) give what computing every part afresh gives."""
     profile = profiles.load("vllm", version)
     table = profile.data["conditions"]
     seen: dict[object, tuple] = {}
@@ -44,7 +56,7 @@ def test_launches_sharing_a_key_get_the_same_failures(version):
         options = list(parsed.options)
         for unknown in (lambda o: False, lambda o: o.index % 3 == 1):
             key = failures_memo._key(profile, table, options, unknown)
-            direct = tuple(validators._failures(profile, options, unknown))
+            direct = _unmemoised(options, unknown, profile)
             memoised = failures_memo.failures(profile, options, unknown, validators._failures)
             assert memoised == direct, argv
             if key is None:
@@ -55,6 +67,32 @@ def test_launches_sharing_a_key_get_the_same_failures(version):
             seen[key] = direct
             failing += bool(direct)
     assert shared > 1000 and failing > 100  # keys are shared, among failing launches too
+
+
+@pytest.mark.parametrize("version", ["0.21.0", "0.33.0"])
+def test_memoised_verdicts_are_the_verdicts_computed_afresh(version, monkeypatch):
+    """``validators.failures`` of a serve launch (its namespace checks and the built fields'
+    bounds too) with the memos warm is what it is with every part computed afresh."""
+    profile = profiles.load("vllm", version)
+    launches = []
+    for argv in _argvs(version, 1500):
+        parsed = vllm_argv.parse(profile, argv)
+        if parsed.ok:
+            launches.append(list(parsed.options))
+    unknown = lambda o: o.index % 4 == 3  # noqa: E731
+    warm = [validators.failures(profile, opts, unknown, entry="serve") for opts in launches]
+    warm += [validators.failures(profile, opts, unknown, entry="serve") for opts in launches]
+    monkeypatch.setattr(
+        failures_memo, "part_failures", lambda table, part, dests, maps, compute: tuple(compute())
+    )
+    monkeypatch.setattr(
+        failures_memo, "failures", lambda profile, options, unknown, compute: tuple(
+            compute(profile, options, unknown)
+        )
+    )
+    afresh = [validators.failures(profile, opts, unknown, entry="serve") for opts in launches]
+    assert warm == afresh + afresh
+    assert sum(bool(f) for f in afresh) > 100
 
 
 def test_values_are_keyed_with_their_type():

@@ -18,7 +18,33 @@ from servelint.engines.vllm.json_config import bound_problem
 from servelint.profiles import Profile
 
 
-def bound_failures(profile: Profile, table: dict[str, Any], given: dict[str, Any]) -> Iterator[Any]:
+def bound_failures(profile: Profile, table: dict[str, Any], given: dict[str, Any]) -> tuple:
+    """The bounds the launch's values break, memoised on the values of the dests they read."""
+    from servelint.engines.vllm.failures_memo import part_failures
+
+    return part_failures(
+        table, ("bounds",), _read(profile, table), (given,), lambda: _failures(profile, table, given)
+    )
+
+
+def _read(profile: Profile, table: dict[str, Any]) -> frozenset[str]:
+    """Every dest a bounded field is passed (once per release: the conditions table's memo)."""
+    from servelint.engines.vllm.conditions import reads
+    from servelint.engines.vllm.validators import _table_cache
+
+    cache = _table_cache(table)
+    if ("bounds", "read") not in cache:
+        found: set[str] = set()
+        for _, _, passed, _, _ in _bounded_fields(profile, table):
+            if isinstance(passed, str):
+                found.add(passed)
+            elif isinstance(passed, dict) and "expr" in passed:
+                found.update(reads(passed["expr"]))
+        cache[("bounds", "read")] = frozenset(found)
+    return cache[("bounds", "read")]
+
+
+def _failures(profile: Profile, table: dict[str, Any], given: dict[str, Any]) -> Iterator[Any]:
     from servelint.engines.vllm.validators import ConditionFailure, _computed
 
     blocked = set((table.get("EngineArgs") or {}).get("assigned", ["*"]))

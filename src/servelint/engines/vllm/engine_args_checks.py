@@ -14,13 +14,35 @@ from collections.abc import Iterator
 from typing import Any
 
 from servelint.engines.vllm.conditions import UNKNOWN, Values, outcome, reads, rendered
-from servelint.engines.vllm.validators import ConditionFailure, _dest_default
+from servelint.engines.vllm.validators import ConditionFailure, _dest_default, _table_cache
 from servelint.profiles import Profile
 
 KEYS = ("checks", "model_checks")  # certain failures first
 
 
 def engine_args_failures(
+    profile: Profile, table: dict[str, Any], given: dict[str, Any]
+) -> tuple[ConditionFailure, ...]:
+    """The failing checks, memoised on the values ``given`` has for the fields they read."""
+    from servelint.engines.vllm.failures_memo import part_failures
+
+    return part_failures(
+        table, ("engine_args",), _read(table), (given,), lambda: _failures(profile, table, given)
+    )
+
+
+def _read(table: dict[str, Any]) -> frozenset[str]:
+    """Every field the checks read (once per release: the conditions table's memo)."""
+    cache = _table_cache(table)
+    if ("engine_args", "read") not in cache:
+        entry = table.get("EngineArgs") or {}
+        cache[("engine_args", "read")] = frozenset(
+            f for key in KEYS for c in entry.get(key, []) for f in reads(c["test"])
+        )
+    return cache[("engine_args", "read")]
+
+
+def _failures(
     profile: Profile, table: dict[str, Any], given: dict[str, Any]
 ) -> Iterator[ConditionFailure]:
     entry = table.get("EngineArgs") or {}

@@ -31,6 +31,7 @@ from servelint.profiles import Profile
 
 MAX_ENTRIES = 8192
 _MEMO = Lru(MAX_ENTRIES)
+_PARTS = Lru(4 * MAX_ENTRIES)  # one part's failures (part_failures)
 _SCALARS = (str, int, bool, type(None))
 
 
@@ -53,6 +54,23 @@ def failures(
     if key is None:
         return tuple(compute(profile, options, unknown))
     return _MEMO.get_for(table, lambda: tuple(compute(profile, options, unknown)), key)
+
+
+def part_failures(
+    table: dict[str, Any],
+    part: Any,
+    dests: frozenset[str],
+    maps: tuple[dict[str, Any], ...],
+    compute: Callable[[], Iterable[validators.ConditionFailure]],
+) -> tuple[validators.ConditionFailure, ...]:
+    """The failures of one part of the release's checks (a built class, the bounds, ...):
+    ``compute()``, once per release, ``part`` and the values ``maps`` give ``dests``, which
+    must be every dest the part reads."""
+    try:
+        key = tuple(tuple((d, _frozen(v)) for d, v in m.items() if d in dests) for m in maps)
+    except _Unkeyable:
+        return tuple(compute())
+    return _PARTS.get_for(table, lambda: tuple(compute()), (part, key))
 
 
 def _key(

@@ -41,33 +41,57 @@ def from_dict_failures(
         return
     payloads = _json_payloads(profile, options, unknown, plain=True)
     assigned = set((table.get("EngineArgs") or {}).get("assigned", ["*"]))
+    if "*" in assigned:
+        return
+    from servelint.engines.vllm.failures_memo import part_failures
+
     for dest, (cls, how) in sorted(built.items()):
-        filled = {  # keys the engine sets from other options' dests (``--spec-tokens``)
-            key: given.get(by, _dest_default(profile, table, by)) if by else UNKNOWN
-            for key, by in how["keys"].items()
-        }
-        filled = {k: v for k, v in filled.items() if v is not None}
-        payload = payloads.get(dest)
-        if payload is None and how.get("created") and any(how["keys"][k] for k in filled):
-            payload = {}  # the engine starts the dict from those options
-        if not isinstance(payload, dict) or "*" in assigned:
-            continue
-        payload = _rekeyed(payload, how["rekey"])
-        values = _json_values(profile, table, cls, payload, 0, own=True)
-        specs = _field_specs(profile, cls)
-        for key, value in filled.items():
-            by = how["keys"][key]
-            known = by and by not in assigned and key not in payload and key in specs
-            values.fields[key] = coerce(specs[key], value) if known else UNKNOWN
-        only_if = ""
-        if how["replaced_by"]:
-            only_if = (
-                f"unless the model's config makes {', '.join(how['replaced_by'])} "
-                f"replace --{dest.replace('_', '-')}"
-            )
-        base = _base(table, ("from_dict", cls), _json_values, profile, table, cls, {}, 0, own=True)
-        for failure in _failing(table, cls, values, "engine_config", f"{dest}.", base=base):
-            yield replace(failure, only_if=only_if)
+        dests = frozenset({dest, *filter(None, how["keys"].values())})
+        yield from part_failures(
+            table, ("from_dict", cls), dests, (given, payloads),
+            lambda d=dest, c=cls, h=how: _class_failures(
+                profile, table, d, c, h, given, payloads.get(d), assigned
+            ),
+        )
+
+
+def _class_failures(
+    profile: Profile,
+    table: dict[str, Any],
+    dest: str,
+    cls: str,
+    how: dict[str, Any],
+    given: dict[str, Any],
+    payload: Any,
+    assigned: set[str],
+) -> Iterator[ConditionFailure]:
+    """One class's checks over the dict ``dest`` gives it (``payload``), keyed as the engine
+    renames them, with the keys the engine fills from other dests (``--spec-tokens``)."""
+    filled = {
+        key: given.get(by, _dest_default(profile, table, by)) if by else UNKNOWN
+        for key, by in how["keys"].items()
+    }
+    filled = {k: v for k, v in filled.items() if v is not None}
+    if payload is None and how.get("created") and any(how["keys"][k] for k in filled):
+        payload = {}  # the engine starts the dict from those options
+    if not isinstance(payload, dict):
+        return
+    payload = _rekeyed(payload, how["rekey"])
+    values = _json_values(profile, table, cls, payload, 0, own=True)
+    specs = _field_specs(profile, cls)
+    for key, value in filled.items():
+        by = how["keys"][key]
+        known = by and by not in assigned and key not in payload and key in specs
+        values.fields[key] = coerce(specs[key], value) if known else UNKNOWN
+    only_if = ""
+    if how["replaced_by"]:
+        only_if = (
+            f"unless the model's config makes {', '.join(how['replaced_by'])} "
+            f"replace --{dest.replace('_', '-')}"
+        )
+    base = _base(table, ("from_dict", cls), _json_values, profile, table, cls, {}, 0, own=True)
+    for failure in _failing(table, cls, values, "engine_config", f"{dest}.", base=base):
+        yield replace(failure, only_if=only_if)
 
 
 def _rekeyed(payload: dict[str, Any], pairs: list[list[str]]) -> dict[str, Any]:

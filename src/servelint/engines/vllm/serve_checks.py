@@ -20,7 +20,7 @@ from servelint.profiles import Profile
 def serve_failures(
     profile: Profile, options: list[Any], unknown: Callable[[Any], bool]
 ) -> Iterator[Any]:
-    from servelint.engines.vllm.validators import ConditionFailure, _dest_default, _dest_values
+    from servelint.engines.vllm.validators import _dest_values
 
     section = profile.data.get("serve_checks") or {}
     if not section.get("checks"):
@@ -30,6 +30,29 @@ def serve_failures(
         act = opt.action
         if act is not None and (opt.config_path or act.raw.get("json_dataclass")):
             given[act.dest] = UNKNOWN
+    from servelint.engines.vllm.failures_memo import part_failures
+
+    table = profile.data.get("conditions") or {}
+    yield from part_failures(
+        table, ("serve",), _read(profile), (given,), lambda: _failures(profile, given)
+    )
+
+
+def _read(profile: Profile) -> frozenset[str]:
+    """Every dest the checks read (once per release: the conditions table's memo)."""
+    from servelint.engines.vllm.validators import _table_cache
+
+    cache = _table_cache(profile.data.get("conditions") or {})
+    if ("serve", "read") not in cache:
+        checks = (profile.data.get("serve_checks") or {}).get("checks") or []
+        cache[("serve", "read")] = frozenset(f for c in checks for f in reads(c["test"]))
+    return cache[("serve", "read")]
+
+
+def _failures(profile: Profile, given: dict[str, Any]) -> Iterator[Any]:
+    from servelint.engines.vllm.validators import ConditionFailure, _dest_default
+
+    section = profile.data.get("serve_checks") or {}
     defaults = section.get("defaults") or {}
     table = profile.data.get("conditions") or {}
     for check in section["checks"]:
