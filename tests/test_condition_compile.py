@@ -19,6 +19,7 @@ from servelint import profiles
 from servelint.engines.vllm import argv as vllm_argv
 from servelint.engines.vllm import conditions, failures_memo, validators
 from servelint.engines.vllm.condition_compile import compiled
+from servelint.engines.vllm.launch_values import LaunchValues
 
 CASES = Path(__file__).parent / "conformance" / "adversarial"
 
@@ -73,7 +74,8 @@ def test_compiled_conditions_evaluate_as_the_walker(version, monkeypatch):
     for argv in cases + mixed:
         parsed = vllm_argv.parse(profile, argv)
         if parsed.ok:
-            list(validators._failures(profile, list(parsed.options), lambda o: False))
+            launch = LaunchValues(profile, list(parsed.options), lambda o: False)
+            list(validators._failures(profile, launch))
             compared += 1
     assert compared > 3000 and walked > 3000 and len(seen) > 40
 

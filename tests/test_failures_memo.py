@@ -13,6 +13,7 @@ import pytest
 from servelint import profiles
 from servelint.engines.vllm import argv as vllm_argv
 from servelint.engines.vllm import failures_memo, validators
+from servelint.engines.vllm.launch_values import LaunchValues
 
 CASES = Path(__file__).parent / "conformance" / "adversarial"
 
@@ -36,7 +37,7 @@ def _unmemoised(options: list, unknown, profile) -> tuple:
     memoised = failures_memo.part_failures
     failures_memo.part_failures = lambda table, part, dests, maps, compute: tuple(compute())
     try:
-        return tuple(validators._failures(profile, options, unknown))
+        return tuple(validators._failures(profile, LaunchValues(profile, options, unknown)))
     finally:
         failures_memo.part_failures = memoised
 
@@ -55,9 +56,10 @@ def test_launches_sharing_a_key_get_the_same_failures(version):
             continue
         options = list(parsed.options)
         for unknown in (lambda o: False, lambda o: o.index % 3 == 1):
-            key = failures_memo._key(profile, table, options, unknown)
+            launch = LaunchValues(profile, options, unknown)
+            key = failures_memo._key(profile, table, launch)
             direct = _unmemoised(options, unknown, profile)
-            memoised = failures_memo.failures(profile, options, unknown, validators._failures)
+            memoised = failures_memo.failures(profile, launch, validators._failures)
             assert memoised == direct, argv
             if key is None:
                 continue
@@ -86,9 +88,7 @@ def test_memoised_verdicts_are_the_verdicts_computed_afresh(version, monkeypatch
         failures_memo, "part_failures", lambda table, part, dests, maps, compute: tuple(compute())
     )
     monkeypatch.setattr(
-        failures_memo, "failures", lambda profile, options, unknown, compute: tuple(
-            compute(profile, options, unknown)
-        )
+        failures_memo, "failures", lambda profile, launch, compute: tuple(compute(profile, launch))
     )
     afresh = [validators.failures(profile, opts, unknown, entry="serve") for opts in launches]
     assert warm == afresh + afresh
@@ -111,7 +111,7 @@ def test_values_no_check_reads_share_an_entry():
 
     def key(argv: list[str]) -> object:
         options = list(vllm_argv.parse(profile, argv).options)
-        return failures_memo._key(profile, table, options, lambda o: False)
+        return failures_memo._key(profile, table, LaunchValues(profile, options, lambda o: False))
 
     base = ["a/model", "--numa-bind-nodes", "0"]
     assert key(base) == key(["b/model", "--numa-bind-nodes", "0"])

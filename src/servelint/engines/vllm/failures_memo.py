@@ -1,9 +1,9 @@
 """The one memo of SL114's verdicts (``validators.failures``), keyed on the values a launch
 gives the dests the release's checks can read, not on its argv.
 
-``failures`` reads a launch only through what ``validators`` makes of its options: dest ->
-plain value (``_dest_values``), dest -> dataclass-JSON payload and dest -> plain-JSON payload
-(``_json_payloads``), whether an option names ``--config``, and whether an option's dest is
+``failures`` reads a launch only through what ``validators`` makes of its options
+(launch_values.LaunchValues): dest -> plain value, dest -> dataclass-JSON payload and dest ->
+plain-JSON payload, whether an option names ``--config``, and whether an option's dest is
 one a condition reads (``_index``). Restricted to the dests some check of the release can
 read, those decide the result:
 
@@ -26,6 +26,7 @@ from typing import Any
 
 from servelint.engines.vllm import validators
 from servelint.engines.vllm.conditions import UNKNOWN, reads
+from servelint.engines.vllm.launch_values import LaunchValues
 from servelint.lru import Lru
 from servelint.profiles import Profile
 
@@ -41,19 +42,18 @@ class _Unkeyable(Exception):
 
 def failures(
     profile: Profile,
-    options: list[Any],
-    unknown: Callable[[Any], bool],
+    launch: LaunchValues,
     compute: Callable[..., Iterable[validators.ConditionFailure]],
 ) -> tuple[validators.ConditionFailure, ...]:
-    """``compute(profile, options, unknown)``'s failures, once per release and key."""
+    """``compute(profile, launch)``'s failures, once per release and key."""
     table = profile.data.get("conditions") or {}
     try:
-        key = _key(profile, table, options, unknown) if table else None
+        key = _key(profile, table, launch) if table else None
     except _Unkeyable:
         key = None
     if key is None:
-        return tuple(compute(profile, options, unknown))
-    return _MEMO.get_for(table, lambda: tuple(compute(profile, options, unknown)), key)
+        return tuple(compute(profile, launch))
+    return _MEMO.get_for(table, lambda: tuple(compute(profile, launch)), key)
 
 
 def part_failures(
@@ -73,20 +73,16 @@ def part_failures(
     return _PARTS.get_for(table, lambda: tuple(compute()), (part, key))
 
 
-def _key(
-    profile: Profile, table: dict[str, Any], options: list[Any], unknown: Callable[[Any], bool]
-) -> tuple[Any, ...] | None:
+def _key(profile: Profile, table: dict[str, Any], launch: LaunchValues) -> tuple[Any, ...] | None:
+    options = launch.options
     if any(opt.canonical == "--config" for opt in options):
         return None  # failures() decides nothing then
     gate, dests = _read_dests(profile, table)
-    given = validators._dest_values(options, unknown)
-    payloads = validators._json_payloads(profile, options, unknown)
-    plain = validators._json_payloads(profile, options, unknown, plain=True)
     return (
         any(opt.action is not None and opt.action.dest in gate for opt in options),
         *(
             tuple((d, _frozen(v)) for d, v in m.items() if d in dests)
-            for m in (given, payloads, plain)
+            for m in (launch.given, launch.payloads, launch.plain)
         ),
     )
 

@@ -4,48 +4,41 @@ builder/dict_built.py), evaluated over the launch's keys as the engine renames t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 from servelint.engines.vllm.conditions import UNKNOWN
+from servelint.engines.vllm.launch_values import LaunchValues
 from servelint.engines.vllm.validators import (
     ConditionFailure,
     _base,
     _dest_default,
     _failing,
     _field_specs,
-    _json_payloads,
     _json_values,
+    _table_cache,
     coerce,
 )
 from servelint.profiles import Profile
 
 
 def from_dict_failures(
-    profile: Profile,
-    table: dict[str, Any],
-    options: list[Any],
-    given: dict[str, Any],
-    unknown: Callable[[Any], bool],
+    profile: Profile, table: dict[str, Any], launch: LaunchValues
 ) -> Iterator[ConditionFailure]:
     """Classes ``EngineArgs`` builds from a plain JSON option's dict (``from_dict``:
     ``SpeculativeConfig(**self.speculative_config)``): the launch's keys, renamed as the
     engine renames them; the keys the engine sets itself are unknown."""
-    built = {
-        e["from_dict"]["dest"]: (cls, e["from_dict"])
-        for cls, e in table.items()
-        if e.get("from_dict") and e.get("checks")
-    }
+    built = _built(table)
     if not built:
         return
-    payloads = _json_payloads(profile, options, unknown, plain=True)
+    given, payloads = launch.given, launch.plain
     assigned = set((table.get("EngineArgs") or {}).get("assigned", ["*"]))
     if "*" in assigned:
         return
     from servelint.engines.vllm.failures_memo import part_failures
 
-    for dest, (cls, how) in sorted(built.items()):
+    for dest, (cls, how) in built:
         dests = frozenset({dest, *filter(None, how["keys"].values())})
         yield from part_failures(
             table, ("from_dict", cls), dests, (given, payloads),
@@ -53,6 +46,19 @@ def from_dict_failures(
                 profile, table, d, c, h, given, payloads.get(d), assigned
             ),
         )
+
+
+def _built(table: dict[str, Any]) -> list[tuple[str, tuple[str, dict[str, Any]]]]:
+    """(dest, (class, how)) of each class built from a dict, by dest (the table's memo)."""
+    cache = _table_cache(table)
+    if ("from_dict", "built") not in cache:
+        by_dest = {
+            e["from_dict"]["dest"]: (cls, e["from_dict"])
+            for cls, e in table.items()
+            if e.get("from_dict") and e.get("checks")
+        }
+        cache[("from_dict", "built")] = sorted(by_dest.items())
+    return cache[("from_dict", "built")]
 
 
 def _class_failures(

@@ -16,12 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from servelint.engines.vllm.conditions import UNKNOWN, Values, outcome, reads
-from servelint.engines.vllm.validators import (
-    _dest_default,
-    _dest_values,
-    _json_payloads,
-    coerce,
-)
+from servelint.engines.vllm.launch_values import _dest_values, _json_payloads
+from servelint.engines.vllm.validators import _dest_default, coerce
 from servelint.profiles import Profile
 
 

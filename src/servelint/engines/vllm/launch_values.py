@@ -1,15 +1,36 @@
 """The values a launch gives the dests, as the condition checks read them: plain values
-(``_dest_values``) and the JSON payloads of config options (``_json_payloads``)."""
+(``_dest_values``) and the JSON payloads of config options (``_json_payloads``), computed
+once per judged argv (``LaunchValues``)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
 from servelint.engines.vllm.conditions import UNKNOWN
 from servelint.engines.vllm.json_config import _expand_human_numbers, human_int
 from servelint.profiles import Profile
+
+
+class LaunchValues:
+    """One launch's options and what they give the dests: ``given`` (plain values),
+    ``payloads`` (dataclass-JSON options' objects), ``plain`` (plain JSON options' dicts)."""
+
+    def __init__(self, profile: Profile, options: list[Any], unknown: Callable[[Any], bool]):
+        self.profile = profile
+        self.options = options
+        self.unknown = unknown
+        self.given = _dest_values(options, unknown)
+
+    @cached_property
+    def payloads(self) -> dict[str, Any]:
+        return _json_payloads(self.profile, self.options, self.unknown)
+
+    @cached_property
+    def plain(self) -> dict[str, Any]:
+        return _json_payloads(self.profile, self.options, self.unknown, plain=True)
 
 
 def _dest_values(options: list[Any], unknown: Callable[[Any], bool]) -> dict[str, Any]:

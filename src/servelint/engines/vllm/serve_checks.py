@@ -17,16 +17,13 @@ from servelint.engines.vllm.conditions import UNKNOWN, Values, outcome, reads, r
 from servelint.profiles import Profile
 
 
-def serve_failures(
-    profile: Profile, options: list[Any], unknown: Callable[[Any], bool]
-) -> Iterator[Any]:
-    from servelint.engines.vllm.validators import _dest_values
-
+def serve_failures(profile: Profile, launch: Any) -> Iterator[Any]:
+    """The namespace checks ``launch`` (launch_values.LaunchValues) fails."""
     section = profile.data.get("serve_checks") or {}
     if not section.get("checks"):
         return
-    given = _dest_values(options, unknown)
-    for opt in options:  # a dataclass-json option stores the object its type= builds
+    given = dict(launch.given)
+    for opt in launch.options:  # a dataclass-json option stores the object its type= builds
         act = opt.action
         if act is not None and (opt.config_path or act.raw.get("json_dataclass")):
             given[act.dest] = UNKNOWN

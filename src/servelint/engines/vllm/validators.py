@@ -31,7 +31,7 @@ from servelint.engines.vllm.conditions import (
     value_of,
 )
 from servelint.engines.vllm.field_coerce import coerce
-from servelint.engines.vllm.launch_values import _dest_values, _json_payloads
+from servelint.engines.vllm.launch_values import LaunchValues
 from servelint.profiles import Profile
 
 _MAX_DEPTH = 4
@@ -73,25 +73,24 @@ def failures(
     from servelint.engines.vllm.built_bounds import bound_failures
     from servelint.engines.vllm.serve_checks import serve_failures
 
-    served = tuple(serve_failures(profile, options, unknown)) if entry == "serve" else ()
-    classes = failures_memo.failures(profile, options, unknown, _failures)
-    bounds = tuple(bound_failures(profile, table, _dest_values(options, unknown)))
+    launch = LaunchValues(profile, options, unknown)
+    served = tuple(serve_failures(profile, launch)) if entry == "serve" else ()
+    classes = failures_memo.failures(profile, launch, _failures)
+    bounds = tuple(bound_failures(profile, table, launch.given))
     return served + classes + bounds
 
 
-def _failures(
-    profile: Profile, options: list[Any], unknown: Callable[[Any], bool]
-) -> Iterator[ConditionFailure]:
+def _failures(profile: Profile, launch: LaunchValues) -> Iterator[ConditionFailure]:
     table = profile.data.get("conditions") or {}
-    given = _dest_values(options, unknown)
+    given = launch.given
     built_classes, read = _index(profile, table)
-    if any(opt.action is not None and opt.action.dest in read for opt in options):
-        payloads = _json_payloads(profile, options, unknown)
+    if any(opt.action is not None and opt.action.dest in read for opt in launch.options):
+        payloads = launch.payloads
         for key in ("checks", "model_checks"):  # certain failures first
             yield from _class_failures(profile, table, built_classes, given, payloads, key)
         from servelint.engines.vllm.from_dict_checks import from_dict_failures
 
-        yield from from_dict_failures(profile, table, options, given, unknown)
+        yield from from_dict_failures(profile, table, launch)
     from servelint.engines.vllm.engine_args_checks import engine_args_failures
 
     yield from engine_args_failures(profile, table, given)
