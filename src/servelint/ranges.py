@@ -30,11 +30,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from servelint import profiles
+from servelint.install_pins import engine_installs, is_nightly
 from servelint.lru import Lru
 from servelint.model import (
     Finding,
     LaunchSpec,
-    PackageInstall,
     ReleaseFrom,
     Severity,
     release_kind,
@@ -51,17 +51,6 @@ from servelint.resolve import (
 if TYPE_CHECKING:  # dates are read only for a nightly tag
     from servelint import release_facts
 
-# a release in a wheel index URL: ``…/rocm/0.14.1/rocm700``, ``…/0.20.0/cu129``
-_INDEX_RELEASE = re.compile(r"/v?(\d+\.\d+\.\d+(?:\.post\d+)?)(?:/|$)")
-_INDEX_OPTIONS = (
-    "--extra-index-url",
-    "--index-url",
-    "-i",
-    "--index",
-    "--default-index",
-    "-f",
-    "--find-links",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,55 +98,6 @@ class ReleaseRange:
         else:
             where += ", the newest release servelint knows"
         return f"a build of {p.built}: {where}, by the dates of the releases' own files"
-
-
-# ------------------------------------------------------------------ installs of the engine
-
-
-def engine_installs(spec: LaunchSpec) -> list[PackageInstall]:
-    """The launch's installs of its own engine (``pip install vllm``, ``-e .`` in a checkout)."""
-    return [i for i in spec.installs if i.name and i.name.lower() == spec.engine]
-
-
-def _index_release(command: str) -> str | None:
-    words = command.split()
-    for i, word in enumerate(words):
-        name, eq, value = word.partition("=")
-        if name in _INDEX_OPTIONS:
-            url = value if eq else (words[i + 1] if i + 1 < len(words) else "")
-            m = _INDEX_RELEASE.search(url)
-            if m:
-                return m.group(1)
-    return None
-
-
-def _is_nightly(command: str) -> bool:
-    return "/nightly" in command or " --pre" in f" {command}"
-
-
-def pin_from_installs(spec: LaunchSpec) -> None:
-    """``pip install vllm==X`` or a versioned wheel index URL before the launch pins it."""
-    if spec.release is not None or spec.image is not None:
-        return
-    own = engine_installs(spec)
-    if len({(i.requirement, _index_release(i.command)) for i in own}) > 1:
-        return  # installs for different platforms (CUDA, ROCm): alternatives, not one pin
-    for inst in own:
-        if inst.symbolic:
-            continue
-        if (
-            inst.specifier.startswith("==")
-            and "," not in inst.specifier
-            and "*" not in inst.specifier
-        ):
-            spec.release = inst.specifier[2:].strip().split("+", 1)[0]
-        elif not inst.specifier:
-            spec.release = _index_release(inst.command)
-        if spec.release:
-            spec.release_span = inst.span
-            spec.context.setdefault("release_from", f"`{inst.command}`")
-            spec.context.setdefault("release_kind", ReleaseFrom.INSTALL.value)
-            return
 
 
 # ------------------------------------------------------------------ the range
@@ -239,7 +179,7 @@ def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
     for inst in installs:
         where = f" at line {inst.span.line}" if inst.span else ""
         shown = f"`{inst.command or inst.requirement}`{where}"
-        if inst.kind in ("path", "editable", "vcs") or _is_nightly(inst.command):
+        if inst.kind in ("path", "editable", "vcs") or is_nightly(inst.command):
             return ReleaseRange(spec.engine, "after-newest", (have[-1],), shown)
         if not inst.specifier and not inst.symbolic:
             return ReleaseRange(spec.engine, "latest", have, shown)
@@ -398,105 +338,3 @@ def range_works(spec: LaunchSpec, rng: ReleaseRange, passes) -> dict[str, Any]: 
         if not works_on_mod.certainly_fails(spec, release) and passes(spec, release):
             return {"first": release, "last": release}
     return {"first": None, "last": None}
-
-
-def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
-    """(span, why) the launch fails on ``release``: what the history index proves (a flag
-    the release lacks), else an error of the rules only a check on that release can give (a
-    package the release's image lacks, a backend its hardware limits reject)."""
-    from servelint import hardware
-    from servelint import works_on as works_on_mod
-    from servelint.pipeline import judge
-
-    why = works_on_mod.certain_failure(spec, release)
-    if why is not None:
-        return why
-    # the full check runs only when the launch can meet a gate or a backend limit there
-    gpu = hardware.lookup(spec.gpu)
-    texts = tuple(None if t.symbolic else t.text for t in spec.argv)  # (symbolic: no value)
-    if texts and texts[0] is not None and not texts[0].startswith("--"):
-        texts = ("", *texts[1:])  # the model: neither an option nor a value there
-    only = _rules_to_run(
-        spec.engine,
-        release,
-        texts,
-        tuple((e.name, None if e.symbolic else e.value) for e in spec.env),
-        gpu is not None and gpu.compute_capability is not None,
-        _floor_image_known(spec),
-    )
-    if not only:
-        return None
-    err = judge.first_error(spec, release, only)
-    return (err.span, err.message) if err is not None else None
-
-
-@functools.lru_cache(maxsize=4096)
-def _rules_to_run(
-    engine: str,
-    release: str,
-    texts: tuple[str | None, ...],
-    env: tuple[tuple[str, str | None], ...],
-    hardware_known: bool,
-    image_known: bool,
-) -> frozenset[str]:
-    """The rules whose errors only a check on ``release`` finds that could fire for this
-    argv and env (memoised: renderings repeat them)."""
-    from servelint.rules import backend_hardware, package_missing
-
-    prof = profiles.load(engine, release)
-    if prof is None:
-        return frozenset()
-    only = set()
-    if hardware_known and backend_hardware.may_apply(prof, list(texts)):
-        only.add(backend_hardware.NAME)  # (limits are judged only on known hardware)
-    if image_known and package_missing.may_trigger(prof, dict(env), list(texts)):
-        only.add(package_missing.NAME)
-    return frozenset(only)
-
-
-def _floor_image_known(spec: LaunchSpec) -> bool:
-    """Whether the floor release's packages are what the launch gets there: a pip install of
-    the engine (no image) or the engine's own image under a moving tag; a custom tag
-    (``:hy3``) may hold anything."""
-    if not spec.image:
-        return True
-    ref = image_ref(spec.image)
-    return is_engines_own_image(spec.engine, spec.image) and not ref.custom
-
-
-def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
-    """A ``version-coherence`` warning when the launch fails on the release at its floor (a
-    literal flag that release lacks, a value it rejects, a package its image lacks, a backend
-    its limits reject), naming the first release it does not fail on that way."""
-    from servelint.rules import version_coherence as rule
-
-    floor, have = release_version(spec.floor), profiles.available(spec.engine)
-    if floor is None or not have or floor < release_version(have[0]):
-        return None  # (below the oldest profile: what the floor's release does is unknown)
-    above = releases_from(spec.engine, str(floor))
-    if not above or any(t.profile.version == above[0] for t in res.targets if t.role == "primary"):
-        return None  # judged at the floor: its own findings say it
-    why = _floor_failure(spec, above[0])
-    if why is None:
-        return None
-    first = next((r for r in above[1:] if _floor_failure(spec, r) is None), None)
-    what = "min_vllm_version" if spec.origin == "recipe" else "the floor"
-    later = (
-        f"the first release this launch can work on ({spec.engine} {first})"
-        if first
-        else f"every {spec.engine} release up to {have[-1]}"
-    )
-    # the message names the releases only, so renderings with the same range merge
-    return Finding(
-        rule=rule.NAME,
-        code=rule.CODE,
-        severity=rule.SEVERITY,
-        span=spec.floor_span or spec.anchor,
-        engine=spec.engine,
-        release=above[0],
-        message=f"{what} {spec.floor} is below {later}: it fails on {above[0]}",
-        fix=(f"raise the floor to {first} " if first else "fix the launch ")
-        + f"(on {above[0]}: {why[1]})",
-        renderings=[spec.rendering] if spec.rendering else [],
-        related=[why[0]] if why[0] is not None else [],
-    )

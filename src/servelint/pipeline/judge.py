@@ -8,10 +8,12 @@ from typing import Any
 
 from servelint import ranges
 from servelint.engines import history as history_mod
+from servelint.install_pins import pin_from_installs
 from servelint.model import Finding, LaunchSpec, Severity
 from servelint.pipeline import argv_memo
 from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.options import Options
+from servelint.release_floor import floor_below
 from servelint.resolve import Resolution, resolve
 from servelint.rules import registry
 from servelint.rules.base import CheckContext, Scope
@@ -26,7 +28,7 @@ def _apply_options(spec: LaunchSpec, options: Options) -> None:
             spec.release = version
     if spec.gpu is None and options.gpu:
         spec.gpu = options.gpu
-    ranges.pin_from_installs(spec)  # `pip install vllm==X`, a versioned wheel index
+    pin_from_installs(spec)  # `pip install vllm==X`, a versioned wheel index
 
 
 def _is_custom_image(spec: LaunchSpec, prof) -> bool:
@@ -81,7 +83,7 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
         f.severity = min(f.severity, Severity.WARNING)
     if rng is not None:
         ranges.mark_guess(out, rng)
-    below = ranges.floor_below(spec, res)
+    below = floor_below(spec, res)
     if below is not None:
         out.append(below)
     if worker is not None:

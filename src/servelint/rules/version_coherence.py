@@ -6,7 +6,7 @@ release, and every flag, value or env var that first appears after the floor (so
 "needs >= 0.27.0" when the floor says 0.26.0). For every output format, a floor whose
 release the history index proves failing (a flag it lacks, a value it rejects) is reported
 once per launch too, naming the first release the index does not rule out
-(``ranges.floor_below``).
+(``release_floor.floor_below``).
 
 Bad (``--mamba-backend`` first appears in vLLM 0.20.0):
 
