@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -60,7 +60,7 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
 
     dynamo_launch = _dynamo_launch(spec)
     spec, worker = dynamo_launch.adapt(spec) if dynamo_launch else (spec, None)
-    passes = _passes_once()  # the range's verdict and works-on ask about the same releases
+    passes = _Verdicts()  # the range's verdict and works-on ask about the same releases
     res = _resolution(spec, options)
     rng = None
     if not options.target_version:
@@ -78,6 +78,7 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
             spec, worker.worker, res, run.cap_guesses, _is_custom_image
         )
     if rng is not None and ranges.has_error_on(out, rng.today):
+        passes.prefer = frozenset(f.code for f in out if f.severity == Severity.ERROR)
         ranges.judge(out, rng, ranges.range_works(spec, rng, passes))
     for f in routed:  # after the range verdict, which keeps its own note
         f.severity = min(f.severity, Severity.WARNING)
@@ -126,11 +127,14 @@ def _findings(
     res: Resolution,
     routed: list[Finding] | None = None,
     only: frozenset[str] | None = None,
+    prefer: frozenset[str] = frozenset(),
 ) -> Iterator[Finding]:
     hist = history_mod.load(spec.engine)
     notes_rules, primary_rules = _rules_by_role(options.errors_only)
     if only is not None:  # a subset of the rules (by name), per release only
         notes_rules, primary_rules = (), tuple(r for r in primary_rules if r.name in only)
+    if prefer:  # (a stable sort: the others keep their order)
+        primary_rules = tuple(sorted(primary_rules, key=lambda r: r.code not in prefer))
     primary = [t for t in res.targets if t.role == "primary"]
     # release-independent rules (resolution notes, runtime installs) run once per launch,
     # on the first primary release's parse (the argv memo's entry)
@@ -200,25 +204,33 @@ def launch_summary(lr: LaunchReport) -> dict[str, Any]:
 
 
 def first_error(
-    spec: LaunchSpec, version: str, only: frozenset[str] | None = None
+    spec: LaunchSpec,
+    version: str,
+    only: frozenset[str] | None = None,
+    prefer: frozenset[str] = frozenset(),
 ) -> Finding | None:
     """The first error the launch gets judged as if its image were bumped to ``version``
-    (from the rules named in ``only``, when given)."""
+    (from the rules named in ``only``, when given; the rules whose codes are in ``prefer``
+    run first)."""
     opts = Options(target_version=f"{spec.engine}=={version}", cap_guesses=False, errors_only=True)
-    found = _findings(spec, opts, _resolution(spec, opts), only=only)
+    found = _findings(spec, opts, _resolution(spec, opts), only=only, prefer=prefer)
     return next((f for f in found if f.severity == Severity.ERROR), None)
 
 
-def _passes_once() -> Callable[[LaunchSpec, str], bool]:
-    """``passes_on`` for one launch, each release checked once."""
-    seen: dict[str, bool] = {}
+class _Verdicts:
+    """``passes_on`` for one launch, each release checked once. ``prefer``: the codes of the
+    errors it got on the release it was judged against, whose rules are asked first (the
+    same launch likely fails the same way on a neighbouring release; only whether it fails
+    matters here)."""
 
-    def passes(spec: LaunchSpec, version: str) -> bool:
-        if version not in seen:
-            seen[version] = passes_on(spec, version)
-        return seen[version]
+    def __init__(self) -> None:
+        self.seen: dict[str, bool] = {}
+        self.prefer: frozenset[str] = frozenset()
 
-    return passes
+    def __call__(self, spec: LaunchSpec, version: str) -> bool:
+        if version not in self.seen:
+            self.seen[version] = first_error(spec, version, prefer=self.prefer) is None
+        return self.seen[version]
 
 
 def passes_on(spec: LaunchSpec, version: str) -> bool:
