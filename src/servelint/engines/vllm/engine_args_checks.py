@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from servelint.engines.vllm.conditions import UNKNOWN, Values, outcome, reads, rendered
+from servelint.engines.vllm.conditions import UNKNOWN, reads
+from servelint.engines.vllm.dest_checks import raising
 from servelint.engines.vllm.validators import ConditionFailure, _dest_default, _table_cache
 from servelint.profiles import Profile
 
@@ -50,26 +51,12 @@ def _failures(
     if not checks or "*" in entry.get("assigned", ["*"]):
         return
     blocked = set(entry.get("assigned", [])) | set(entry.get("changes", []))
-    for check in checks:
-        fields = reads(check["test"])
-        if not any(f in given for f in fields):
-            continue  # the release's defaults: nothing the launch decides
-        values = Values(
-            "EngineArgs",
-            {f: _value(profile, table, given, blocked, f) for f in fields},
-            {f: f for f in fields if f in given},
-        )
-        if outcome(check["test"], values) != "raises":
-            continue
-        yield ConditionFailure(
-            "EngineArgs",
-            rendered(check["message"], values),
-            check["source"],
-            "engine_config",
-            check["test"],
-            tuple(f for f in fields if f in given),
-            check.get("model", ""),
-        )
+    yield from raising(
+        checks,
+        given,
+        lambda dest: _value(profile, table, given, blocked, dest),
+        ("EngineArgs", "EngineArgs", "engine_config"),
+    )
 
 
 def _value(

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from servelint.engines.vllm.conditions import UNKNOWN, Values, outcome, reads, rendered
+from servelint.engines.vllm.conditions import UNKNOWN, reads
+from servelint.engines.vllm.dest_checks import raising
 from servelint.profiles import Profile
 
 
@@ -47,33 +48,17 @@ def _read(profile: Profile) -> frozenset[str]:
 
 
 def _failures(profile: Profile, given: dict[str, Any]) -> Iterator[Any]:
-    from servelint.engines.vllm.validators import ConditionFailure, _dest_default
+    from servelint.engines.vllm.validators import _dest_default
 
     section = profile.data.get("serve_checks") or {}
     defaults = section.get("defaults") or {}
     table = profile.data.get("conditions") or {}
-    for check in section["checks"]:
-        fields = reads(check["test"])
-        if not any(f in given for f in fields):
-            continue  # the release's defaults: nothing the launch decides
-        values = Values(
-            "namespace",
-            {
-                f: _value(f, given, defaults, lambda d: _dest_default(profile, table, d))
-                for f in fields
-            },
-            {f: f for f in fields if f in given},
-        )
-        if outcome(check["test"], values) != "raises":
-            continue
-        yield ConditionFailure(
-            "serve arguments",
-            rendered(check["message"], values),
-            check["source"],
-            "validate",
-            check["test"],
-            tuple(f for f in fields if f in given),
-        )
+    yield from raising(
+        section["checks"],
+        given,
+        lambda dest: _value(dest, given, defaults, lambda d: _dest_default(profile, table, d)),
+        ("namespace", "serve arguments", "validate"),
+    )
 
 
 def _value(

@@ -1,0 +1,41 @@
+"""Checks over plain option dests (``EngineArgs``'s own fields, the ``vllm serve`` namespace),
+evaluated over what the launch gives them: the one loop engine_args_checks.py and
+serve_checks.py share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from servelint.engines.vllm.conditions import Values, outcome, reads, rendered
+
+
+def raising(
+    checks: Iterable[dict[str, Any]],
+    given: dict[str, Any],
+    value: Callable[[str], Any],
+    where: tuple[str, str, str],
+) -> Iterator[Any]:
+    """The ``ConditionFailure`` of each check the launch's values make raise; a check that
+    reads no dest the launch gives is skipped (the release's defaults pass it). ``value``:
+    a dest's value (``given``'s, a default, or UNKNOWN); ``where``: (the values' class name,
+    the failure's class, its stage)."""
+    from servelint.engines.vllm.validators import ConditionFailure
+
+    values_cls, failure_cls, stage = where
+    for check in checks:
+        fields = reads(check["test"])
+        if not any(f in given for f in fields):
+            continue  # the release's defaults: nothing the launch decides
+        values = Values(values_cls, {f: value(f) for f in fields}, {f: f for f in fields if f in given})
+        if outcome(check["test"], values) != "raises":
+            continue
+        yield ConditionFailure(
+            failure_cls,
+            rendered(check["message"], values),
+            check["source"],
+            stage,
+            check["test"],
+            tuple(f for f in fields if f in given),
+            check.get("model", ""),
+        )
