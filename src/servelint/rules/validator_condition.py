@@ -118,6 +118,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
+# a condition longer than this is named by its source line alone (an inlined helper can
+# spell out to hundreds of characters)
+_SHOWN_CHARS = 160
+
+
 def _model_finding(ctx: CheckContext, span: Span, failure: validators.ConditionFailure) -> Finding:
     """A model check: a warning naming the models the engine refuses the launch for."""
     label = ctx.profile.label if ctx.profile is not None else ""
@@ -127,13 +132,19 @@ def _model_finding(ctx: CheckContext, span: Span, failure: validators.ConditionF
             f", unless the code the config is handed to before it ({', '.join(failure.assumes)})"
             " changes what the test reads"
         )
+    stage = failure.stage.replace("_", " ")
+    models = (
+        f"for every model where `{failure.model}`"
+        if len(failure.model) <= _SHOWN_CHARS
+        else "for the models a condition on the model's config holds for"
+    )
+    when = f", when `{failure.test}`" if len(failure.test) <= _SHOWN_CHARS else ""
     return finding(
         sys.modules[__name__],
         ctx,
         span,
-        f"{label} refuses this at {failure.stage.replace('_', ' ')} for every model where "
-        f"`{failure.model}`: {failure.message} ({failure.cls}, {failure.source}, when "
-        f"`{failure.test}`){caveat}",
+        f"{label} refuses this at {stage} {models}: {failure.message} ({failure.cls}, "
+        f"{failure.source}{when}){caveat}",
         fix="keep it only for models the condition does not hold for",
         evidence=failure.source,
         severity=Severity.WARNING,
