@@ -11,6 +11,7 @@ required actions and leftover ("unrecognized") tokens. What an engine does with 
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left
 from collections.abc import Callable
@@ -194,15 +195,19 @@ def expected_message(nargs: Any) -> str:
     return "expected arguments"
 
 
+@functools.lru_cache(maxsize=256)
+def _nargs_regex(nargs: tuple[Any, ...], optional: bool) -> re.Pattern[str]:
+    return re.compile("".join(_nargs_pattern(n, optional) for n in nargs))
+
+
 def _match(nargs: Any, selected: str, pos: int = 0) -> int | None:
-    m = re.compile(_nargs_pattern(nargs, True)).match(selected, pos)
+    m = _nargs_regex((nargs,), True).match(selected, pos)
     return len(m.group(1)) if m else None
 
 
 def _match_partial(nargs_list: list[Any], selected: str) -> list[int]:
     for i in range(len(nargs_list), 0, -1):
-        pat = "".join(_nargs_pattern(n, False) for n in nargs_list[:i])
-        m = re.match(pat, selected)
+        m = _nargs_regex(tuple(nargs_list[:i]), False).match(selected)
         if m is not None:
             return [len(g) for g in m.groups()]
     return []

@@ -93,6 +93,11 @@ def _preprocess(rules: dict[str, Any], argv: list[str], options: list[ParsedOpti
     return out, config_file
 
 
+_MODEL_FLAG = re.compile(r"^--model(=.+|$)")
+_CONFIG_FLAG = re.compile(r"^--config(=.+|$)")
+_SERVED_NAME_FLAG = re.compile(r"^--served[-_]model[-_]name(=.+|$)")
+
+
 def _model_flag(rules: dict[str, Any], toks: list[_Tok], options: list[ParsedOption],
                 profile: Profile) -> list[_Tok]:
     """``--model X``: refused, or moved to the positional, as the release does."""
@@ -107,7 +112,7 @@ def _model_flag(rules: dict[str, Any], toks: list[_Tok], options: list[ParsedOpt
                             i, "exception")
     elif model_rule == "positional":
         for i, a in enumerate(texts):
-            if re.match(r"^--model(=.+|$)", a):
+            if _MODEL_FLAG.match(a):
                 if a == "--model":
                     if i + 1 >= len(toks):
                         raise ArgFail("IndexError: `--model` needs a value", i, "exception")
@@ -123,9 +128,9 @@ def _model_flag(rules: dict[str, Any], toks: list[_Tok], options: list[ParsedOpt
                 break
         texts = [t.text for t in toks]
         if rules.get("served_model_name_needs_model") and texts and texts[0].startswith("-") \
-                and not any(re.match(r"^--config(=.+|$)", a) for a in texts):
+                and not any(_CONFIG_FLAG.match(a) for a in texts):
             for i, a in enumerate(texts):
-                if re.match(r"^--served[-_]model[-_]name(=.+|$)", a):
+                if _SERVED_NAME_FLAG.match(a):
                     raise ArgFail("`model` should be provided as the first positional argument "
                                 "when using `vllm serve`.", toks[i].index, "exception")
     return toks

@@ -10,6 +10,7 @@ tests/conformance measures this against the real parser of each release.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -102,9 +103,16 @@ def deprecation_refuses(entry: dict[str, Any], value: str,
 
 
 def _literal(text: Any) -> Any:
+    return _text_literal(text) if isinstance(text, str) else text
+
+
+@functools.lru_cache(maxsize=4096)  # a pure function of the profile's default text
+def _text_literal(text: str) -> Any:
+    """The Python literal ``text`` spells (as is when it spells none); a caller only
+    compares it, never changes it."""
     try:
-        return ast.literal_eval(text) if isinstance(text, str) else text
-    except (ValueError, SyntaxError):
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
         return text
 
 
