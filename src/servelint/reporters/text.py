@@ -108,18 +108,20 @@ def release_ranges(labels: Sequence[str]) -> str:
 
 
 def wrap(prefix: str, text: str, width: int, indent: str) -> list[str]:
-    """``prefix + text`` wrapped at ``width`` (words are never split); continuation lines
-    start with ``indent``."""
+    """``prefix + text`` wrapped at ``width`` (words are never split; a line holds at least
+    one word); continuation lines start with ``indent``. Each line is cut at the last space
+    that fits, so a long text (a list of places) costs a search per line, not per word."""
     lines: list[str] = []
-    current, fresh = prefix, True  # fresh: nothing of ``text`` on the current line yet
-    for word in text.split(" "):
-        if not fresh and len(current) + 1 + len(word) > width:
-            lines.append(current)
-            current = indent + word
-            continue
-        current += ("" if fresh else " ") + word
-        fresh = False
-    lines.append(current)
+    head, pos, end = prefix, 0, len(text)
+    while end - pos > width - len(head):
+        cut = text.rfind(" ", pos, pos + max(width - len(head), 0) + 1)
+        if cut < 0:  # the first word alone is too long: it gets the line
+            cut = text.find(" ", pos)
+            if cut < 0:
+                break
+        lines.append(head + text[pos:cut])
+        head, pos = indent, cut + 1
+    lines.append(head + text[pos:])
     return lines
 
 
