@@ -130,11 +130,7 @@ def _findings(
     prefer: frozenset[str] = frozenset(),
 ) -> Iterator[Finding]:
     hist = history_mod.load(spec.engine)
-    notes_rules, primary_rules = _rules_by_role(options.errors_only)
-    if only is not None:  # a subset of the rules (by name), per release only
-        notes_rules, primary_rules = (), tuple(r for r in primary_rules if r.name in only)
-    if prefer:  # (a stable sort: the others keep their order)
-        primary_rules = tuple(sorted(primary_rules, key=lambda r: r.code not in prefer))
+    notes_rules, primary_rules = _rules_for(options.errors_only, only, prefer)
     primary = [t for t in res.targets if t.role == "primary"]
     # release-independent rules (resolution notes, runtime installs) run once per launch,
     # on the first primary release's parse (the argv memo's entry)
@@ -162,6 +158,19 @@ def _findings(
                     f.severity = min(f.severity, Severity.WARNING)
                     f.message += f" (release not pinned: {tgt.how})"
                 yield f
+
+
+def _rules_for(
+    errors_only: bool, only: frozenset[str] | None, prefer: frozenset[str]
+) -> tuple[tuple, tuple]:
+    """``_rules_by_role``, cut to the rules named in ``only`` (per release only), those whose
+    codes are in ``prefer`` first (a stable sort: the others keep their order)."""
+    notes_rules, primary_rules = _rules_by_role(errors_only)
+    if only is not None:
+        notes_rules, primary_rules = (), tuple(r for r in primary_rules if r.name in only)
+    if prefer:
+        primary_rules = tuple(sorted(primary_rules, key=lambda r: r.code not in prefer))
+    return notes_rules, primary_rules
 
 
 def _rules_by_role(errors_only: bool = False) -> tuple[tuple, tuple]:
