@@ -14,32 +14,38 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
+# The records below are plain classes: a dataclass compiles its generated methods when its
+# module is imported (~0.5 ms each, on every run), and nothing compares, hashes or copies them.
 
-@dataclass(frozen=True, slots=True)
+
 class Command:
     """A launch by command words: ``vllm serve`` is ``Command(("vllm", "serve"))``. The first
     word is compared by basename (``/usr/bin/vllm``); argv starts after the last word."""
 
-    words: tuple[str, ...]
-    entrypoint: str = ""  # how findings name the launch; default: the words joined
+    __slots__ = ("words", "entrypoint")
+
+    def __init__(self, words: tuple[str, ...], entrypoint: str = "") -> None:
+        self.words = words
+        self.entrypoint = entrypoint  # how findings name the launch; default: the words joined
 
     @property
     def name(self) -> str:
         return self.entrypoint or " ".join(self.words)
 
 
-@dataclass(frozen=True, slots=True)
 class Module:
     """A launch by ``python -m MODULE [then...]``; argv starts after ``then``."""
 
-    module: str
-    entrypoint: str = ""  # default: "python -m MODULE"
-    then: tuple[str, ...] = ()
+    __slots__ = ("module", "entrypoint", "then")
+
+    def __init__(self, module: str, entrypoint: str = "", then: tuple[str, ...] = ()) -> None:
+        self.module = module
+        self.entrypoint = entrypoint  # default: "python -m MODULE"
+        self.then = then
 
     @property
     def name(self) -> str:
@@ -53,19 +59,29 @@ def release_from_version_tag(tag: str) -> tuple[str | None, bool, str]:
     return release_from_tag(tag)
 
 
-@dataclass(frozen=True, slots=True)
 class Images:
     """The engine's container images and how their tags name releases."""
 
-    repositories: tuple[str, ...] = ()  # registry-relative, lowercase ("vllm/vllm-openai")
-    # repositories whose floating ``latest`` is the newest release (the engine's own)
-    official: tuple[str, ...] = ()
-    # repositories of a wrapper (Dynamo) whose tag is the wrapper's version, not the engine's
-    wrappers: tuple[str, ...] = ()
-    # words that make an unlisted repository's last part this engine's ("my/vllm-fork")
-    name_words: tuple[str, ...] = ()
-    # tag -> (release or None, custom build?, why no release)
-    release_of: Callable[[str], tuple[str | None, bool, str]] = release_from_version_tag
+    __slots__ = ("repositories", "official", "wrappers", "name_words", "release_of")
+
+    def __init__(
+        self,
+        *,
+        repositories: tuple[str, ...] = (),
+        official: tuple[str, ...] = (),
+        wrappers: tuple[str, ...] = (),
+        name_words: tuple[str, ...] = (),
+        release_of: Callable[[str], tuple[str | None, bool, str]] = release_from_version_tag,
+    ) -> None:
+        self.repositories = repositories  # registry-relative, lowercase ("vllm/vllm-openai")
+        # repositories whose floating ``latest`` is the newest release (the engine's own)
+        self.official = official
+        # repositories of a wrapper (Dynamo) whose tag is the wrapper's version, not the engine's
+        self.wrappers = wrappers
+        # words that make an unlisted repository's last part this engine's ("my/vllm-fork")
+        self.name_words = name_words
+        # tag -> (release or None, custom build?, why no release)
+        self.release_of = release_of
 
 
 class ArgvModel(Protocol):
@@ -76,29 +92,62 @@ class ArgvModel(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
 class Engine:
-    name: str  # as in profiles and findings: "vllm"
-    package: str | None = None  # PyPI distribution whose ``==`` pin names the release
-    images: Images = Images()
-    launchers: tuple[Command | Module, ...] = ()
-    config_flags: tuple[str, ...] = ()  # options naming a file the engine reads options from
-    # words whose presence makes a shell text worth interpreting (commands, module tails)
-    shell_words: tuple[str, ...] = ()
-    argv_module: str | None = None  # dotted module with ``parse(profile, argv)``; None: unchecked
-    # builder: modules whose ``extract(src, profile) -> dict`` fill the profile, in order
-    # (servelint.engines._build; never imported by ``check``)
-    extractors: tuple[str, ...] = ()
-    profile_dir: Path | None = None  # default: the package's profiles/data/<name>
-    # the reader keeps the lines of the config file a launch passes (LaunchSpec.option_file)
-    # for the argv model's ``option_file_problems`` (TensorRT-LLM's LLM API YAML)
-    option_file_checks: bool = False
-    # the entrypoints whose argv the argv model states (empty: all); others (TensorRT-LLM's
-    # ``trtllm-serve disaggregated``, Dynamo's trtllm workers) are recognised, not judged
-    judged_entrypoints: tuple[str, ...] = ()
-    # profiles exist for some releases only: an unprofiled image release is judged by its
-    # profiled neighbours, capped at warning (servelint.release_range)
-    sparse_profiles: bool = False
+    """One engine's facts (see the module docstring); compared by ``name``."""
+
+    __slots__ = (
+        "name",
+        "package",
+        "images",
+        "launchers",
+        "config_flags",
+        "shell_words",
+        "argv_module",
+        "extractors",
+        "profile_dir",
+        "option_file_checks",
+        "judged_entrypoints",
+        "sparse_profiles",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        package: str | None = None,
+        images: Images | None = None,
+        launchers: tuple[Command | Module, ...] = (),
+        config_flags: tuple[str, ...] = (),
+        shell_words: tuple[str, ...] = (),
+        argv_module: str | None = None,
+        extractors: tuple[str, ...] = (),
+        profile_dir: Path | None = None,
+        option_file_checks: bool = False,
+        judged_entrypoints: tuple[str, ...] = (),
+        sparse_profiles: bool = False,
+    ) -> None:
+        self.name = name  # as in profiles and findings: "vllm"
+        self.package = package  # PyPI distribution whose ``==`` pin names the release
+        self.images = images or Images()
+        self.launchers = launchers
+        self.config_flags = config_flags  # options naming a file the engine reads options from
+        # words whose presence makes a shell text worth interpreting (commands, module tails)
+        self.shell_words = shell_words
+        # dotted module with ``parse(profile, argv)``; None: unchecked
+        self.argv_module = argv_module
+        # builder: modules whose ``extract(src, profile) -> dict`` fill the profile, in order
+        # (servelint.engines._build; never imported by ``check``)
+        self.extractors = extractors
+        self.profile_dir = profile_dir  # default: the package's profiles/data/<name>
+        # the reader keeps the lines of the config file a launch passes (LaunchSpec.option_file)
+        # for the argv model's ``option_file_problems`` (TensorRT-LLM's LLM API YAML)
+        self.option_file_checks = option_file_checks
+        # the entrypoints whose argv the argv model states (empty: all); others (TensorRT-LLM's
+        # ``trtllm-serve disaggregated``, Dynamo's trtllm workers) are recognised, not judged
+        self.judged_entrypoints = judged_entrypoints
+        # profiles exist for some releases only: an unprofiled image release is judged by its
+        # profiled neighbours, capped at warning (servelint.release_range)
+        self.sparse_profiles = sparse_profiles
 
     def judges(self, entrypoint: str) -> bool:
         return not self.judged_entrypoints or entrypoint in self.judged_entrypoints
