@@ -43,6 +43,8 @@ class ConfigError(Exception):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Config:
+    """The project configuration (defaults when no file is found)."""
+
     path: Path | None = None  # the file it came from (None: defaults)
     severity: dict[str, Severity] = field(default_factory=dict)
     disable: frozenset[str] = frozenset()

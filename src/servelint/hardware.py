@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Gpu:
+    """One GPU model servelint knows (``--gpu`` names it by ``id``)."""
+
     id: str
     vendor: str  # nvidia | amd | google | intel | huawei | cpu
     name: str

@@ -39,6 +39,8 @@ class RuleRef:
 
 @dataclass(slots=True, eq=False, repr=False)
 class IgnoreComment:
+    """One ``servelint: ignore`` comment: the lines and rules it applies to, and why."""
+
     path: str
     span: Span  # the whole comment
     targets: frozenset[int]  # lines it applies to

@@ -35,6 +35,8 @@ def is_engines_own_image(engine: str, image: str) -> bool:
 
 @dataclass(slots=True, eq=False, repr=False)
 class Target:
+    """One release a launch is judged against, and how it was chosen."""
+
     profile: Profile
     role: str  # primary | floor
     how: str  # human text: "image tag v0.27.1", "latest → newest profile 0.33.0", ...
@@ -44,6 +46,8 @@ class Target:
 
 @dataclass(slots=True, eq=False, repr=False)
 class Resolution:
+    """The releases a launch is judged against, with notes on what cannot be checked."""
+
     targets: list[Target]
     # info notes: (message, span-ish source) for "cannot check" situations
     notes: list[str]

@@ -42,6 +42,8 @@ def rule_codes(ids: Sequence[str], metas: Sequence[Rule], option: str) -> frozen
 
 @dataclass(frozen=True, slots=True)
 class Selection:
+    """The rules ``--select`` and ``--ignore`` keep, as rule codes."""
+
     select: frozenset[str] | None = None  # None: every rule
     ignore: frozenset[str] = frozenset()
 

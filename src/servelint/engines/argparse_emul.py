@@ -39,6 +39,8 @@ _EXIT_CODES = {"argparse": 2, "exception": 1, "help": 0}
 
 @dataclass(frozen=True)
 class ParsedOption:
+    """One option of an argv as argparse would take it."""
+
     action: Action | None
     written: str  # the flag as written in argv (before any rewriting)
     canonical: str  # the option string argparse matched (or the written one when unknown)
@@ -52,6 +54,8 @@ class ParsedOption:
 
 @dataclass(frozen=True)
 class ParseResult:
+    """An argv parsed as the engine's argparse parser would parse it."""
+
     ok: bool
     error: str | None
     error_index: int | None

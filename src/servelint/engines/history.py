@@ -79,6 +79,8 @@ def write_index(engine: str) -> str:
 
 @dataclass(frozen=True)
 class Presence:
+    """The releases in which a key (option, env variable, value) exists."""
+
     releases: tuple[str, ...]  # releases (of all known) in which the key exists
 
     @property

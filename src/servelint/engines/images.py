@@ -29,6 +29,8 @@ _VARIANT_WORD = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class ImageRef:
+    """A container image reference and the engine release its tag names."""
+
     engine: str  # vllm | sglang | trtllm | atom | tilert | unknown
     release: str | None  # engine release named by the tag; None = cannot check
     floating: bool  # tag moves over time (latest, nightly, missing tag)

@@ -23,6 +23,8 @@ _ARGUMENT = re.compile(r"argument ([^:]+): (.*)")
 
 @dataclass(frozen=True, slots=True)
 class ArgProblem:
+    """One complaint of the engine's argv handling about a launch."""
+
     index: int | None  # argv index of the token at fault (None: not attributable)
     kind: str  # unrecognized | ambiguous | missing-value | invalid-choice | bad-value | other
     message: str  # the engine's own message (argparse text)
@@ -31,6 +33,8 @@ class ArgProblem:
 
 @dataclass(slots=True, eq=False, repr=False)
 class LintParse:
+    """A launch's argv parsed as the release parses it, with what it rejects."""
+
     options: list[Any] = field(default_factory=list)  # ParsedOption of the final parse
     problems: list[ArgProblem] = field(default_factory=list)
     positionals: list[str] = field(default_factory=list)

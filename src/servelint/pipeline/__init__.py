@@ -30,6 +30,8 @@ __all__ = ["CheckReport", "FileResult", "LaunchReport", "Options", "check_paths"
 
 @dataclass(slots=True, eq=False, repr=False)
 class CheckReport:
+    """The outcome of one check: its findings, the units checked and their launches."""
+
     findings: list[Finding] = field(default_factory=list)
     units: list[FileResult] = field(default_factory=list)
     files: list[str] = field(default_factory=list)

@@ -171,6 +171,8 @@ _SHADOW = "\0argv"  # path of a placeholder span; its line is the argv index (0:
 
 @dataclass(frozen=True, slots=True)
 class _Template:
+    """One memoised argv finding, its spans given as argv indices."""
+
     finding: Finding  # span and related spans are placeholders; renderings empty
     index: int  # argv index of the span (-1: the launch's anchor)
     related: tuple[int, ...]

@@ -12,6 +12,8 @@ from servelint.model import LaunchSpec
 
 @dataclass(slots=True, eq=False, repr=False)
 class LaunchReport:
+    """One launch of a unit as reports summarise it: the releases judged and its errors."""
+
     spec: LaunchSpec | None  # dropped once summarised
     judged: list[str]  # "vllm 0.27.1 (image tag v0.27.1)"
     errors: int = 0

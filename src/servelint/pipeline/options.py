@@ -8,6 +8,8 @@ from typing import Any
 
 @dataclass(slots=True, eq=False, repr=False)
 class Options:
+    """How a check runs: the command line's choices that change what is judged."""
+
     image: str | None = None  # for launches that name no image
     engine: str | None = None  # "vllm==0.21.0" for launches that name no release
     gpu: str | None = None

@@ -18,6 +18,8 @@ from servelint.profiles import Profile
 
 @dataclass(slots=True, eq=False, repr=False)
 class CheckContext:
+    """What a rule's ``check`` is given: one launch, the release judged and the facts about it."""
+
     spec: LaunchSpec
     profile: Profile  # the release judged against (None only for release-independent rules)
     # facts about the release resolution (floating tag, floor, ...), set by the resolver

@@ -82,6 +82,8 @@ Flags = dict[str, tuple[str | None, Span | None]]  # flag key -> (value, span), 
 
 @dataclass
 class Drift:
+    """One flag on which a guide launch and the recipe's rendering differ."""
+
     kind: str  # extra (guide only) | missing (recipe only) | value (both, different)
     flag: str
     guide: str | None

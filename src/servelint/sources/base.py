@@ -18,6 +18,8 @@ from servelint.sources.common.problems import ReadProblem
 
 @dataclass(slots=True, eq=False, repr=False)
 class ReadResult:
+    """What a reader found in one unit: its launches, its problems and the files it read."""
+
     specs: list[LaunchSpec] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)
     deps: list[str] = field(default_factory=list)  # every file read, the file itself included

@@ -47,6 +47,8 @@ __all__ = ["FLAG_KINDS", "ParsedOption", "ParseResult", "JsonProblem", "parse",
 
 @dataclass(frozen=True)
 class ParsedOption(argparse_emul.ParsedOption):
+    """An option of a ``vllm serve`` argv, with its values after the action's type."""
+
     # the values after the action's own type= (a lambda that lower-cases, an optional()
     # that maps "None" to None, ...); None when the parser did not convert them
     typed: tuple[Any, ...] | None = None
@@ -54,6 +56,8 @@ class ParsedOption(argparse_emul.ParsedOption):
 
 @dataclass(eq=False, repr=False)
 class _Tok:
+    """An argv token during vLLM's preprocessing, with the argv index it came from."""
+
     text: str
     index: int | None  # original argv index (None for synthesized JSON)
     written: str  # the original text of the flag token this came from

@@ -23,6 +23,8 @@ from servelint.profiles import Profile
 
 @dataclass(frozen=True, slots=True)
 class LookupFailure:
+    """A value the release looks up in a table that has no such entry."""
+
     set_name: str
     target: str  # dest.field
     value: str

@@ -62,6 +62,8 @@ def dotted_payload(profile: Profile, config_path: str, text: str) -> str:
 
 @dataclass(frozen=True)
 class JsonProblem:
+    """A JSON option value the release rejects, and where in its config it fails."""
+
     message: str
     stage: str  # parse | engine_config | unknown
     path: str  # dotted config path ("attention_config.backend"), or the dest

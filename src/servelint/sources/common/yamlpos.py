@@ -33,6 +33,8 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 @dataclass(eq=False, slots=True)
 class Scalar:
+    """A YAML scalar with its position."""
+
     value: object  # str | int | float | bool | None (dates normalised to "YYYY-MM-DD")
     span: Span
     quoted: bool = False
@@ -43,6 +45,8 @@ class Scalar:
 
 @dataclass(eq=False, slots=True)
 class Seq:
+    """A YAML sequence with its position."""
+
     items: list[Node]
     span: Span
     # the Tokens of the string items, filled by recipe_nodes.seq_tokens on first use
@@ -261,6 +265,8 @@ def yaml11_differences(node: Node | None) -> list[Scalar]:
 
 @dataclass(slots=True, eq=False, repr=False)
 class YamlDoc:
+    """A composed YAML file: its root node, or the problems that kept it from composing."""
+
     path: str
     root: Node | None
     problems: list[ReadProblem]

@@ -42,6 +42,8 @@ def _before(span: Span | None, at: Span) -> bool:
 
 @dataclass(eq=False, repr=False)
 class DocContext:
+    """What a document's code sets up for the launches after it (installs, exports, files)."""
+
     installs: list[PackageInstall] = field(default_factory=list)
     exports: list[EnvVar] = field(default_factory=list)
     files: list[tuple[str, Span, Lines]] = field(default_factory=list)  # (name, where, lines)

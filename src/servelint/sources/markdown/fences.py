@@ -26,6 +26,8 @@ CONSOLE_LANGS = frozenset({"console", "shell-session", "shellsession", "sh-sessi
 
 @dataclass(eq=False, repr=False)
 class Fence:
+    """One fenced code block of a Markdown document."""
+
     index: int  # 1-based number of the block in the document
     lang: str  # lowercased first word of the info string ("" when none)
     line: int  # 1-based line of the first content line

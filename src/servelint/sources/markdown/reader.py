@@ -45,6 +45,8 @@ OMNI_FLAG = "--omni"
 
 @dataclass(eq=False, repr=False)
 class MarkdownResult:
+    """The launches of one Markdown document, its problems and what was scanned."""
+
     launches: list[LaunchSpec] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)
     commands_found: int = 0  # launch commands found (docker runs without a launch excluded)

@@ -78,6 +78,8 @@ IGNORED = CAPACITY | frozenset(
 
 @dataclass(eq=False, repr=False)
 class Item:
+    """One flag of a launch, normalised for comparing a guide with its recipe."""
+
     key: str  # normalised long flag
     value: str | None  # None for a bare flag ("true"), "false" for --no-X
     written: str  # the flag as written

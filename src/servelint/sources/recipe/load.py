@@ -57,6 +57,8 @@ class RecipeRepo:
 
 @dataclass(slots=True, eq=False, repr=False)
 class Recipe:
+    """One recipe file, composed, with the checkout it belongs to."""
+
     path: str
     hf_id: str  # "<org>/<repo>" from the path inside models/, else model.model_id
     root: Map

@@ -51,6 +51,8 @@ __all__ = [
 
 @dataclass(slots=True, eq=False, repr=False)
 class _Selection:
+    """The choices that make one rendering of a recipe."""
+
     variant: str
     hw: HardwareProfile
     strategy: str

@@ -29,6 +29,8 @@ def shell_words(tokens) -> list[Token]:
 
 @dataclass(slots=True, eq=False, repr=False)
 class Rendering:
+    """One command the recipes site renders for a recipe (variant, hardware, strategy, features)."""
+
     recipe: str  # hf id of the recipe file
     path: str
     variant: str
@@ -99,6 +101,8 @@ class Rendering:
 
 @dataclass(slots=True, eq=False, repr=False)
 class RenderResult:
+    """A recipe's renderings and the problems met rendering them."""
+
     renderings: list[Rendering] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)
 
