@@ -8,7 +8,6 @@ rule is a usage error (did-you-mean), never a silent no-op.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from servelint.model import Finding
 from servelint.rules.registry import Rule
@@ -40,12 +39,16 @@ def rule_codes(ids: Sequence[str], metas: Sequence[Rule], option: str) -> frozen
     return frozenset(codes)
 
 
-@dataclass(frozen=True, slots=True)
 class Selection:
     """The rules ``--select`` and ``--ignore`` keep, as rule codes."""
 
-    select: frozenset[str] | None = None  # None: every rule
-    ignore: frozenset[str] = frozenset()
+    __slots__ = ("select", "ignore")
+
+    def __init__(
+        self, select: frozenset[str] | None = None, ignore: frozenset[str] = frozenset()
+    ) -> None:
+        self.select = select  # None: every rule
+        self.ignore = ignore
 
     @classmethod
     def from_options(

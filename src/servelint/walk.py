@@ -12,17 +12,18 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Container, Iterator
-from dataclasses import dataclass
 
 MAX_DEPTH = 256  # folder levels below a checked root
 
 
-@dataclass(frozen=True, slots=True)
 class Skipped:
     """A folder the walk did not enter, and why (``cannot list folder: …`` / ``deeper …``)."""
 
-    path: str
-    reason: str
+    __slots__ = ("path", "reason")
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
 
 
 def walk(root: str, skip: Container[str] = ()) -> Iterator[str | Skipped]:

@@ -11,7 +11,6 @@ import bisect
 import gzip
 import json
 import math
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -77,11 +76,13 @@ def write_index(engine: str) -> str:
     return str(path)
 
 
-@dataclass(frozen=True)
 class Presence:
     """The releases in which a key (option, env variable, value) exists."""
 
-    releases: tuple[str, ...]  # releases (of all known) in which the key exists
+    __slots__ = ("releases",)
+
+    def __init__(self, releases: tuple[str, ...]) -> None:
+        self.releases = releases  # releases (of all known) in which the key exists
 
     @property
     def first(self) -> str | None:
