@@ -4,7 +4,6 @@ flavour, else against the inferred union of ``data/image_additions.toml`` (not a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from servelint import hardware
@@ -14,15 +13,19 @@ from servelint.package_names import canonicalize_name
 _VENDOR_FLAVOUR = {"amd": "rocm", "cpu": "cpu"}
 
 
-@dataclass(frozen=True)
 class ImageEntry:
     """What the image has of one package: ``entry`` is None when absent; ``known`` says
     whether an absence is a fact (a complete set read from the build files)."""
 
-    entry: dict[str, Any] | None
-    known: bool
-    basis: str  # where the set comes from, for the message
-    caveat: str = ""  # why an absence is not a fact
+    __slots__ = ("entry", "known", "basis", "caveat")
+
+    def __init__(
+        self, entry: dict[str, Any] | None, known: bool, basis: str, caveat: str = ""
+    ) -> None:
+        self.entry = entry
+        self.known = known
+        self.basis = basis  # where the set comes from, for the message
+        self.caveat = caveat  # why an absence is not a fact
 
 
 def flavour(image: str | None, gpu: str | None) -> str:
