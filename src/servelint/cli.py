@@ -8,6 +8,7 @@ Exit codes: 0 no error, 1 errors found, 2 usage or internal failure.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -50,6 +51,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A run allocates millions of small, short-lived, acyclic objects (the imported modules'
+    # functions and classes, then tokens and findings): a young generation of 100,000 instead
+    # of 700 spends far less time collecting (a corpus check -15%; a small file's run, which
+    # then collects nothing, ~6 ms). Set before the command's modules are imported.
+    gc.set_threshold(100_000, 50, 100)
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from pathlib import Path
@@ -144,9 +143,6 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    # A check allocates millions of small, short-lived, acyclic objects (tokens, findings):
-    # a young generation of 50,000 instead of 700 spends far less time collecting (-15%).
-    gc.set_threshold(50_000, 50, 100)
     try:
         validate(args)
         selection = _selection(args)
