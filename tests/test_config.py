@@ -31,6 +31,33 @@ def test_pyproject_without_table_is_skipped_and_dotfile_wins(tmp_path):
     assert load_config(tmp_path, known_rules=KNOWN).gpu == "h100"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[tool.servelint]\ngpu = "b200"\n',
+        '[ tool . "servelint" . severity ]\nSL101 = "warning"\n[tool.servelint]\ngpu = "b200"\n',
+        '[tool]\nservelint = {gpu = "b200"}\n',
+        'tool.servelint.gpu = "b200"\n[project]\nname = "x"\n',
+        'tool = {servelint = {gpu = "b200"}}\n',
+    ],
+)
+def test_pyproject_table_in_any_spelling(tmp_path, text):
+    write(tmp_path / "pyproject.toml", "# a project\n" + text)
+    assert load_config(tmp_path, known_rules=KNOWN).gpu == "b200"
+
+
+def test_pyproject_naming_servelint_without_a_table_is_not_parsed(tmp_path):
+    # servelint's own pyproject names it as a project, a script and package data; no line
+    # opens a [tool.servelint] table, so the file is skipped unparsed (broken TOML included)
+    write(tmp_path / ".servelint.toml", 'gpu = "h100"\n')
+    write(
+        tmp_path / "sub" / "pyproject.toml",
+        '[project]\nname = "servelint"\n[project.scripts]\nservelint = "servelint.cli:run"\n'
+        '[tool.ruff]\nline-length = 100\nbroken = [\n',
+    )
+    assert load_config(tmp_path / "sub", known_rules=KNOWN).gpu == "h100"
+
+
 def test_no_config_gives_defaults(tmp_path):
     config = load_config(tmp_path, known_rules=KNOWN)
     assert config.path is None and config.severity == {} and not config.disable

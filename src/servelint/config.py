@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
-import tomllib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -135,16 +135,29 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
             candidate = folder / name
             if not _exists_as(candidate.is_file):  # a folder that may not be searched: none
                 continue
-            data = _read_toml(candidate)
             if name == "pyproject.toml":
-                table = data.get("tool", {}).get("servelint")
+                table = _pyproject_table(candidate)
                 if table is None:
                     continue
                 if not isinstance(table, dict):
                     raise ConfigError(f"{candidate}: [tool.servelint] must be a table")
                 return candidate, table
-            return candidate, data
+            return candidate, _read_toml(candidate)
     return None
+
+
+# A ``[tool.servelint]`` table is written under a ``[tool.servelint…]`` header, as keys of a
+# ``[tool]`` table, or as root-level ``tool…`` keys (bare or quoted, spaces allowed): a
+# pyproject.toml with no such line has none and is not parsed (importing the TOML parser
+# and parsing cost a short run ~4 ms). A line that only looks like one (in a multi-line
+# string, a ``tool.x`` key inside another table) just means the file is parsed.
+_MAY_HOLD_TABLE = re.compile(
+    rb"""^[ \t]*(?:
+        \[\[?[ \t]*(["']?)tool\1[ \t]*(?:\]|\.[ \t]*(["']?)servelint\2[ \t]*[].])
+        | (["']?)tool\3[ \t]*[.=]
+    )""",
+    re.M | re.X,
+)
 
 
 def _exists_as(test) -> bool:  # noqa: ANN001
@@ -154,14 +167,32 @@ def _exists_as(test) -> bool:  # noqa: ANN001
         return False
 
 
+def _pyproject_table(path: Path) -> Any:
+    """The ``[tool.servelint]`` value of a ``pyproject.toml``; None when it has none."""
+    data = _read_bytes(path)
+    if not _MAY_HOLD_TABLE.search(data):
+        return None
+    return _parse_toml(path, data).get("tool", {}).get("servelint")
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
+    return _parse_toml(path, _read_bytes(path))
+
+
+def _read_bytes(path: Path) -> bytes:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+        return path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+
+
+def _parse_toml(path: Path, data: bytes) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        return tomllib.loads(data.decode())
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
 
 
 def load_config(start: Path | None = None, *, known_rules: set[str] | None = None) -> Config:
