@@ -53,7 +53,7 @@ def test_pyproject_naming_servelint_without_a_table_is_not_parsed(tmp_path):
     write(
         tmp_path / "sub" / "pyproject.toml",
         '[project]\nname = "servelint"\n[project.scripts]\nservelint = "servelint.cli:run"\n'
-        '[tool.ruff]\nline-length = 100\nbroken = [\n',
+        "[tool.ruff]\nline-length = 100\nbroken = [\n",
     )
     assert load_config(tmp_path / "sub", known_rules=KNOWN).gpu == "h100"
 
