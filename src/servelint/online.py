@@ -36,6 +36,8 @@ Fetch = Callable[[str, float], tuple[int, bytes]]  # (url, timeout) -> (status, 
 
 @dataclass(frozen=True, slots=True)
 class PackageFacts:
+    """What the package registry says of one package."""
+
     name: str
     found: bool
     author: str = ""

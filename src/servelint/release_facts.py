@@ -57,6 +57,8 @@ def tag_date(tag: str) -> date | None:
 
 @dataclass(frozen=True, slots=True)
 class Placement:
+    """Where a build date falls among the dated releases."""
+
     at: str  # the newest release dated on or before the build
     at_date: date
     next: str | None  # the first release dated after it (None: after the newest)

@@ -25,6 +25,8 @@ YAML_SUFFIXES = {".yaml", ".yml"}
 
 @dataclass(slots=True)
 class FileFix:
+    """One file's text before and after its fixes, and the findings fixed or skipped."""
+
     path: str
     original: str
     fixed: str

@@ -27,6 +27,8 @@ _YAML_COMPLEX = ("|", ">", "{", "[", "&", "*", "!")
 
 @dataclass(frozen=True, slots=True)
 class Change:
+    """One text replacement, by character offsets."""
+
     start: int
     end: int
     text: str

@@ -22,6 +22,8 @@ MAX_PASSES = 10
 
 @dataclass(slots=True)
 class FixRun:
+    """What a ``--fix`` run changed, over all its passes."""
+
     files: dict[str, FileFix] = field(default_factory=dict)  # path -> first original, last text
     fixed: int = 0  # findings whose fix was applied
     refused: int = 0  # fixes refused: file with read problems, or unreadable

@@ -28,6 +28,8 @@ NO_ENGINE_ARGV = {"frontend", "trtllm"}
 
 @dataclass(slots=True)
 class WorkerLaunch:
+    """A Dynamo worker launch: its spec, the ai-dynamo releases it can meet and how each splits its argv."""
+
     spec: LaunchSpec  # as written: Dynamo and engine options together
     worker: str
     targets: list[Target]

@@ -23,6 +23,8 @@ _DYNAMO_IMAGE = re.compile(r"(?:^|/)ai-dynamo/(?:vllm|sglang|tensorrtllm)-runtim
 
 @dataclass(slots=True)
 class Split:
+    """A worker argv split between the Dynamo options and what the engine's parser gets."""
+
     dynamo: list[tuple[int, dict, str]] = field(default_factory=list)  # (index, action, how)
     engine: list[int] = field(default_factory=list)  # argv indexes the engine parser gets
 
@@ -92,6 +94,8 @@ def split_argv(worker: dict, argv: list[Token]) -> Split:
 
 @dataclass(slots=True)
 class Target:
+    """One ai-dynamo release a worker launch can meet, and how that is known."""
+
     version: str  # the profile judged against
     how: str
     certain: bool  # the launch gets exactly this release

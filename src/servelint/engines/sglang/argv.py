@@ -23,11 +23,15 @@ from servelint.profiles import Action, Profile
 
 @dataclass(frozen=True)
 class ParsedOption(argparse_emul.ParsedOption):
+    """An option of an SGLang argv (or of its ``--config`` file)."""
+
     from_config: bool = False  # came from the --config YAML file, not the command line
 
 
 @dataclass(frozen=True)
 class ParseResult(argparse_emul.ParseResult):
+    """An SGLang argv parsed as the release parses it."""
+
     exit_code: int = 0  # what the real CLI exits with (2 argparse, 1 exception, 0 --help)
     unrecognized_indices: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # deprecation warnings the release logs

@@ -30,11 +30,13 @@ from servelint.profiles import Action, Profile
 
 @dataclass(frozen=True)
 class ParsedOption(argparse_emul.ParsedOption):
-    pass
+    """An option of a ``trtllm-serve`` argv."""
 
 
 @dataclass(frozen=True)
 class ParseResult(argparse_emul.ParseResult):
+    """A ``trtllm-serve`` argv parsed as the release's click command parses it."""
+
     exit_code: int = 0  # click exits 2 on a usage error
     unrecognized_indices: list[int] = field(default_factory=list)
     click_message: str = ""  # the message click itself prints

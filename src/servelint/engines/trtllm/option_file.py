@@ -35,6 +35,8 @@ _ITEM_LINE = re.compile(r"^(\s*-\s+)(.*)$")
 
 @dataclass(frozen=True, slots=True)
 class FileProblem:
+    """One problem of a TensorRT-LLM option file, with where it is."""
+
     span: Span | None
     message: str
     severity: str = "error"  # error | warning
@@ -43,6 +45,8 @@ class FileProblem:
 
 @dataclass(slots=True)
 class _Node:
+    """A value of the option file with its position."""
+
     value: Any
     span: Span | None
     symbolic: bool

@@ -59,6 +59,8 @@ _API_SERVER = "vllm.entrypoints.openai.api_server"
 
 @dataclass
 class DockerOption:
+    """One ``docker run`` option as written."""
+
     name: str  # as written, without the value ("--env", "-e", "-it")
     value: Token | None
     token: Token  # the option word
@@ -66,6 +68,8 @@ class DockerOption:
 
 @dataclass
 class DockerRun:
+    """One ``docker run`` command line: its options, image and container arguments."""
+
     anchor: Token  # the ``docker`` word
     options: list[DockerOption]
     image: Token | None
@@ -80,6 +84,8 @@ class DockerRun:
 
 @dataclass
 class ContainerCommand:
+    """The command a container runs, and whether its entrypoint is assumed or misshapen."""
+
     words: list[Token]  # the command the container runs (entrypoint + arguments)
     assumed: str = ""  # why the entrypoint is an assumption, when it is
     shape_error: str = ""  # the entrypoint-shape mistake, when there is one

@@ -41,6 +41,8 @@ _CONTAINER_ENV = re.compile(r"--container-env=[\"']?(?P<names>[^\s\"']+)")
 
 @dataclass(frozen=True, slots=True)
 class Step:
+    """One script of a job chain, the script that runs it and what that script passes on."""
+
     script: str
     via: str  # the script that runs it
     line: int  # where it is named there

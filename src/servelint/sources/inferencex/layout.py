@@ -56,6 +56,8 @@ _GPU_ALIASES = {"rtx6000pro": "rtx_pro_6000"}
 
 @dataclass
 class _Entry:
+    """One entry of a master config, with the spans of its keys."""
+
     name: str
     data: dict
     path: str

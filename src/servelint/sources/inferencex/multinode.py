@@ -12,6 +12,8 @@ from servelint.sources.base import ReadResult
 
 @dataclass(slots=True)
 class MultiNodePart:
+    """The part of an InferenceX checkout that holds its multi-node entries."""
+
     path: str  # the checkout
     repo_root: str
     index: int  # its one slot

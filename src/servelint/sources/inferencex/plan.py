@@ -60,6 +60,8 @@ class ScriptPart:
 
 @dataclass(slots=True)
 class Plan:
+    """How an InferenceX checkout is read: its parts in slot order and the walk's counts."""
+
     problems: list[ReadProblem] = field(default_factory=list)  # (binding problems)
     parts: list[ScriptPart] = field(default_factory=list)  # in order of first slot
     slots: int = 0

@@ -19,6 +19,8 @@ _SINGLE_NODE_ENGINES = ("vllm", "sglang")
 
 @dataclass
 class InferenceXResult:
+    """The launches of an InferenceX checkout or master config, its problems and counts."""
+
     launches: list[LaunchSpec] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)
     stats: dict = field(default_factory=dict)

@@ -27,6 +27,8 @@ _PY_OPTS_WITH_VALUE = frozenset({"-W", "-X", "-c", "-Q"})
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 @dataclass
 class LaunchMatch:
+    """An engine launch found in a shell command line."""
+
     engine: str
     entrypoint: str
     anchor: Token  # the entrypoint's first word

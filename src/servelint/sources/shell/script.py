@@ -44,6 +44,8 @@ from servelint.sources.shell.values import is_symbolic, text_of
 
 @dataclass
 class ScriptResult:
+    """The launches of one shell script and what they depend on."""
+
     launches: list[LaunchSpec] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)
     # variables read before the last launch: a caller varying any other input

@@ -18,6 +18,8 @@ _NEWLINE = re.compile(b"\n")
 
 @dataclass(frozen=True, slots=True)
 class Piece:
+    """A piece of a shell word: literal text, or an expansion whose value is unknown."""
+
     text: str
     symbolic: bool = False
     span: Span | None = None
@@ -54,6 +56,8 @@ class Field:
 
 @dataclass(frozen=True, slots=True)
 class Var:
+    """A shell variable's value (scalar or array) and where it was set."""
+
     scalar: Pieces | None = None  # scalar value
     array: tuple[Field, ...] | None = None  # indexed array value
     exported: bool = False
@@ -105,6 +109,8 @@ class VFile:
 
 @dataclass
 class State:
+    """What the shell interpreter knows at one point of a script."""
+
     vars: dict[str, Var] = field(default_factory=dict)
     funcs: dict[str, tuple[object, object]] = field(default_factory=dict)  # name -> (node, src)
     files: dict[str, VFile] = field(default_factory=dict)

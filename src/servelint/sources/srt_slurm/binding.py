@@ -32,6 +32,8 @@ _SELECTOR = re.compile(r"^(?P<file>.+?\.ya?ml)(?::(?P<sel>.+))?$")
 
 @dataclass(slots=True)
 class Reference:
+    """A srt-slurm recipe an InferenceX entry names, and where."""
+
     entry: str
     ref: str  # as written, selector included
     span: Span
@@ -40,6 +42,8 @@ class Reference:
 
 @dataclass(slots=True)
 class BindResult:
+    """The launches of the srt-slurm recipes a master config binds, with problems and counts."""
+
     launches: list[LaunchSpec] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)
     stats: dict = field(default_factory=dict)

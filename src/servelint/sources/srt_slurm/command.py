@@ -58,6 +58,8 @@ class Topology:
 
 @dataclass(slots=True)
 class Command:
+    """One worker command a srt-slurm recipe renders."""
+
     prefix: list[Token]  # numactl / trtllm-llmapi-launch words before the entrypoint
     entrypoint: list[Token]  # "python3 -m dynamo.vllm" / "vllm serve" ...
     argv: list[Token]

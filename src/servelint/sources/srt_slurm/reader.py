@@ -31,6 +31,8 @@ MAX_BYTES = 4 * 1024 * 1024
 
 @dataclass(slots=True)
 class RecipeResult:
+    """The launches of one srt-slurm recipe file."""
+
     launches: list[LaunchSpec] = field(default_factory=list)
     problems: list[ReadProblem] = field(default_factory=list)
     deps: list[str] = field(default_factory=list)

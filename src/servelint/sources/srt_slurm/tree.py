@@ -57,6 +57,8 @@ class Node:
 
 @dataclass(eq=False, slots=True)
 class Entry:
+    """One mapping entry of a recipe YAML, with its key's span."""
+
     key_span: Span
     node: Node
     raw_key: object = field(default=None)

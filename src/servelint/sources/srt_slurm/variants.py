@@ -22,6 +22,8 @@ _ZIP_ROW = re.compile(r"(zip_override_[\w-]+)\[(\d+)\]")
 
 @dataclass(slots=True)
 class Variant:
+    """One variant of a srt-slurm recipe (the plain recipe or an override)."""
+
     label: str  # "" for a plain recipe, else the override suffix ("stp_tp4", "mtp_0")
     root: Node
     name: str  # the recipe name srtctl gives the variant
