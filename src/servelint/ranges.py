@@ -55,6 +55,8 @@ if TYPE_CHECKING:  # dates are read only for a nightly tag
 
 @dataclass(frozen=True, slots=True)
 class ReleaseRange:
+    """The releases a launch can meet, and how that is known."""
+
     engine: str
     kind: str  # pinned | floor | latest | any | nightly | after-newest
     releases: tuple[str, ...]  # profiled releases of the range, oldest first

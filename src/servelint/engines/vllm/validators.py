@@ -39,6 +39,8 @@ _MAX_DEPTH = 4
 
 @dataclass(frozen=True, slots=True)
 class ConditionFailure:
+    """One validator condition of the release the launch makes true."""
+
     cls: str
     message: str
     source: str
