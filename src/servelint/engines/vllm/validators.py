@@ -114,6 +114,14 @@ def _class_failures(
             yield from _failing(table, cls, values, "parse", f"{dest}.", key, base)
     from servelint.engines.vllm.failures_memo import part_failures
 
+    def built_failures(cls: str, built: dict[str, Any]) -> Iterator[ConditionFailure]:
+        values = _built_values(profile, table, cls, built, given, payloads)
+        if values is not None:
+            base = _base(
+                table, ("built", cls), _built_values, profile, table, cls, built, {}, {}, force=True
+            )
+            yield from _failing(table, cls, values, "engine_config", "", key, base)
+
     for cls, built in built_classes:
         dests = _dests_of(built)
         if not (table.get(cls) or {}).get(key) or (
@@ -122,27 +130,8 @@ def _class_failures(
             continue  # the release's defaults, which pass its own validators
         yield from part_failures(
             table, ("built", cls, key), dests, (given, payloads),
-            lambda c=cls, b=built: _built_failures(profile, table, c, b, given, payloads, key),
+            lambda c=cls, b=built: built_failures(c, b),
         )
-
-
-def _built_failures(
-    profile: Profile,
-    table: dict[str, Any],
-    cls: str,
-    built: dict[str, Any],
-    given: dict[str, Any],
-    payloads: dict[str, Any],
-    key: str,
-) -> Iterator[ConditionFailure]:
-    """The failures of one class ``create_engine_config`` builds (none when the launch sets
-    none of the dests the construction reads)."""
-    values = _built_values(profile, table, cls, built, given, payloads)
-    if values is not None:
-        base = _base(
-            table, ("built", cls), _built_values, profile, table, cls, built, {}, {}, force=True
-        )
-        yield from _failing(table, cls, values, "engine_config", "", key, base)
 
 
 # per profile conditions table, the one memo of what depends on the release alone: the index
