@@ -136,3 +136,23 @@ def test_compiled_conditions_agree_on_random_values(version):
 def test_a_text_that_does_not_parse_compiles_to_none():
     assert compiled("self.a ==") is None
     assert compiled("self.a") is not None
+
+
+@pytest.mark.parametrize("version", ["0.11.0", "0.21.0", "0.27.1", "0.33.0"])
+def test_reads_are_the_self_fields_in_ast_walk_order(version):
+    """``conditions.reads`` walks a test by hand in ``ast.walk``'s order: the fields a failure
+    names come in that order, so the two must agree on every text of the release."""
+    texts = _texts(profiles.load("vllm", version))
+    for text in texts:
+        node = conditions._parsed(text)
+        expected: list[str] = []
+        for sub in ast.walk(node) if node is not None else ():
+            if (
+                isinstance(sub, ast.Attribute)
+                and isinstance(sub.value, ast.Name)
+                and sub.value.id == "self"
+                and sub.attr not in expected
+            ):
+                expected.append(sub.attr)
+        assert conditions.reads(text) == expected, text
+    assert sum(len(conditions.reads(t)) > 1 for t in texts) > 40  # order matters there
