@@ -19,6 +19,7 @@ from servelint.engines.vllm.lax_values import (
     enum_value_problem,
 )
 from servelint.engines.vllm.version_values import version_problem
+from servelint.lru import Lru
 from servelint.profiles import Action, Profile
 
 
@@ -107,7 +108,22 @@ def json_config_stage(profile: Profile, action: Action) -> str:
     return "unknown"
 
 
-def json_config_problems(profile: Profile, action: Action, value_text: str) -> list[JsonProblem]:
+_PROBLEMS = Lru(16384)  # (profile; one of its actions, text) -> the problems
+
+
+def json_config_problems(
+    profile: Profile, action: Action, value_text: str
+) -> tuple[JsonProblem, ...]:
+    """The problems of one JSON option value on the release, once per release, option and
+    text: the parse and the config-invalid rule both ask, and renderings repeat a value."""
+    return _PROBLEMS.get_for(
+        profile,
+        lambda: tuple(_problems(profile, action, value_text)),
+        (id(action), value_text),
+    )
+
+
+def _problems(profile: Profile, action: Action, value_text: str) -> list[JsonProblem]:
     stage = json_config_stage(profile, action)
     base = action.dest
     text = value_text
