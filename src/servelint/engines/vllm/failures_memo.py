@@ -1,5 +1,8 @@
-"""The one memo of SL114's verdicts (``validators.failures``), keyed on the values a launch
-gives the dests the release's checks can read, not on its argv.
+"""SL114's memos (``validators.failures``), keyed on the values a launch gives the dests the
+release's checks can read, not on its argv: one for the config classes' checks as a whole
+(``failures``) and, below it, one per part (``part_failures``: a built class, a
+``from_dict`` class, the EngineArgs checks, the bounds, the serve namespace checks), keyed on
+the values of the dests that part reads, so a launch new as a whole reuses its parts.
 
 ``failures`` reads a launch only through what ``validators`` makes of its options
 (launch_values.LaunchValues): dest -> plain value, dest -> dataclass-JSON payload and dest ->

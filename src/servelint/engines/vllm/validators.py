@@ -65,9 +65,9 @@ def failures(
     classes first (the order the engine meets them). ``unknown(option)``: the option's
     value is not known (a shell variable), so nothing that reads it is decided. ``entry``:
     the entrypoint's ``argv.ENTRIES`` name (``serve``: its namespace checks run first).
-    The config classes' checks are memoised on the values of the dests they read
-    (failures_memo.py); the namespace checks and the built fields' bounds, which read dests
-    of their own, are judged each time."""
+    The config classes' checks are memoised on the values of the dests they read, and
+    each part of the checks (a class, the EngineArgs checks, the bounds, the namespace
+    checks) on the values of its own dests (failures_memo.py)."""
     table = profile.data.get("conditions") or {}
     if not table or any(opt.canonical == "--config" for opt in options):
         return ()  # a --config file may set any option: nothing is decided by the argv alone
