@@ -30,18 +30,18 @@ def bound_failures(profile: Profile, table: dict[str, Any], given: dict[str, Any
 def _read(profile: Profile, table: dict[str, Any]) -> frozenset[str]:
     """Every dest a bounded field is passed (once per release: the conditions table's memo)."""
     from servelint.engines.vllm.conditions import reads
-    from servelint.engines.vllm.validators import _table_cache
+    from servelint.engines.vllm.validators import per_release
 
-    cache = _table_cache(table)
-    if ("bounds", "read") not in cache:
+    def dests() -> frozenset[str]:
         found: set[str] = set()
         for _, _, passed, _, _ in _bounded_fields(profile, table):
             if isinstance(passed, str):
                 found.add(passed)
             elif isinstance(passed, dict) and "expr" in passed:
                 found.update(reads(passed["expr"]))
-        cache[("bounds", "read")] = frozenset(found)
-    return cache[("bounds", "read")]
+        return frozenset(found)
+
+    return per_release(table, ("bounds", "read"), dests)
 
 
 def _failures(profile: Profile, table: dict[str, Any], given: dict[str, Any]) -> Iterator[Any]:
@@ -73,10 +73,9 @@ def _bounded_fields(
     """(class, field, what the construction passes it, its bounds, its source) of every
     bounded field a construction fills, in class and field order; once per release (the
     conditions table's memo)."""
-    from servelint.engines.vllm.validators import _table_cache
+    from servelint.engines.vllm.validators import per_release
 
-    cache = _table_cache(table)
-    if ("bounds", "fields") not in cache:
+    def fields_of() -> list[tuple[str, str, Any, Any, str]]:
         found = []
         for cls, entry in sorted(table.items()):
             built = entry.get("built") or {}
@@ -88,8 +87,9 @@ def _bounded_fields(
                     continue
                 source = (fields.get(name) or {}).get("source") or built.get("source", "")
                 found.append((cls, name, passed, bounds, source))
-        cache[("bounds", "fields")] = found
-    return cache[("bounds", "fields")]
+        return found
+
+    return per_release(table, ("bounds", "fields"), fields_of)
 
 
 def _passed_value(

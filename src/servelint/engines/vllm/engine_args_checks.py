@@ -15,7 +15,7 @@ from typing import Any
 
 from servelint.engines.vllm.conditions import UNKNOWN, reads
 from servelint.engines.vllm.dest_checks import raising
-from servelint.engines.vllm.validators import ConditionFailure, _dest_default, _table_cache
+from servelint.engines.vllm.validators import ConditionFailure, _dest_default, per_release
 from servelint.profiles import Profile
 
 KEYS = ("checks", "model_checks")  # certain failures first
@@ -28,19 +28,18 @@ def engine_args_failures(
     from servelint.engines.vllm.failures_memo import part_failures
 
     return part_failures(
-        table, ("engine_args",), _read(table), (given,), lambda: _failures(profile, table, given)
+        table, ("engine_args",), read_fields(table), (given,), lambda: _failures(profile, table, given)
     )
 
 
-def _read(table: dict[str, Any]) -> frozenset[str]:
+def read_fields(table: dict[str, Any]) -> frozenset[str]:
     """Every field the checks read (once per release: the conditions table's memo)."""
-    cache = _table_cache(table)
-    if ("engine_args", "read") not in cache:
-        entry = table.get("EngineArgs") or {}
-        cache[("engine_args", "read")] = frozenset(
-            f for key in KEYS for c in entry.get(key, []) for f in reads(c["test"])
-        )
-    return cache[("engine_args", "read")]
+    entry = table.get("EngineArgs") or {}
+    return per_release(
+        table,
+        ("engine_args", "read"),
+        lambda: frozenset(f for key in KEYS for c in entry.get(key, []) for f in reads(c["test"])),
+    )
 
 
 def _failures(

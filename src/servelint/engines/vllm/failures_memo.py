@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from servelint.engines.vllm import validators
-from servelint.engines.vllm.conditions import UNKNOWN, reads
+from servelint.engines.vllm.conditions import UNKNOWN
 from servelint.engines.vllm.launch_values import LaunchValues
 from servelint.lru import Lru
 from servelint.profiles import Profile
@@ -94,18 +94,13 @@ def _read_dests(profile: Profile, table: dict[str, Any]) -> tuple[frozenset[str]
     """The dests whose options make ``failures`` look at the classes (``_index``), and every
     dest a check of the release can read (those and EngineArgs' model checks' fields); kept
     in the release's one table memo."""
-    cache = validators._table_cache(table)
-    if ("memo", "dests") not in cache:
+    from servelint.engines.vllm.engine_args_checks import read_fields
+
+    def dests() -> tuple[frozenset[str], frozenset[str]]:
         _, gate = validators._index(profile, table)
-        engine_args = table.get("EngineArgs") or {}
-        fields = {
-            f
-            for key in ("checks", "model_checks")
-            for c in engine_args.get(key, [])
-            for f in reads(c["test"])
-        }
-        cache[("memo", "dests")] = (gate, gate | fields)
-    return cache[("memo", "dests")]
+        return gate, gate | read_fields(table)
+
+    return validators.per_release(table, ("memo", "dests"), dests)
 
 
 def _frozen(value: Any) -> Any:

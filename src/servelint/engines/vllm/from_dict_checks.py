@@ -17,8 +17,8 @@ from servelint.engines.vllm.validators import (
     _failing,
     _field_specs,
     _json_values,
-    _table_cache,
     coerce,
+    per_release,
 )
 from servelint.profiles import Profile
 
@@ -50,15 +50,17 @@ def from_dict_failures(
 
 def _built(table: dict[str, Any]) -> list[tuple[str, tuple[str, dict[str, Any]]]]:
     """(dest, (class, how)) of each class built from a dict, by dest (the table's memo)."""
-    cache = _table_cache(table)
-    if ("from_dict", "built") not in cache:
-        by_dest = {
-            e["from_dict"]["dest"]: (cls, e["from_dict"])
-            for cls, e in table.items()
-            if e.get("from_dict") and e.get("checks")
-        }
-        cache[("from_dict", "built")] = sorted(by_dest.items())
-    return cache[("from_dict", "built")]
+    return per_release(
+        table,
+        ("from_dict", "built"),
+        lambda: sorted(
+            {
+                e["from_dict"]["dest"]: (cls, e["from_dict"])
+                for cls, e in table.items()
+                if e.get("from_dict") and e.get("checks")
+            }.items()
+        ),
+    )
 
 
 def _class_failures(

@@ -38,13 +38,14 @@ def serve_failures(profile: Profile, launch: Any) -> Iterator[Any]:
 
 def _read(profile: Profile) -> frozenset[str]:
     """Every dest the checks read (once per release: the conditions table's memo)."""
-    from servelint.engines.vllm.validators import _table_cache
+    from servelint.engines.vllm.validators import per_release
 
-    cache = _table_cache(profile.data.get("conditions") or {})
-    if ("serve", "read") not in cache:
-        checks = (profile.data.get("serve_checks") or {}).get("checks") or []
-        cache[("serve", "read")] = frozenset(f for c in checks for f in reads(c["test"]))
-    return cache[("serve", "read")]
+    checks = (profile.data.get("serve_checks") or {}).get("checks") or []
+    return per_release(
+        profile.data.get("conditions") or {},
+        ("serve", "read"),
+        lambda: frozenset(f for c in checks for f in reads(c["test"])),
+    )
 
 
 def _failures(profile: Profile, given: dict[str, Any]) -> Iterator[Any]:

@@ -150,14 +150,21 @@ def _table_cache(table: dict[str, Any]) -> dict[tuple[str, str], Any]:
     return hit[1]
 
 
+def per_release(table: dict[str, Any], key: tuple[str, str], compute: Callable[[], Any]) -> Any:
+    """``compute()`` once per release: what depends on the release alone, kept in its
+    conditions table's memo under ``key``."""
+    cache = _table_cache(table)
+    if key not in cache:
+        cache[key] = compute()
+    return cache[key]
+
+
 def _base(
     table: dict[str, Any], key: tuple[str, str], build: Callable[..., Values | None], *args: Any,
     **kwargs: Any,
 ) -> tuple[Any, dict[str, Any]] | None:
-    bases = _table_cache(table)
-    if key not in bases:
-        bases[key] = (build(*args, **kwargs), {})
-    return bases[key] if bases[key][0] is not None else None
+    base = per_release(table, key, lambda: (build(*args, **kwargs), {}))
+    return base if base[0] is not None else None
 
 
 _PLAIN = (str, int, float, bool, tuple, list, dict, frozenset, set, type(None))
@@ -186,11 +193,9 @@ def _computed(profile: Profile, table: dict[str, Any], expr: str, given: dict[st
     dests = reads(expr)
     if any(d in given for d in dests):
         return value_of(expr, _engine_args_fields(profile, table, dests, given))
-    cache = _table_cache(table)  # over the defaults alone: one value per release
-    key = ("expr", expr)
-    if key not in cache:
-        cache[key] = value_of(expr, _engine_args_fields(profile, table, dests, {}))
-    return cache[key]
+    return per_release(  # over the defaults alone: one value per release
+        table, ("expr", expr), lambda: value_of(expr, _engine_args_fields(profile, table, dests, {}))
+    )
 
 
 def _engine_args_fields(
@@ -338,8 +343,8 @@ def _index(profile: Profile, table: dict[str, Any]) -> tuple[list[tuple[str, Any
     """The classes create_engine_config builds, and every dest a condition can read (those
     constructions' dests and the dataclass-json options of classes with conditions);
     memoised on the profile's own table."""
-    cache = _table_cache(table)
-    if ("index", "") not in cache:
+
+    def index() -> tuple[list[tuple[str, Any]], frozenset[str]]:
         built = [
             (cls, e["built"])
             for cls, e in table.items()
@@ -361,8 +366,9 @@ def _index(profile: Profile, table: dict[str, Any]) -> tuple[list[tuple[str, Any
             if entry.get("from_dict"):
                 how = entry["from_dict"]
                 read |= {how["dest"], *filter(None, how["keys"].values())}
-        cache[("index", "")] = (built, frozenset(read))
-    return cache[("index", "")]
+        return built, frozenset(read)
+
+    return per_release(table, ("index", ""), index)
 
 
 _DESTS: dict[int, tuple[dict[str, Any], frozenset[str]]] = {}
