@@ -136,6 +136,12 @@ def test_invalid_toml_is_a_config_error(tmp_path):
         load_config(tmp_path)
 
 
+def test_a_config_file_that_is_not_utf8_is_a_config_error_naming_it(tmp_path):
+    (tmp_path / "pyproject.toml").write_bytes(b'[tool.servelint]\ndisable = ["\xff"]\n')
+    with pytest.raises(ConfigError, match=r"pyproject\.toml: invalid TOML"):
+        load_config(tmp_path)
+
+
 def test_rule_ids_unchecked_without_known_rules():
     config = parse_config({"disable": ["anything"]}, known_rules=set())
     assert config.disable == {"anything"}

@@ -191,7 +191,7 @@ def _parse_toml(path: Path, data: bytes) -> dict[str, Any]:
 
     try:
         return tomllib.loads(data.decode())
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
 
 

@@ -93,7 +93,8 @@ class ArgvModel(Protocol):
 
 
 class Engine:
-    """One engine's facts (see the module docstring); compared by ``name``."""
+    """One engine's facts (see the module docstring); one instance per engine, found by ``name``
+    in the registry (instances compare by identity)."""
 
     __slots__ = (
         "name",
