@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from servelint.engines.vllm.conditions import UNKNOWN
+from servelint.engines.vllm.conditions import UNKNOWN, reads
 from servelint.engines.vllm.json_config import bound_problem
 from servelint.profiles import Profile
 
@@ -29,7 +29,6 @@ def bound_failures(profile: Profile, table: dict[str, Any], given: dict[str, Any
 
 def _read(profile: Profile, table: dict[str, Any]) -> frozenset[str]:
     """Every dest a bounded field is passed (once per release: the conditions table's memo)."""
-    from servelint.engines.vllm.conditions import reads
     from servelint.engines.vllm.validators import per_release
 
     def dests() -> frozenset[str]:
@@ -45,13 +44,13 @@ def _read(profile: Profile, table: dict[str, Any]) -> frozenset[str]:
 
 
 def _failures(profile: Profile, table: dict[str, Any], given: dict[str, Any]) -> Iterator[Any]:
-    from servelint.engines.vllm.validators import ConditionFailure, _computed
+    from servelint.engines.vllm.validators import ConditionFailure
 
     blocked = set((table.get("EngineArgs") or {}).get("assigned", ["*"]))
     if "*" in blocked:
         return  # the entrypoint may change any dest
     for cls, name, passed, bounds, source in _bounded_fields(profile, table):
-        dest, value = _passed_value(profile, table, passed, given, blocked, _computed)
+        dest, value = _passed_value(profile, table, passed, given, blocked)
         act = profile.by_dest.get(dest) if dest else None
         if act is None or act.raw.get("field_of"):
             continue  # no launch value here, or judged where the option is parsed
@@ -98,10 +97,9 @@ def _passed_value(
     passed: Any,
     given: dict[str, Any],
     blocked: set[str],
-    computed: Any,
 ) -> tuple[str, Any]:
     """(the launch dest the field reads, its value) or ("", UNKNOWN)."""
-    from servelint.engines.vllm.conditions import reads
+    from servelint.engines.vllm.validators import _computed
 
     if isinstance(passed, str):
         if passed in blocked or passed not in given:
@@ -111,5 +109,5 @@ def _passed_value(
         dests = [d for d in reads(passed["expr"]) if d in given]
         if len(dests) != 1 or dests[0] in blocked:
             return "", UNKNOWN
-        return dests[0], computed(profile, table, passed["expr"], given)
+        return dests[0], _computed(profile, table, passed["expr"], given)
     return "", UNKNOWN

@@ -51,7 +51,7 @@ def failures(
     """``compute(profile, launch)``'s failures, once per release and key."""
     table = profile.data.get("conditions") or {}
     try:
-        key = _key(profile, table, launch) if table else None
+        key = _key(profile, table, launch)
     except _Unkeyable:
         key = None
     if key is None:
@@ -76,10 +76,11 @@ def part_failures(
     return _PARTS.get_for(table, lambda: tuple(compute()), (part, key))
 
 
-def _key(profile: Profile, table: dict[str, Any], launch: LaunchValues) -> tuple[Any, ...] | None:
+def _key(profile: Profile, table: dict[str, Any], launch: LaunchValues) -> tuple[Any, ...]:
+    """(whether an option reaches the classes, then the values of the dests any check reads);
+    ``validators.failures`` has already returned for a launch with ``--config`` or a release
+    without conditions."""
     options = launch.options
-    if any(opt.canonical == "--config" for opt in options):
-        return None  # failures() decides nothing then
     gate, dests = _read_dests(profile, table)
     return (
         any(opt.action is not None and opt.action.dest in gate for opt in options),

@@ -99,7 +99,7 @@ def _class_failures(
         )
     base = _base(table, ("from_dict", cls), _json_values, profile, table, cls, {}, 0, own=True)
     for failure in _failing(table, cls, values, "engine_config", f"{dest}.", base=base):
-        yield replace(failure, only_if=only_if)
+        yield replace(failure, only_if="; ".join(c for c in (failure.only_if, only_if) if c))
 
 
 def _rekeyed(payload: dict[str, Any], pairs: list[list[str]]) -> dict[str, Any]:

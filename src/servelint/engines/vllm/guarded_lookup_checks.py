@@ -17,7 +17,7 @@ from typing import Any
 
 from servelint.engines.vllm.conditions import UNKNOWN, Values, outcome, reads
 from servelint.engines.vllm.launch_values import _dest_values, _json_payloads
-from servelint.engines.vllm.validators import _dest_default, coerce
+from servelint.engines.vllm.validators import _engine_args_fields, coerce
 from servelint.profiles import Profile
 
 
@@ -86,10 +86,7 @@ def _object(profile: Profile, how: dict[str, Any], payload: dict[str, Any]) -> V
 def _unchanged(profile: Profile, guards: list[str], given: dict[str, Any]) -> bool:
     """Every guard under which EngineArgs changes the object is certainly false."""
     table = profile.data.get("conditions") or {}
-    for test in guards:
-        fields = {
-            d: given[d] if d in given else _dest_default(profile, table, d) for d in reads(test)
-        }
-        if outcome(test, Values("EngineArgs", fields)) != "passes":
-            return False
-    return True
+    return all(
+        outcome(test, _engine_args_fields(profile, table, reads(test), given)) == "passes"
+        for test in guards
+    )

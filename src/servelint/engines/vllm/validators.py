@@ -19,7 +19,7 @@ none of them matters.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from servelint.engines.vllm.conditions import (
@@ -52,7 +52,6 @@ class ConditionFailure:
     guarded: bool = False  # the validators assign what the test reads, but not for these values
     env: tuple[str, ...] = ()  # env vars the test assumes unset (their registry default)
     assumes: tuple[str, ...] = ()  # calls before it hand the config to code not read
-    hook_caveat: str = ""  # what a check kept past a hook takes for granted (after_hooks.py)
 
 
 def failures(
@@ -238,11 +237,20 @@ def _failing(
             only_if="; ".join(
                 c for c in (_env_caveat(check.get("env") or ()), check.get("after_hooks", "")) if c
             ),
-            hook_caveat=check.get("after_hooks", ""),
             guarded="when" in check and not check.get("env"),
             env=tuple(check.get("env") or ()),
             assumes=tuple(check.get("assumes", ())),
         )
+
+
+def without_env_caveat(failure: ConditionFailure) -> ConditionFailure:
+    """``failure`` once the environment is known to leave the env vars it assumed unset so
+    (its other caveats kept)."""
+    caveat = _env_caveat(failure.env)
+    only_if = failure.only_if
+    if caveat and only_if.startswith(caveat):
+        only_if = only_if[len(caveat) :].removeprefix("; ")
+    return replace(failure, only_if=only_if, env=())
 
 
 def _env_caveat(names: Iterable[str]) -> str:

@@ -13,7 +13,7 @@ import ast
 import functools
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from servelint.engines.vllm import argv as vllm_argv
@@ -227,7 +227,7 @@ def condition_rejection(profile: Profile, options: list[Any],
     is then decided)."""
     found = list(validators.failures(profile, options, entry="serve"))  # `vllm serve ARGV`
     if env is not None:
-        found = [replace(f, only_if=f.hook_caveat, env=()) if f.env else f for f in found
+        found = [validators.without_env_caveat(f) if f.env else f for f in found
                  if not any(name in env for name in f.env)]
     failure = next((f for f in found if not (f.model or f.only_if)), found[0] if found else None)
     if failure is None:
