@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.facts_common import module_file, parse
+from servelint.engines.vllm.builder.walk_exprs import _exact
 
 
 @dataclass
@@ -41,7 +42,7 @@ class Callees:
         return out
 
     def resolve(self, call: ast.Call, owner: ast.ClassDef | None, owner_path: str) -> Callee | None:
-        if call.keywords or not all(_self_chain(a) for a in call.args):
+        if call.keywords or not all(_exact(a) for a in call.args):  # each a ``self.x…`` chain
             return None
         func = call.func
         found: tuple[str, ast.AST] | None = None
@@ -117,15 +118,6 @@ class _Rebind(ast.NodeTransformer):
 def _set_ctx(node: ast.expr, ctx: ast.expr_context) -> None:
     if isinstance(node, ast.Attribute):
         node.ctx = ctx
-
-
-def _self_chain(node: ast.expr) -> bool:
-    if not isinstance(node, ast.Attribute):
-        return False
-    inner: ast.expr = node
-    while isinstance(inner, ast.Attribute):
-        inner = inner.value
-    return isinstance(inner, ast.Name) and inner.id == "self"
 
 
 def _method_kind(method: ast.FunctionDef) -> str:

@@ -14,7 +14,7 @@ from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder import local_built
 from servelint.engines.vllm.builder.condition_walk import Walk, assign, taint
 from servelint.engines.vllm.builder.engine_locals import passed_values
-from servelint.engines.vllm.builder.facts_common import files_with, find_def, parse
+from servelint.engines.vllm.builder.facts_common import files_with, find_def, parse, per_wheel
 from servelint.engines.vllm.builder.walk_exprs import self_field
 
 
@@ -43,10 +43,15 @@ def engine_args_assigned(cls: ast.ClassDef) -> list[str]:
 _CHANGED_OBJECTS = ("args", "engine_args")  # the parsed namespace, the EngineArgs built from it
 
 
-def namespace_assigned(src: WheelSource) -> set[str]:
+def namespace_assigned(src: WheelSource) -> frozenset[str]:
     """Dests the entrypoints change on the parsed namespace or the engine arguments before
     building the engine config (``args.api_server_count = 1`` in ``vllm serve``,
-    ``engine_args.pooler_config = …`` in ``entrypoints/common/cli_args.py``)."""
+    ``engine_args.pooler_config = …`` in ``entrypoints/common/cli_args.py``); once per wheel
+    (the conditions, the guarded lookups and the constructions all ask)."""
+    return per_wheel(src, "namespace_assigned", lambda: frozenset(_namespace_assigned(src)))
+
+
+def _namespace_assigned(src: WheelSource) -> set[str]:
     out: set[str] = set()
     for name in files_with(src, "args."):
         if not name.startswith("vllm/entrypoints/") or (tree := parse(src, name)) is None:
@@ -185,7 +190,7 @@ def constructions(src: WheelSource, classes: set[str]) -> dict[str, dict[str, An
 def changed_before_build(src: WheelSource) -> set[str]:
     """Dests changed before ``create_engine_config`` runs: by the entrypoints and by
     ``EngineArgs.__post_init__``."""
-    out = namespace_assigned(src)
+    out = set(namespace_assigned(src))
     found = find_def(src, "EngineArgs", "engine/arg_utils")
     if found is None or not isinstance(found[1], ast.ClassDef):
         return out

@@ -87,15 +87,10 @@ def is_model_value(roots: ModelRoots | None, value: ast.expr | None) -> bool:
         return False
     if is_model_call(roots, value):
         return True
-    parts: list[str] = []
-    node = value
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not (isinstance(node, ast.Name) and node.id == "self"):
-        return False
-    path = ".".join(reversed(parts))
-    return path in roots.self_fields or path in roots.model_paths
+    from servelint.engines.vllm.builder.walk_exprs import _exact
+
+    path = _exact(value)
+    return path is not None and (path in roots.self_fields or path in roots.model_paths)
 
 
 def launch_part(node: ast.expr, evaluable: Callable[[ast.expr], bool]) -> ast.expr | None:
