@@ -30,7 +30,13 @@ from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.condition_shapes import _reads
 from servelint.engines.vllm.builder.condition_walk import walk_method
 from servelint.engines.vllm.builder.engine_build import field_defaults
-from servelint.engines.vllm.builder.facts_common import files_with, find_def, parse, ref
+from servelint.engines.vllm.builder.facts_common import (
+    config_classes_with,
+    files_with,
+    find_def,
+    parse,
+    ref,
+)
 
 _MARK = "servelint: the registry lookup"
 
@@ -59,25 +65,25 @@ def guarded_lookups(
 ) -> list[GuardedLookup]:
     """The ``…getter(self.f)`` lookups in config class methods that ``covered`` (the
     unconditional ones) leaves out, each with the guard it is made under."""
+    from servelint.engines.vllm.builder.conditions import _module_literals
+
     out: list[GuardedLookup] = []
-    for path in files_with(src, f"{getter}("):
-        tree = parse(src, path) if path.startswith("vllm/config/") else None
-        for cls in tree.body if tree is not None else []:
-            if isinstance(cls, ast.ClassDef):
-                out += _class_lookups(src, path, tree, cls, getter, covered)
+    literals: dict[str, dict[str, ast.expr]] = {}  # per file
+    for path, cls in config_classes_with(src, f"{getter}("):
+        if path not in literals:
+            literals[path] = _module_literals(src.parse(path))
+        out += _class_lookups(src, path, literals[path], cls, getter, covered)
     return out
 
 
 def _class_lookups(
     src: WheelSource,
     path: str,
-    tree: ast.Module,
+    literals: dict[str, ast.expr],
     cls: ast.ClassDef,
     getter: str,
     covered: set[tuple[str, str]],
 ) -> list[GuardedLookup]:
-    from servelint.engines.vllm.builder.conditions import _module_literals
-
     fields = {
         n.target.id
         for n in cls.body
@@ -91,7 +97,7 @@ def _class_lookups(
             name = _looked_up(call, getter)
             if name not in fields or (cls.name, name) in covered or not _called(src, method):
                 continue
-            test = _guard(path, methods, _module_literals(tree), method, call)
+            test = _guard(path, methods, literals, method, call)
             if test is None:
                 continue
             read = {p.split(".")[0] for p in _reads(ast.parse(test, mode="eval").body)} | {name}
