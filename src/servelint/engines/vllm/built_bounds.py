@@ -44,9 +44,9 @@ def _read(profile: Profile, table: dict[str, Any]) -> frozenset[str]:
 
 
 def _failures(profile: Profile, table: dict[str, Any], given: dict[str, Any]) -> Iterator[Any]:
-    from servelint.engines.vllm.validators import ConditionFailure
+    from servelint.engines.vllm.validators import ConditionFailure, assigned_dests
 
-    blocked = set((table.get("EngineArgs") or {}).get("assigned", ["*"]))
+    blocked = assigned_dests(table)
     if "*" in blocked:
         return  # the entrypoint may change any dest
     for cls, name, passed, bounds, source in _bounded_fields(profile, table):
@@ -96,7 +96,7 @@ def _passed_value(
     table: dict[str, Any],
     passed: Any,
     given: dict[str, Any],
-    blocked: set[str],
+    blocked: frozenset[str],
 ) -> tuple[str, Any]:
     """(the launch dest the field reads, its value) or ("", UNKNOWN)."""
     from servelint.engines.vllm.validators import _computed

@@ -15,7 +15,12 @@ from typing import Any
 
 from servelint.engines.vllm.conditions import UNKNOWN, reads
 from servelint.engines.vllm.dest_checks import raising
-from servelint.engines.vllm.validators import ConditionFailure, _dest_default, per_release
+from servelint.engines.vllm.validators import (
+    ConditionFailure,
+    _dest_default,
+    assigned_dests,
+    per_release,
+)
 from servelint.profiles import Profile
 
 KEYS = ("checks", "model_checks")  # certain failures first
@@ -47,9 +52,10 @@ def _failures(
 ) -> Iterator[ConditionFailure]:
     entry = table.get("EngineArgs") or {}
     checks = [c for key in KEYS for c in entry.get(key, [])]
-    if not checks or "*" in entry.get("assigned", ["*"]):
+    assigned = assigned_dests(table)
+    if not checks or "*" in assigned:
         return
-    blocked = set(entry.get("assigned", [])) | set(entry.get("changes", []))
+    blocked = assigned | set(entry.get("changes", []))
     yield from raising(
         checks,
         given,
@@ -59,7 +65,7 @@ def _failures(
 
 
 def _value(
-    profile: Profile, table: dict[str, Any], given: dict[str, Any], blocked: set[str], dest: str
+    profile: Profile, table: dict[str, Any], given: dict[str, Any], blocked: frozenset[str], dest: str
 ) -> Any:
     if dest in blocked:
         return UNKNOWN

@@ -17,6 +17,7 @@ from servelint.engines.vllm.validators import (
     _failing,
     _field_specs,
     _json_values,
+    assigned_dests,
     coerce,
     per_release,
 )
@@ -33,7 +34,7 @@ def from_dict_failures(
     if not built:
         return
     given, payloads = launch.given, launch.plain
-    assigned = set((table.get("EngineArgs") or {}).get("assigned", ["*"]))
+    assigned = assigned_dests(table)
     if "*" in assigned:
         return
     from servelint.engines.vllm.failures_memo import part_failures
@@ -71,7 +72,7 @@ def _class_failures(
     how: dict[str, Any],
     given: dict[str, Any],
     payload: Any,
-    assigned: set[str],
+    assigned: frozenset[str],
 ) -> Iterator[ConditionFailure]:
     """One class's checks over the dict ``dest`` gives it (``payload``), keyed as the engine
     renames them, with the keys the engine fills from other dests (``--spec-tokens``)."""

@@ -186,6 +186,16 @@ def _base_outcome(test: str, values: Values, base: tuple[Any, dict[str, Any]] | 
     return outcomes[test]
 
 
+def assigned_dests(table: dict[str, Any]) -> frozenset[str]:
+    """The dests the entrypoint assigns before the engine config is built (``*``: it may
+    assign any, and a release that does not say is taken as that)."""
+    return per_release(
+        table,
+        ("engine_args", "assigned"),
+        lambda: frozenset((table.get("EngineArgs") or {}).get("assigned", ["*"])),
+    )
+
+
 def _computed(profile: Profile, table: dict[str, Any], expr: str, given: dict[str, Any]) -> Any:
     """What ``create_engine_config`` passes when it computes an argument from the dests
     (builder/engine_locals.py): the expression over the launch's dests, or UNKNOWN."""
@@ -338,9 +348,8 @@ def _built_values(
     dests = _dests_of(built)
     if not force and dests.isdisjoint(given) and dests.isdisjoint(payloads):
         return None
-    engine_args = table.get("EngineArgs") or {}
-    assigned = set(engine_args.get("assigned", [])) if engine_args else None
-    if assigned is None or "*" in assigned:
+    assigned = assigned_dests(table)
+    if "*" in assigned:
         return None  # the entrypoint may change any dest
     return _built_object(profile, table, cls, built, given, payloads, assigned, own=True)
 
@@ -411,7 +420,7 @@ def _built_object(
     built: dict[str, Any],
     given: dict[str, Any],
     payloads: dict[str, Any],
-    assigned: set[str],
+    assigned: frozenset[str],
     own: bool,
 ) -> Values:
     passed = built.get("fields", {})
