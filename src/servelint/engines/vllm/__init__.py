@@ -37,5 +37,6 @@ ENGINE = Engine(
         "servelint.engines.vllm.builder.conditions",  # validator raise/assert conditions
         "servelint.engines.vllm.builder.serve_checks",  # `vllm serve`'s namespace checks
         "servelint.engines.vllm.builder.version_fields",  # fields parsed as versions
+        "servelint.engines.vllm.builder.condition_index",  # each check's reads, outcome on defaults
     ),
 )

@@ -203,6 +203,13 @@ def reads(test: str) -> list[str]:
     return list(_reads(test))
 
 
+def check_reads(check: dict[str, Any]) -> list[str]:
+    """``reads`` of a profile check's ``test``, as the builder stored it (``reads``,
+    builder/condition_index.py); computed for a check written without it."""
+    found = check.get("reads")
+    return found if found is not None else list(_reads(check["test"]))
+
+
 @lru_cache(maxsize=8192)  # a pure function of the profile's test text
 def _reads(test: str) -> tuple[str, ...]:
     """``self.<field>`` reads in ``ast.walk``'s order (breadth first), walked by hand: a

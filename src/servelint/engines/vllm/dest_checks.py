@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from servelint.engines.vllm.conditions import Values, outcome, reads, rendered
+from servelint.engines.vllm.conditions import Values, check_reads, outcome, rendered
 
 
 def raising(
@@ -24,7 +24,7 @@ def raising(
 
     values_cls, failure_cls, stage = where
     for check in checks:
-        fields = reads(check["test"])
+        fields = check_reads(check)
         if not any(f in given for f in fields):
             continue  # the release's defaults: nothing the launch decides
         values = Values(values_cls, {f: value(f) for f in fields}, {f: f for f in fields if f in given})

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from servelint.engines.vllm.conditions import UNKNOWN, reads
+from servelint.engines.vllm.conditions import UNKNOWN, check_reads
 from servelint.engines.vllm.dest_checks import raising
 from servelint.engines.vllm.validators import (
     ConditionFailure,
@@ -43,7 +43,7 @@ def read_fields(table: dict[str, Any]) -> frozenset[str]:
     return per_release(
         table,
         ("engine_args", "read"),
-        lambda: frozenset(f for key in KEYS for c in entry.get(key, []) for f in reads(c["test"])),
+        lambda: frozenset(f for key in KEYS for c in entry.get(key, []) for f in check_reads(c)),
     )
 
 

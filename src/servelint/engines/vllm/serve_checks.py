@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from servelint.engines.vllm.conditions import UNKNOWN, reads
+from servelint.engines.vllm.conditions import UNKNOWN, check_reads
 from servelint.engines.vllm.dest_checks import raising
 from servelint.profiles import Profile
 
@@ -44,7 +44,7 @@ def _read(profile: Profile) -> frozenset[str]:
     return per_release(
         profile.data.get("conditions") or {},
         ("serve", "read"),
-        lambda: frozenset(f for c in checks for f in reads(c["test"])),
+        lambda: frozenset(f for c in checks for f in check_reads(c)),
     )
 
 

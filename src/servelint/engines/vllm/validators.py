@@ -25,6 +25,7 @@ from typing import Any
 from servelint.engines.vllm.conditions import (
     UNKNOWN,
     Values,
+    check_reads,
     outcome,
     reads,
     rendered,
@@ -119,7 +120,7 @@ def _class_failures(
             base = _base(
                 table, ("built", cls), _built_values, profile, table, cls, built, {}, {}, force=True
             )
-            yield from _failing(table, cls, values, "engine_config", "", key, base)
+            yield from _failing(table, cls, values, "engine_config", "", key, base, "built")
 
     for cls, built in built_classes:
         dests = _dests_of(built)
@@ -173,14 +174,23 @@ def _same(a: Any, b: Any) -> bool:
     return a is b or (type(a) is type(b) and type(a) in _PLAIN and a == b)
 
 
-def _base_outcome(test: str, values: Values, base: tuple[Any, dict[str, Any]] | None) -> Any:
-    """The test's outcome on the defaults' object when ``values`` agrees with it on every
-    field the test reads (``False`` when it does not, or there is no such object)."""
+def _base_outcome(
+    check: dict[str, Any], values: Values, base: tuple[Any, dict[str, Any]] | None, kind: str
+) -> Any:
+    """The check's outcome on the defaults' object of ``kind`` ("json": the class from an
+    empty dict, "built": as create_engine_config builds it from the defaults) when ``values``
+    agrees with it on every field the test reads (``False`` when it does not, or there is
+    no such object). The builder stores these outcomes (``on_defaults``)."""
     if base is None:
         return False
     obj, outcomes = base
-    if not all(_same(values.fields.get(f, UNKNOWN), obj.fields.get(f, UNKNOWN)) for f in reads(test)):
+    fields = check_reads(check)
+    if not all(_same(values.fields.get(f, UNKNOWN), obj.fields.get(f, UNKNOWN)) for f in fields):
         return False
+    stored = check.get("on_defaults")
+    if stored is not None and kind in stored:
+        return stored[kind]
+    test = check["test"]
     if test not in outcomes:
         outcomes[test] = outcome(test, obj)
     return outcomes[test]
@@ -223,10 +233,11 @@ def _failing(
     prefix: str,
     key: str = "checks",
     base: tuple[Any, dict[str, Any]] | None = None,
+    kind: str = "json",
 ) -> Iterator[ConditionFailure]:
     for check in table[cls].get(key, []):
         test = check["test"]
-        if _base_outcome(test, values, base) in (None, "passes"):
+        if _base_outcome(check, values, base, kind) in (None, "passes"):
             continue  # as on the defaults' object, which passes it
         found = outcome(test, values)
         if found in (None, "passes"):
@@ -369,7 +380,7 @@ def _index(profile: Profile, table: dict[str, Any]) -> tuple[list[tuple[str, Any
         ]
         read = {d for _, b in built for d in _dests(b)}
         read |= {
-            f for c in (table.get("EngineArgs") or {}).get("checks", []) for f in reads(c["test"])
+            f for c in (table.get("EngineArgs") or {}).get("checks", []) for f in check_reads(c)
         }
         read |= {
             a.dest
