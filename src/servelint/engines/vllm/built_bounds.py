@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from servelint.engines.vllm.conditions import UNKNOWN, reads
+from servelint.engines.vllm.conditions import UNKNOWN, check_reads
 from servelint.engines.vllm.json_config import bound_problem
 from servelint.profiles import Profile
 
@@ -37,7 +37,7 @@ def _read(profile: Profile, table: dict[str, Any]) -> frozenset[str]:
             if isinstance(passed, str):
                 found.add(passed)
             elif isinstance(passed, dict) and "expr" in passed:
-                found.update(reads(passed["expr"]))
+                found.update(check_reads(passed, "expr"))
         return frozenset(found)
 
     return per_release(table, ("bounds", "read"), dests)
@@ -106,8 +106,8 @@ def _passed_value(
             return "", UNKNOWN
         return passed, given[passed]
     if isinstance(passed, dict) and "expr" in passed:
-        dests = [d for d in reads(passed["expr"]) if d in given]
+        dests = [d for d in check_reads(passed, "expr") if d in given]
         if len(dests) != 1 or dests[0] in blocked:
             return "", UNKNOWN
-        return dests[0], _computed(profile, table, passed["expr"], given)
+        return dests[0], _computed(profile, table, passed, given)
     return "", UNKNOWN

@@ -203,11 +203,12 @@ def reads(test: str) -> list[str]:
     return list(_reads(test))
 
 
-def check_reads(check: dict[str, Any]) -> list[str]:
-    """``reads`` of a profile check's ``test``, as the builder stored it (``reads``,
-    builder/condition_index.py); computed for a check written without it."""
+def check_reads(check: dict[str, Any], key: str = "test") -> list[str]:
+    """``reads`` of a profile check's ``test`` (or a construction's computed argument's
+    ``expr``), as the builder stored it (``reads``, builder/condition_index.py); computed
+    for one written without it."""
     found = check.get("reads")
-    return found if found is not None else list(_reads(check["test"]))
+    return found if found is not None else list(_reads(check[key]))
 
 
 @lru_cache(maxsize=8192)  # a pure function of the profile's test text

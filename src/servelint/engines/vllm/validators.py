@@ -206,10 +206,14 @@ def assigned_dests(table: dict[str, Any]) -> frozenset[str]:
     )
 
 
-def _computed(profile: Profile, table: dict[str, Any], expr: str, given: dict[str, Any]) -> Any:
+def _computed(
+    profile: Profile, table: dict[str, Any], passed: dict[str, Any], given: dict[str, Any]
+) -> Any:
     """What ``create_engine_config`` passes when it computes an argument from the dests
-    (builder/engine_locals.py): the expression over the launch's dests, or UNKNOWN."""
-    dests = reads(expr)
+    (builder/engine_locals.py; ``passed``: ``{"expr", "reads"}``): the expression over the
+    launch's dests, or UNKNOWN."""
+    expr = passed["expr"]
+    dests = check_reads(passed, "expr")
     if any(d in given for d in dests):
         return value_of(expr, _engine_args_fields(profile, table, dests, given))
     return per_release(  # over the defaults alone: one value per release
@@ -416,7 +420,7 @@ def _dests(built: dict[str, Any]) -> list[str]:
     out: list[str] = []
     for dest in built.get("fields", {}).values():
         if isinstance(dest, dict) and "expr" in dest:
-            out += reads(dest["expr"])
+            out += check_reads(dest, "expr")
         elif isinstance(dest, dict):
             out += _dests(dest)
         elif dest:
@@ -445,7 +449,7 @@ def _built_object(
         elif name not in passed:
             fields[name] = UNKNOWN if built.get("open") else _default(profile, table, cls, name, 0)
         elif isinstance(dest, dict) and "expr" in dest:  # computed from the dests
-            fields[name] = coerce(spec, _computed(profile, table, dest["expr"], given))
+            fields[name] = coerce(spec, _computed(profile, table, dest, given))
         elif isinstance(dest, dict):  # field=Other(...) built in the same call
             sub = dest.get("cls", "")
             fields[name] = (

@@ -2,7 +2,8 @@
 stored beside each check by the last extractor (a pure function of the profile built so far).
 
 - ``reads``: the fields the check's ``test`` reads (``conditions.reads``), on every check of
-  ``conditions`` and ``serve_checks``;
+  ``conditions`` and ``serve_checks``, and the dests each argument a construction computes
+  (``built`` ``{"expr"}``) reads;
 - ``on_defaults``: for a config class's checks, the test's outcome on the class's defaults
   (``validators._base_outcome``): ``json`` from an empty dict, ``built`` as
   ``create_engine_config`` builds it from the dests' defaults ("raises", "passes",
@@ -41,6 +42,8 @@ def annotated(data: dict[str, Any]) -> dict[str, Any]:
     for check in _checks(table, "EngineArgs"):
         check["reads"] = reads(check["test"])
     prof = Profile(data)
+    for entry in table.values():
+        _annotate_computed(entry.get("built") or {})
     for cls, entry in table.items():
         if cls == "EngineArgs" or not any(entry.get(k) for k in CHECK_KEYS):
             continue
@@ -59,6 +62,15 @@ def defaults_outcomes(data: dict[str, Any], cls: str) -> dict[str, dict[str, Any
         c["test"]: {kind: outcome(c["test"], obj) for kind, obj in bases}
         for c in _checks(table, cls)
     }
+
+
+def _annotate_computed(built: dict[str, Any]) -> None:
+    """``reads`` on each computed argument of a construction (nested ones included)."""
+    for passed in (built.get("fields") or {}).values():
+        if isinstance(passed, dict) and "expr" in passed:
+            passed["reads"] = reads(passed["expr"])
+        elif isinstance(passed, dict):
+            _annotate_computed(passed)
 
 
 def _checks(table: dict[str, Any], cls: str) -> list[dict[str, Any]]:
