@@ -17,9 +17,10 @@ import pytest
 
 from servelint import profiles
 from servelint.engines.vllm import argv as vllm_argv
-from servelint.engines.vllm import conditions, failures_memo, validators
-from servelint.engines.vllm.condition_compile import compiled
+from servelint.engines.vllm import condition_compile, conditions, failures_memo, validators
+from servelint.engines.vllm.condition_compile import compiled, conjunction
 from servelint.engines.vllm.launch_values import LaunchValues
+from servelint.lru import Lru
 
 CASES = Path(__file__).parent / "conformance" / "adversarial"
 
@@ -44,7 +45,7 @@ def test_compiled_conditions_evaluate_as_the_walker(version, monkeypatch):
     walked = compared = 0
 
     def both(text: str) -> Any:
-        run, node = compiled(text), conditions._parsed(text)
+        run, node = compiled(text), conditions._parsed(text)  # (the unpatched compiled)
         if run is None:
             return None
 
@@ -59,6 +60,9 @@ def test_compiled_conditions_evaluate_as_the_walker(version, monkeypatch):
         return check
 
     monkeypatch.setattr(conditions, "_compiled", both)
+    # the operands of split tests (conjunction) too, compiled afresh
+    monkeypatch.setattr(condition_compile, "compiled", both)
+    monkeypatch.setattr(condition_compile, "_CONJUNCTIONS", Lru(4096))
     # every part judged afresh (failures_memo would answer launches seen in earlier tests)
     monkeypatch.setattr(
         failures_memo, "part_failures", lambda table, part, dests, maps, compute: tuple(compute())
@@ -156,3 +160,34 @@ def test_reads_are_the_self_fields_in_ast_walk_order(version):
                 expected.append(sub.attr)
         assert conditions.reads(text) == expected, text
     assert sum(len(conditions.reads(t)) > 1 for t in texts) > 40  # order matters there
+
+
+@pytest.mark.parametrize("version", ["0.11.0", "0.21.0", "0.27.1", "0.33.0"])
+def test_split_tests_evaluate_as_the_whole_text(version):
+    """A test the builder split into its ``and`` operands (``and_parts``) evaluates, operand
+    by operand, as the whole text compiled at once: same value or same exception."""
+    rnd = random.Random(f"split-{version}")
+    data = profiles.load("vllm", version).data
+    checks = [
+        c
+        for e in [*data["conditions"].values(), data.get("serve_checks") or {}]
+        for c in e.get("checks", []) + e.get("model_checks", [])
+        if c.get("and_parts")
+    ]
+    for check in checks:
+        text = check["test"]
+        split, whole = conjunction(text, check["and_parts"]), compiled(text)
+        names = sorted(
+            {n.attr for n in ast.walk(conditions._parsed(text)) if isinstance(n, ast.Attribute)}
+        )
+        for _ in range(40):
+            values = _random_values(rnd, names)
+            assert _result(split, values) == _result(whole, values), (text, values.fields)
+    assert len(checks) > 20
+
+
+def test_an_operand_that_does_not_parse_alone_falls_back_to_the_whole_text():
+    text = "self.a == 1 and self.b == 2"
+    broken = conjunction(text, [[0, 9], [16, 27]])  # "self.a =" does not parse alone
+    assert _result(broken, conditions.Values("C", {"a": 1, "b": 2})) == ("value", True)
+    assert _result(broken, conditions.Values("C", {"a": 2, "b": 2})) == ("value", False)

@@ -30,8 +30,10 @@ def _stripped(data: dict) -> dict:
             for check in entry.get(key, []):
                 check.pop("reads", None)
                 check.pop("on_defaults", None)
+                check.pop("and_parts", None)
     for check in (data.get("serve_checks") or {}).get("checks") or []:
         check.pop("reads", None)
+        check.pop("and_parts", None)
     for entry in (data.get("conditions") or {}).values():
         _strip_computed(entry.get("built") or {})
     return data
@@ -41,6 +43,7 @@ def _strip_computed(built: dict) -> None:
     for passed in (built.get("fields") or {}).values():
         if isinstance(passed, dict):
             passed.pop("reads", None)
+            passed.pop("on_defaults", None)
             _strip_computed(passed)
 
 

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from servelint.engines.vllm import conditions as c
+from servelint.lru import Lru
 
 Compiled = Callable[[c.Values], Any]
 
@@ -100,14 +101,58 @@ def _attribute(node: ast.Attribute) -> Compiled:
 
 def _boolop(node: ast.BoolOp) -> Compiled:
     operands = [_compile(v) for v in node.values]
-    is_and = isinstance(node.op, ast.And)
+    return _boolop_run(operands.__getitem__, len(operands), isinstance(node.op, ast.And))
 
+
+_CONJUNCTIONS = Lru(4096)
+
+
+def conjunction(text: str, parts: list[list[int]]) -> Compiled | None:
+    """The closure of ``text``, the ``and`` of the operands at ``parts`` (character spans,
+    builder/condition_index.py): each operand is parsed and compiled when an evaluation first
+    reaches it, so a test decided by its first operands never parses the rest. Evaluates as
+    ``compiled(text)`` does: the builder keeps only splits whose operands parse alone to the
+    same nodes, and nested ``and``s flattened evaluate as the nested ones."""
+    return _CONJUNCTIONS.get_or(text, lambda: _lazy_and(text, parts))
+
+
+class _Unsplit(Exception):
+    """An operand of a split test that does not parse alone (not a split the builder keeps)."""
+
+
+def _lazy_and(text: str, parts: list[list[int]]) -> Compiled:
+    texts = [text[start:end] for start, end in parts]
+    done: list[Compiled | None] = [None] * len(texts)
+
+    def operand(i: int) -> Compiled:
+        found = done[i]
+        if found is None:
+            found = done[i] = compiled(texts[i])
+            if found is None:
+                raise _Unsplit
+        return found
+
+    split = _boolop_run(operand, len(texts), True)
+
+    def run(values: c.Values) -> Any:
+        try:
+            return split(values)
+        except _Unsplit:  # the whole text, as compiled() evaluates it
+            whole = compiled(text)
+            if whole is None:
+                raise c.Undetermined from None
+            return whole(values)
+
+    return run
+
+
+def _boolop_run(operand: Callable[[int], Compiled], count: int, is_and: bool) -> Compiled:
     def run(values: c.Values) -> Any:
         unknown = False
         last: Any = None
-        for operand in operands:
+        for i in range(count):
             try:
-                last = operand(values)
+                last = operand(i)(values)
                 truth = c._truth(last)
             except c.Undetermined:
                 unknown = True

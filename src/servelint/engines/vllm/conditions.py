@@ -155,7 +155,22 @@ _UNDECIDED = (
 def outcome(test: str, values: Values) -> str | None:
     """ "raises" (the test holds), "divides-by-zero" (Python fails evaluating it, as the
     engine would), "passes", or None when the launch does not decide it."""
-    run = _compiled(test)
+    return _outcome_of(_compiled(test), values)
+
+
+def check_outcome(check: dict[str, Any], values: Values) -> str | None:
+    """``outcome`` of a profile check's ``test``; a test the builder split into the operands
+    of its ``and`` (``and_parts``, builder/condition_index.py) is parsed one operand at a
+    time, only as far as evaluating it goes."""
+    parts = check.get("and_parts")
+    if not parts:
+        return outcome(check["test"], values)
+    from servelint.engines.vllm.condition_compile import conjunction
+
+    return _outcome_of(conjunction(check["test"], parts), values)
+
+
+def _outcome_of(run: Any, values: Values) -> str | None:
     if run is None:
         return None
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from servelint.engines.vllm.conditions import Values, check_reads, outcome, rendered
+from servelint.engines.vllm.conditions import Values, check_outcome, check_reads, rendered
 
 
 def raising(
@@ -28,7 +28,7 @@ def raising(
         if not any(f in given for f in fields):
             continue  # the release's defaults: nothing the launch decides
         values = Values(values_cls, {f: value(f) for f in fields}, {f: f for f in fields if f in given})
-        if outcome(check["test"], values) != "raises":
+        if check_outcome(check, values) != "raises":
             continue
         yield ConditionFailure(
             failure_cls,

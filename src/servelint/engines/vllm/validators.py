@@ -25,6 +25,7 @@ from typing import Any
 from servelint.engines.vllm.conditions import (
     UNKNOWN,
     Values,
+    check_outcome,
     check_reads,
     outcome,
     reads,
@@ -210,12 +211,14 @@ def _computed(
     profile: Profile, table: dict[str, Any], passed: dict[str, Any], given: dict[str, Any]
 ) -> Any:
     """What ``create_engine_config`` passes when it computes an argument from the dests
-    (builder/engine_locals.py; ``passed``: ``{"expr", "reads"}``): the expression over the
-    launch's dests, or UNKNOWN."""
+    (builder/engine_locals.py; ``passed``: ``{"expr", "reads", "on_defaults"}``): the
+    expression over the launch's dests, or UNKNOWN."""
     expr = passed["expr"]
     dests = check_reads(passed, "expr")
     if any(d in given for d in dests):
         return value_of(expr, _engine_args_fields(profile, table, dests, given))
+    if "on_defaults" in passed:  # the builder's value over the defaults (a plain scalar)
+        return passed["on_defaults"]
     return per_release(  # over the defaults alone: one value per release
         table, ("expr", expr), lambda: value_of(expr, _engine_args_fields(profile, table, dests, {}))
     )
@@ -243,7 +246,7 @@ def _failing(
         test = check["test"]
         if _base_outcome(check, values, base, kind) in (None, "passes"):
             continue  # as on the defaults' object, which passes it
-        found = outcome(test, values)
+        found = check_outcome(check, values)
         if found in (None, "passes"):
             continue
         message = rendered(check["message"], values)
