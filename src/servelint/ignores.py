@@ -19,13 +19,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import ModuleType
 
+from servelint.lazy_re import LazyPattern
 from servelint.model import Finding, Span
 from servelint.rules import unknown_rule_in_ignore, unused_ignore
 
-_HASH_IGNORE = re.compile(r"(?:^|(?<=\s))#\s*servelint:\s*ignore\b(?P<rest>.*)$")
-_HTML_IGNORE = re.compile(r"<!--\s*servelint:\s*ignore\b(?P<rest>.*?)-->")
-_IDS = re.compile(r"\[(?P<ids>[^\]]*)\](?P<reason>.*)$")
-_CODE = re.compile(r"[A-Za-z]+[0-9]+")
+_HASH_IGNORE = LazyPattern(r"(?:^|(?<=\s))#\s*servelint:\s*ignore\b(?P<rest>.*)$")
+_HTML_IGNORE = LazyPattern(r"<!--\s*servelint:\s*ignore\b(?P<rest>.*?)-->")
+_IDS = LazyPattern(r"\[(?P<ids>[^\]]*)\](?P<reason>.*)$")
+_CODE = LazyPattern(r"[A-Za-z]+[0-9]+")
 
 
 @dataclass(slots=True, eq=False, repr=False)

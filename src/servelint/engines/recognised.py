@@ -4,11 +4,10 @@ package of its own (argv model, builder) that replaces its entry in the registry
 
 from __future__ import annotations
 
-import re
-
 from servelint.engines.base import Engine, Images, Module
+from servelint.lazy_re import LazyPattern
 
-_ATOM_RELEASE = re.compile(r"_atom(?P<version>\d+\.\d+\.\d+(?:\.post\d*)?)$")
+_ATOM_RELEASE = LazyPattern(r"_atom(?P<version>\d+\.\d+\.\d+(?:\.post\d*)?)$")
 
 
 def atom_release(tag: str) -> tuple[str | None, bool, str]:

@@ -28,6 +28,7 @@ import re
 import sys
 from collections.abc import Iterator
 
+from servelint.lazy_re import LazyPattern
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import drop_tokens, option_tokens, rename_token
 from servelint.rules._util import token_span
@@ -59,8 +60,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         yield f
 
 
-_NAMED_FLAG = re.compile(r"(?:use|set)\s+[`'\"]?(--[a-z0-9][a-z0-9-]*)[`'\"]?(?:\s+instead|[.)]|$)",
-                         re.I)
+_NAMED_FLAG = LazyPattern(
+    r"(?:use|set)\s+[`'\"]?(--[a-z0-9][a-z0-9-]*)[`'\"]?(?:\s+instead|[.)]|$)", re.I
+)
 
 
 def _autofix(ctx: CheckContext, opt, name: str, hint: str) -> Fix | None:

@@ -23,16 +23,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.markdown.fences import Fence
 
 Lines = tuple[tuple[str, Span | None, bool], ...]
-_FILE_NAME = re.compile(r"(?<![\w/.-])([\w][\w./-]*\.ya?ml)\b")
+_FILE_NAME = LazyPattern(r"(?<![\w/.-])([\w][\w./-]*\.ya?ml)\b")
 _CONFIG_LANGS = frozenset({"yaml", "yml"})
 # a name the document's own code registers with the engine (a parser, a plugin):
 # ``register_module("x")``, ``register_module(["x", "y"])``, ``register_lazy_module(name="x"``
 _REGISTERS = re.compile(r"\bregister(?:_lazy)?_module\(\s*(?:name\s*=\s*)?\[?([^)\]]*)")
-_ENGINE_CLONE = re.compile(r"\bgit\s+clone\b[^\n]*\bvllm-project/vllm(?:\.git)?(?:\s|$)")
+_ENGINE_CLONE = LazyPattern(r"\bgit\s+clone\b[^\n]*\bvllm-project/vllm(?:\.git)?(?:\s|$)")
 _QUOTED = re.compile(r"[\"']([\w.-]+)[\"']")
 
 

@@ -18,12 +18,12 @@ none, and the pipeline says it cannot check the release.
 from __future__ import annotations
 
 import codecs
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from servelint import budget
+from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the shell interpreter is imported for a block worth reading
 
 MAX_BYTES = 4 * 1024 * 1024
 _ELLIPSES = {"...", "…", "[...]", "<...>"}
-_YOURS = re.compile(r"(?i)(?:^|[/_\-=.])your(?:[_\-/.]|$)|^(?:x{3,}|\.\.\.)$")
+_YOURS = LazyPattern(r"(?i)(?:^|[/_\-=.])your(?:[_\-/.]|$)|^(?:x{3,}|\.\.\.)$")
 # bash-reader problem kinds that are noise in a Markdown snippet (not a script)
 _SNIPPET_NOISE = {"parse-error", "budget", "unresolved", "unsupported"}
 # `vllm serve … --omni` is served by vLLM-Omni (the stock parser hands `--omni` over to the
@@ -121,8 +121,8 @@ class _Mapper:
         spec.installs = [replace(i, span=self.span(i.span)) for i in spec.installs]
 
 
-_WORD = re.compile(r"^[A-Za-z][A-Za-z.]*$")
-_PROSE = re.compile(
+_WORD = LazyPattern(r"^[A-Za-z][A-Za-z.]*$")
+_PROSE = LazyPattern(
     r"(?i)^(?:other|more|additional|extra|any|further|your)\b.*"
     r"\b(?:args|arguments|flags|options|parameters|params)$"
 )
