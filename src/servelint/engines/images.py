@@ -10,7 +10,6 @@ releases, each engine says (``engines/<name>/__init__.py``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
@@ -28,19 +27,36 @@ _VARIANT_WORD = LazyPattern(
 )
 
 
-@dataclass(frozen=True, slots=True)
 class ImageRef:
-    """A container image reference and the engine release its tag names."""
+    """A container image reference and the engine release its tag names (a plain slotted
+    record: nothing compares, hashes or copies one)."""
 
-    engine: str  # vllm | sglang | trtllm | atom | tilert | unknown
-    release: str | None  # engine release named by the tag; None = cannot check
-    floating: bool  # tag moves over time (latest, nightly, missing tag)
-    custom: bool  # a build that is not a published engine release (custom/dev/commit tag)
-    repository: str  # registry-relative repository, e.g. "vllm/vllm-openai"
-    tag: str  # tag as written ("" when absent)
-    registry: str = ""  # e.g. "nvcr.io", "" for Docker Hub
-    digest: str = ""  # "sha256:..." when pinned by digest
-    note: str = ""  # why release is None, when it is
+    __slots__ = (
+        "engine", "release", "floating", "custom", "repository", "tag", "registry", "digest",
+        "note",
+    )
+
+    def __init__(
+        self,
+        engine: str,
+        release: str | None,
+        floating: bool,
+        custom: bool,
+        repository: str,
+        tag: str,
+        registry: str = "",
+        digest: str = "",
+        note: str = "",
+    ) -> None:
+        self.engine = engine  # vllm | sglang | trtllm | atom | tilert | unknown
+        self.release = release  # engine release named by the tag; None = cannot check
+        self.floating = floating  # tag moves over time (latest, nightly, missing tag)
+        self.custom = custom  # not a published engine release (custom/dev/commit tag)
+        self.repository = repository  # registry-relative repository, e.g. "vllm/vllm-openai"
+        self.tag = tag  # tag as written ("" when absent)
+        self.registry = registry  # e.g. "nvcr.io", "" for Docker Hub
+        self.digest = digest  # "sha256:..." when pinned by digest
+        self.note = note  # why release is None, when it is
 
 
 def _split(ref: str) -> tuple[str, str, str, str]:

@@ -21,14 +21,18 @@ _AMBIGUOUS = LazyPattern(r"ambiguous option: (\S+?)(?:=\S*)? could match (.*)")
 _ARGUMENT = LazyPattern(r"argument ([^:]+): (.*)")
 
 
-@dataclass(frozen=True, slots=True)
 class ArgProblem:
-    """One complaint of the engine's argv handling about a launch."""
+    """One complaint of the engine's argv handling about a launch (a plain slotted record:
+    nothing compares, hashes or copies one)."""
 
-    index: int | None  # argv index of the token at fault (None: not attributable)
-    kind: str  # unrecognized | ambiguous | missing-value | invalid-choice | bad-value | other
-    message: str  # the engine's own message (argparse text)
-    option: str = ""  # the option named in the message, when any
+    __slots__ = ("index", "kind", "message", "option")
+
+    def __init__(self, index: int | None, kind: str, message: str, option: str = "") -> None:
+        self.index = index  # argv index of the token at fault (None: not attributable)
+        # unrecognized | ambiguous | missing-value | invalid-choice | bad-value | other
+        self.kind = kind
+        self.message = message  # the engine's own message (argparse text)
+        self.option = option  # the option named in the message, when any
 
 
 @dataclass(slots=True, eq=False, repr=False)

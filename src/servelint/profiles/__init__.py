@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import gzip
 import json
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,11 +14,14 @@ from packaging.version import InvalidVersion, Version
 DATA_DIR = Path(__file__).resolve().parent / "data"  # (importlib.resources costs 15 ms)
 
 
-@dataclass(frozen=True, slots=True)
 class Action:
-    """One parser action (an option with all its spellings)."""
+    """One parser action (an option with all its spellings); a plain slotted record:
+    nothing compares, hashes or copies one."""
 
-    raw: dict[str, Any]
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.raw = raw
 
     @property
     def dest(self) -> str:

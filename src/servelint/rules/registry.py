@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import cache
 from importlib import import_module
 from types import ModuleType
@@ -52,19 +51,35 @@ _MODULES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
 class Rule:
-    """One rule's catalogue entry (and, for rules the pipeline runs, its ``check``)."""
+    """One rule's catalogue entry (and, for rules the pipeline runs, its ``check``); a plain
+    slotted record: nothing compares, hashes or copies one."""
 
-    code: str
-    name: str
-    severity: Severity
-    scope: Scope
-    fix: FixSafety
-    summary: str
-    doc: str
-    may_escalate: bool = False
-    module: ModuleType | None = field(default=None, compare=False, repr=False)
+    __slots__ = (
+        "code", "name", "severity", "scope", "fix", "summary", "doc", "may_escalate", "module",
+    )
+
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        severity: Severity,
+        scope: Scope,
+        fix: FixSafety,
+        summary: str,
+        doc: str,
+        may_escalate: bool = False,
+        module: ModuleType | None = None,
+    ) -> None:
+        self.code = code
+        self.name = name
+        self.severity = severity
+        self.scope = scope
+        self.fix = fix
+        self.summary = summary
+        self.doc = doc
+        self.may_escalate = may_escalate
+        self.module = module
 
     @property
     def url(self) -> str:
