@@ -33,15 +33,21 @@ def is_engines_own_image(engine: str, image: str) -> bool:
     return image_ref(image).repository in official_repositories(engine)
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Target:
-    """One release a launch is judged against, and how it was chosen."""
+    """One release a launch is judged against, and how it was chosen (a plain slotted
+    record: nothing compares, hashes or copies one)."""
 
-    profile: Profile
-    role: str  # primary | floor
-    how: str  # human text: "image tag v0.27.1", "latest → newest profile 0.33.0", ...
-    floating: bool = False  # the release is a guess: findings are capped at warning
-    neighbour: bool = False  # a profiled neighbour of an unprofiled release (release_range)
+    __slots__ = ("profile", "role", "how", "floating", "neighbour")
+
+    def __init__(
+        self, profile: Profile, role: str, how: str, floating: bool = False,
+        neighbour: bool = False,
+    ) -> None:
+        self.profile = profile
+        self.role = role  # primary | floor
+        self.how = how  # human text: "image tag v0.27.1", "latest → newest profile 0.33.0", ...
+        self.floating = floating  # the release is a guess: findings are capped at warning
+        self.neighbour = neighbour  # a profiled neighbour of an unprofiled release
 
 
 @dataclass(slots=True, eq=False, repr=False)

@@ -37,7 +37,10 @@ FLAG_KINDS = frozenset(
 _EXIT_CODES = {"argparse": 2, "exception": 1, "help": 0}
 
 
-@dataclass(frozen=True)
+# The two records below are dataclasses for ``dataclasses.replace`` (the argv models remap
+# them), without generated __eq__/__repr__: nothing compares or prints one (each would cost
+# every run its compile at import). The engines' subclasses keep theirs.
+@dataclass(frozen=True, eq=False, repr=False)
 class ParsedOption:
     """One option of an argv as argparse would take it."""
 
@@ -52,7 +55,7 @@ class ParsedOption:
     config_path: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ParseResult:
     """An argv parsed as the engine's argparse parser would parse it."""
 

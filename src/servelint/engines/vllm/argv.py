@@ -45,7 +45,7 @@ __all__ = ["FLAG_KINDS", "ParsedOption", "ParseResult", "JsonProblem", "parse",
            "shadowed_json_values"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # (replaced, never compared: see the base)
 class ParsedOption(argparse_emul.ParsedOption):
     """An option of a ``vllm serve`` argv, with its values after the action's type."""
 

@@ -9,7 +9,6 @@ bad input: :func:`load_yaml` returns a :class:`ReadProblem` instead.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -31,26 +30,39 @@ MAX_DEPTH = 200
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-@dataclass(eq=False, slots=True)
+# The nodes are plain slotted classes: nothing compares (by value), hashes, copies or
+# prints one, and a dataclass's generated methods cost every run their compile at import.
 class Scalar:
     """A YAML scalar with its position."""
 
-    value: object  # str | int | float | bool | None (dates normalised to "YYYY-MM-DD")
-    span: Span
-    quoted: bool = False
-    # A plain scalar that YAML 1.1 loaders (PyYAML) read differently from the site (1.2).
-    yaml11_value: object = None
-    yaml11_differs: bool = False
+    __slots__ = ("value", "span", "quoted", "yaml11_value", "yaml11_differs")
+
+    def __init__(
+        self,
+        value: object,
+        span: Span,
+        quoted: bool = False,
+        yaml11_value: object = None,
+        yaml11_differs: bool = False,
+    ) -> None:
+        self.value = value  # str | int | float | bool | None (dates normalised to "YYYY-MM-DD")
+        self.span = span
+        self.quoted = quoted
+        # A plain scalar that YAML 1.1 loaders (PyYAML) read differently from the site (1.2).
+        self.yaml11_value = yaml11_value
+        self.yaml11_differs = yaml11_differs
 
 
-@dataclass(eq=False, slots=True)
 class Seq:
     """A YAML sequence with its position."""
 
-    items: list[Node]
-    span: Span
-    # the Tokens of the string items, filled by recipe_nodes.seq_tokens on first use
-    token_parts: tuple | None = field(default=None, repr=False)
+    __slots__ = ("items", "span", "token_parts")
+
+    def __init__(self, items: list[Node], span: Span, token_parts: tuple | None = None) -> None:
+        self.items = items
+        self.span = span
+        # the Tokens of the string items, filled by recipe_nodes.seq_tokens on first use
+        self.token_parts = token_parts
 
     def __iter__(self) -> Iterator[Node]:
         return iter(self.items)
@@ -59,16 +71,15 @@ class Seq:
         return len(self.items)
 
 
-@dataclass(eq=False, slots=True)
 class Map:
     """Mapping in document order; keys are looked up by their string form (as JavaScript does)."""
 
-    entries: list[tuple[Scalar, Node]]
-    span: Span
-    _index: dict[str, int] = field(default_factory=dict, repr=False)
+    __slots__ = ("entries", "span", "_index")
 
-    def __post_init__(self) -> None:
-        self._index = {key_text(k): i for i, (k, _) in enumerate(self.entries)}
+    def __init__(self, entries: list[tuple[Scalar, Node]], span: Span) -> None:
+        self.entries = entries
+        self.span = span
+        self._index = {key_text(k): i for i, (k, _) in enumerate(entries)}
 
     def get(self, key: str) -> Node | None:
         i = self._index.get(key)
@@ -263,13 +274,15 @@ def yaml11_differences(node: Node | None) -> list[Scalar]:
 # --------------------------------------------------------------------------- public API
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class YamlDoc:
     """A composed YAML file: its root node, or the problems that kept it from composing."""
 
-    path: str
-    root: Node | None
-    problems: list[ReadProblem]
+    __slots__ = ("path", "root", "problems")
+
+    def __init__(self, path: str, root: Node | None, problems: list[ReadProblem]) -> None:
+        self.path = path
+        self.root = root
+        self.problems = problems
 
 
 def compose_error(exc: yaml.MarkedYAMLError, path: str) -> tuple[str, Span | None]:
