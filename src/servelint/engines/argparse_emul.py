@@ -234,12 +234,15 @@ def without_dashdash(act: Action, values: list[str]) -> list[str]:
 Take = Callable[[Action, list[str], "int | None", str, bool, "int | None", bool], None]
 
 
-@dataclass(eq=False, repr=False)
 class Leftover:
-    """What argparse leaves over: positions and texts of unrecognized tokens."""
+    """What argparse leaves over: positions and texts of unrecognized tokens (a plain
+    slotted record)."""
 
-    positions: list[int] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
+    __slots__ = ("positions", "texts")
+
+    def __init__(self) -> None:
+        self.positions: list[int] = []
+        self.texts: list[str] = []
 
 
 def consume(

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from functools import lru_cache
 
 from servelint.model import LaunchSpec, Span, Token
@@ -76,14 +75,17 @@ IGNORED = CAPACITY | frozenset(
 )
 
 
-@dataclass(eq=False, repr=False)
 class Item:
-    """One flag of a launch, normalised for comparing a guide with its recipe."""
+    """One flag of a launch, normalised for comparing a guide with its recipe (a plain
+    slotted record)."""
 
-    key: str  # normalised long flag
-    value: str | None  # None for a bare flag ("true"), "false" for --no-X
-    written: str  # the flag as written
-    span: Span | None
+    __slots__ = ("key", "value", "written", "span")
+
+    def __init__(self, key: str, value: str | None, written: str, span: Span | None) -> None:
+        self.key = key  # normalised long flag
+        self.value = value  # None for a bare flag ("true"), "false" for --no-X
+        self.written = written  # the flag as written
+        self.span = span
 
 
 @lru_cache(maxsize=4096)
