@@ -116,12 +116,27 @@ def _config_trigger(ctx: CheckContext, trigger: dict[str, Any], opt: Any, value:
     return None
 
 
-def triggered(ctx: CheckContext, trigger: dict[str, Any]) -> tuple[Span, str] | None:
-    """Where the launch sets the gate's trigger, with a human description."""
+def options_by_dest(ctx: CheckContext) -> dict[str, list[Any]]:
+    """The launch's parsed options that have an action, by the action's dest (argv order)."""
+    out: dict[str, list[Any]] = {}
+    for opt in ctx.parsed.options:
+        if opt.action is not None:
+            out.setdefault(opt.action.dest, []).append(opt)
+    return out
+
+
+def triggered(ctx: CheckContext, trigger: dict[str, Any],
+              by_dest: dict[str, list[Any]] | None = None) -> tuple[Span, str] | None:
+    """Where the launch sets the gate's trigger, with a human description. ``by_dest``
+    (``options_by_dest``, built once per launch) narrows an option trigger to the options
+    of its dest: ``_option_trigger`` matches no other."""
     kind = trigger.get("kind")
     if kind == "env":
         return _env_trigger(ctx, trigger)
-    for opt in ctx.parsed.options:
+    options = ctx.parsed.options
+    if kind == "option" and by_dest is not None:
+        options = by_dest.get(trigger.get("dest") or trigger.get("name"), ())
+    for opt in options:
         if opt.action is None:
             continue
         value = opt.value if isinstance(opt.value, str) else None
@@ -276,6 +291,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     gpu = hardware.lookup(ctx.spec.gpu)
     reported: set[tuple] = set()  # one finding per setting and requirement (several gates of
     # one import, e.g. the import and its version check, are one failure)
+    by_dest = options_by_dest(ctx)
     for gate in _candidates(ctx):
         trigger = gate.get("trigger")
         package = gate.get("package")
@@ -284,7 +300,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         platform = gate.get("platform")
         if platform and (gpu is None or PLATFORM_VENDOR.get(platform) != gpu.vendor):
             continue  # a ROCm/XPU-only code path: only judged on that hardware
-        hit = triggered(ctx, trigger)
+        hit = triggered(ctx, trigger, by_dest)
         if hit is None:
             continue
         span, shown = hit
