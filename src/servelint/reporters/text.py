@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TextIO
 
 from servelint.model import Finding, Severity
@@ -32,17 +31,28 @@ _SEVERITY_STYLE = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.I
 Line = list[str | tuple[str, str]]
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class TextView:
-    """How the text report is shown (set by the command line)."""
+    """How the text report is shown (set by the command line); a plain slotted record."""
 
-    shown: list[Finding] = field(default_factory=list)
-    hidden: dict[Severity, int] = field(default_factory=dict)  # counted, not shown
-    hidden_by: str = ""  # the option that shows them ("--show-info") or hides them
-    quiet: bool = False  # findings only, no summary
-    statistics: bool = False  # counts per rule instead of the findings
-    color: bool | None = None  # None: decide from the stream and the environment
-    width: int | None = None  # None: the terminal's width, else DEFAULT_WIDTH
+    __slots__ = ("shown", "hidden", "hidden_by", "quiet", "statistics", "color", "width")
+
+    def __init__(
+        self,
+        shown: list[Finding] | None = None,
+        hidden: dict[Severity, int] | None = None,
+        hidden_by: str = "",
+        quiet: bool = False,
+        statistics: bool = False,
+        color: bool | None = None,
+        width: int | None = None,
+    ) -> None:
+        self.shown = [] if shown is None else shown
+        self.hidden = {} if hidden is None else hidden  # counted, not shown
+        self.hidden_by = hidden_by  # the option that shows them ("--show-info") or hides them
+        self.quiet = quiet  # findings only, no summary
+        self.statistics = statistics  # counts per rule instead of the findings
+        self.color = color  # None: decide from the stream and the environment
+        self.width = width  # None: the terminal's width, else DEFAULT_WIDTH
 
 
 def use_color(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:

@@ -18,7 +18,7 @@ none, and the pipeline says it cannot check the release.
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,15 +43,18 @@ _SNIPPET_NOISE = {"parse-error", "budget", "unresolved", "unsupported"}
 OMNI_FLAG = "--omni"
 
 
-@dataclass(eq=False, repr=False)
 class MarkdownResult:
-    """The launches of one Markdown document, its problems and what was scanned."""
+    """The launches of one Markdown document, its problems and what was scanned (a plain
+    slotted record, filled as the document is read)."""
 
-    launches: list[LaunchSpec] = field(default_factory=list)
-    problems: list[ReadProblem] = field(default_factory=list)
-    commands_found: int = 0  # launch commands found (docker runs without a launch excluded)
-    blocks: int = 0  # fenced blocks seen
-    shell_blocks: int = 0  # blocks handed to the bash reader
+    __slots__ = ("launches", "problems", "commands_found", "blocks", "shell_blocks")
+
+    def __init__(self) -> None:
+        self.launches: list[LaunchSpec] = []
+        self.problems: list[ReadProblem] = []
+        self.commands_found = 0  # launch commands found (docker runs without a launch excluded)
+        self.blocks = 0  # fenced blocks seen
+        self.shell_blocks = 0  # blocks handed to the bash reader
 
 
 class _Mapper:

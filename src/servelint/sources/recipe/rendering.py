@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from servelint.model import EnvVar, LaunchSpec, Span, Token
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import Map, at
@@ -127,12 +125,16 @@ class Rendering:
         )
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class RenderResult:
-    """A recipe's renderings and the problems met rendering them."""
+    """A recipe's renderings and the problems met rendering them (a plain slotted record)."""
 
-    renderings: list[Rendering] = field(default_factory=list)
-    problems: list[ReadProblem] = field(default_factory=list)
+    __slots__ = ("renderings", "problems")
+
+    def __init__(
+        self, renderings: list[Rendering] | None = None, problems: list[ReadProblem] | None = None
+    ) -> None:
+        self.renderings = [] if renderings is None else renderings
+        self.problems = [] if problems is None else problems
 
 
 def model_token(recipe: Recipe, variant: str, task: Map | None = None) -> Token:
