@@ -84,8 +84,7 @@ def _releases_accepting(engine: str, text: str) -> frozenset[int]:
     raw = text.split("=", 1)[0]
     base = raw.split(".", 1)[0]
     names = {raw, base, base.replace("_", "-")}
-    present = hist.presence.get("option", {})
-    found = frozenset(i for n in names for i in present.get(n, ()))
+    found = frozenset(i for n in names for i in hist.indices("option", n))
     if found == every:
         return every
     return found | frozenset(
@@ -97,7 +96,7 @@ def _releases_accepting(engine: str, text: str) -> frozenset[int]:
 def _options_of(engine: str, index: int) -> list[str]:
     hist = history_mod.load(engine)
     assert hist is not None
-    return sorted(o for o, idx in hist.presence.get("option", {}).items() if index in idx)
+    return hist.keys_in("option", index)
 
 
 def _starts_an_option(engine: str, index: int, name: str) -> bool:
