@@ -126,16 +126,17 @@ def options_by_dest(ctx: CheckContext) -> dict[str, list[Any]]:
 
 
 def triggered(ctx: CheckContext, trigger: dict[str, Any],
-              by_dest: dict[str, list[Any]] | None = None) -> tuple[Span, str] | None:
+              by_dest: dict[str, list[Any]]) -> tuple[Span, str] | None:
     """Where the launch sets the gate's trigger, with a human description. ``by_dest``
     (``options_by_dest``, built once per launch) narrows an option trigger to the options
     of its dest: ``_option_trigger`` matches no other."""
     kind = trigger.get("kind")
     if kind == "env":
         return _env_trigger(ctx, trigger)
-    options = ctx.parsed.options
-    if kind == "option" and by_dest is not None:
+    if kind == "option":
         options = by_dest.get(trigger.get("dest") or trigger.get("name"), ())
+    else:
+        options = ctx.parsed.options
     for opt in options:
         if opt.action is None:
             continue

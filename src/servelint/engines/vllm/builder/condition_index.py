@@ -26,6 +26,7 @@ from typing import Any
 
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm import validators
+from servelint.engines.vllm.builder.model_split import conjuncts
 from servelint.engines.vllm.conditions import outcome, reads
 from servelint.profiles import Profile
 
@@ -85,7 +86,7 @@ def and_parts(text: str) -> list[list[int]] | None:
         node = ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError):
         return None
-    operands = _and_operands(node)
+    operands = conjuncts(node)
     if len(operands) < 2:
         return None
     chars = _char_offsets(text)
@@ -100,12 +101,6 @@ def and_parts(text: str) -> list[list[int]] | None:
             return None
         spans.append([start, end])
     return spans
-
-
-def _and_operands(node: ast.expr) -> list[ast.expr]:
-    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
-        return [leaf for value in node.values for leaf in _and_operands(value)]
-    return [node]
 
 
 def _char_offsets(text: str):  # noqa: ANN202

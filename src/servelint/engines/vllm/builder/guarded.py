@@ -29,6 +29,7 @@ from typing import Any
 
 from servelint.engines.vllm import conditions as runtime
 from servelint.engines.vllm.builder import assigned_values
+from servelint.engines.vllm.builder.model_split import conjuncts
 
 # one assignment: (bound over the launch's values or None = always, literal value or None)
 Assigned = tuple[ast.expr | None, ast.expr | None]
@@ -106,7 +107,7 @@ class Guarded:
         parts = [
             p
             for t in terms
-            for p in _conjuncts([t])
+            for p in conjuncts(t)
             if not (isinstance(p, ast.Constant) and p.value is True)
         ]
         unique = list({ast.unparse(p): p for p in parts}.values())
@@ -147,7 +148,7 @@ class Guarded:
         return parts[0] if len(parts) == 1 else ast.BoolOp(ast.And(), parts)
 
     def _over(self, guard: ast.expr) -> ast.expr | None:
-        parts = [b for c in _conjuncts([guard]) if (b := self._conjunct(c)) is not None]
+        parts = [b for c in conjuncts(guard) if (b := self._conjunct(c)) is not None]
         if not parts:
             return None
         return parts[0] if len(parts) == 1 else ast.BoolOp(ast.And(), parts)
@@ -206,7 +207,7 @@ def _weakened(
     shortest first, those ``later`` holds for after the others."""
     if bound is None or len(ast.unparse(bound)) <= limit:
         return bound
-    parts = _conjuncts([bound])
+    parts = conjuncts(bound)
     sizes = sorted((later(p), len(ast.unparse(p)) + 5, i) for i, p in enumerate(parts))
     chosen: set[int] = set()
     used = 0
@@ -290,13 +291,3 @@ class Unwalrus(ast.NodeTransformer):
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> ast.AST:
         return self.visit(node.value)
-
-
-def _conjuncts(guards: list[ast.expr]) -> list[ast.expr]:
-    out: list[ast.expr] = []
-    for g in guards:
-        if isinstance(g, ast.BoolOp) and isinstance(g.op, ast.And):
-            out += _conjuncts(g.values)
-        else:
-            out.append(g)
-    return out
