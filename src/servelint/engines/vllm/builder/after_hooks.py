@@ -48,7 +48,7 @@ class AfterHooks:
         """Code in the wheel writes one of ``reads`` by name and a hook ran: a guard over
         them is not over the launch's values. (Fields only a computed-name write may set
         are taken as the launch's, under the assumption the check then states.)"""
-        return bool(self.sites) and not all(self.proof(r) for r in reads)
+        return self.verdict(reads) is None
 
     def verdict(self, reads: set[str]) -> str | None:
         """For a check reading ``reads`` here: None when a hook may have written one of them

@@ -129,9 +129,8 @@ def class_conditions(
                     acc.checks += walk_method(
                         path, methods, consts, methods[name], fname, callees=callees
                     ).out
-    if after is not None and after.sites:
-        acc.hooked = True  # a hook may have changed any field of the object built
-    if not (acc.checks or acc.model_checks or converted or acc.changes or acc.opaque or acc.hooked):
+    hooked = after is not None and bool(after.sites)  # a hook may have changed any field
+    if not (acc.checks or acc.model_checks or converted or acc.changes or acc.opaque or hooked):
         return None
     out: dict[str, Any] = {
         "checks": _unique(acc.checks),
@@ -141,7 +140,7 @@ def class_conditions(
     }
     if acc.model_checks:
         out["model_checks"] = _unique(acc.model_checks)  # LAUNCH and MODEL (model_split.py)
-    if acc.opaque or acc.hooked:
+    if acc.opaque or hooked:
         out["opaque"] = True  # self goes to code not read: any field may change
     return out
 
@@ -157,7 +156,6 @@ class _Found:
     model_checks: list[dict[str, Any]] = field(default_factory=list)
     changes: set[str] = field(default_factory=set)
     opaque: bool = False  # a walk stopped: nothing is known after it
-    hooked: bool = False  # a walk went on past a hook (after_hooks.py)
 
     def add(self, walk: Walk) -> None:
         self.checks += walk.out

@@ -15,7 +15,7 @@ from typing import Any
 from servelint.engines._build.wheel import WheelSource
 from servelint.engines.vllm.builder.facts_common import parse
 
-_SET_CALLS = {"setattr": 1, "delattr": 1, "__setattr__": 1, "__delattr__": 1}
+_SET_CALLS = frozenset({"setattr", "delattr", "__setattr__", "__delattr__"})
 _FILE_FACTS: dict[tuple[str, str, bytes], Any] = {}
 
 
