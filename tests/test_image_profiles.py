@@ -258,3 +258,36 @@ def test_references_normalise_as_docker_reads_them():
     assert store.normalize("Me/Img") == "docker.io/me/img:latest"
     assert store.normalize("localhost:5000/a") == "localhost:5000/a:latest"
     assert store.normalize("r.io/a/b@sha256:AB") == "r.io/a/b@sha256:ab"
+
+
+@pytest.mark.parametrize(("installed", "errors"), [({}, 1), ({"fastokens": "0.2.1"}, 0)])
+def test_package_missing_reads_what_the_image_installed(
+    tmp_path, store_dir, capsys, installed, errors
+):
+    """The seed incident on an image whose packages were read: vLLM 0.27.1's shipped profile
+    stored as if built from a root (the same facts: `same_as_shipped` showed it on the real
+    wheel), with the installed distributions the tree has."""
+    from servelint import profiles
+
+    data = json.loads(json.dumps(profiles.load("vllm", "0.27.1").data))
+    data["image"].pop("build", None)
+    data["image"]["installed"] = {
+        name: {"name": name, "version": v, "at": f"{SITE}/{name}-{v}.dist-info/METADATA"}
+        for name, v in {"vllm": "0.27.1", **installed}.items()
+    }
+    data["stored"] = {"kind": "root", "path": "/r", "built": "now",
+                      "builder_digest": store.builder_digest("vllm")}
+    ref = "registry.example.com/team/vllm:custom"
+    store.write(data, ref)
+    script = tmp_path / "fast.sh"
+    script.write_text("#!/bin/bash\nexport VLLM_USE_FASTOKENS=1\nvllm serve Qwen/Qwen3-8B\n")
+    code, out, _ = run(capsys, "check", "--no-cache", str(script), "--image", ref)
+    text = " ".join(out.split())
+    assert code == errors
+    if errors:
+        assert f"{script}:2:8: error[SL131 package-missing] VLLM_USE_FASTOKENS=1 makes vllm " \
+               f"0.27.1 (image {ref}) import \"fastokens>=0.2.0\", which image {ref} does not " \
+               "contain" in text
+        assert f"(the distributions installed in {ref})" in text
+    else:
+        assert "SL131" not in text
