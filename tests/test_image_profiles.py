@@ -291,3 +291,36 @@ def test_package_missing_reads_what_the_image_installed(
         assert f"(the distributions installed in {ref})" in text
     else:
         assert "SL131" not in text
+
+
+def test_a_filesystem_tarball_is_one_layer(tmp_path, store_dir, launcher, capsys):
+    """`docker export` output (or a tarred venv): no manifest, the tar is the filesystem."""
+    flat = tmp_path / "export.tar"
+    flat.write_bytes(_tree_layer())
+    code, out, err = run(capsys, "profile", "build", "sglang", "--image-archive", str(flat),
+                         "--as", REF)
+    assert (code, err) == (0, "")
+    assert out.rstrip().endswith("(2 installed distributions read)")
+    assert check_lines(capsys, launcher, REF)[0] == 1
+
+
+def test_trtllm_is_built_from_its_installed_package(tmp_path, store_dir, capsys):
+    """TensorRT-LLM's builder reads the installed tensorrt_llm/ folder as a source tree (the
+    synthetic tree of the builder tests, version 9.9.0rc1)."""
+    site = tmp_path / "root" / SITE
+    shutil.copytree(Path(__file__).parent / "data" / "trtllm_tree" / "tensorrt_llm",
+                    site / "tensorrt_llm")
+    (site / "tensorrt_llm-9.9.0rc1.dist-info").mkdir()
+    (site / "tensorrt_llm-9.9.0rc1.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: tensorrt-llm\nVersion: 9.9.0rc1\n\n")
+    ref = "nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc22"
+    code, out, err = run(capsys, "profile", "build", "trtllm", "--root",
+                         str(tmp_path / "root"), "--as", ref)
+    assert (code, err) == (0, "")
+    assert out.startswith(f"trtllm 9.9.0rc1 for {ref}: ")
+    script = tmp_path / "trt.sh"
+    script.write_text("#!/bin/bash\ntrtllm-serve m --bogus_flag 1\n")
+    code, lines = check_lines(capsys, str(script), ref)
+    assert code == 1  # exact: an error, not the capped warning of the nearest profiled release
+    assert f"{script}:2:16: error[SL101 flag-unknown] unknown flag \"--bogus_flag\" for trtllm " \
+           f"9.9.0rc1 (image {ref})" in " ".join(" ".join(lines).split())

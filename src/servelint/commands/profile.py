@@ -188,9 +188,9 @@ def run_build_from_image(args: argparse.Namespace) -> int:
     if not as_ref:
         print("servelint: --as REF names the image the profile stands for", file=sys.stderr)
         return 2
-    if args.engine in ("trtllm", "dynamo"):
-        print(f"servelint: building {args.engine} from an image is not supported yet "
-              "(vllm and sglang are)", file=sys.stderr)
+    if args.engine == "dynamo":  # its profiles are per wrapper release, not per image
+        print("servelint: dynamo worker profiles are built from ai-dynamo wheels; build the "
+              "image's engine (vllm, sglang, trtllm) instead", file=sys.stderr)
         return 2
     try:
         path, data = build_and_store(

@@ -7,12 +7,13 @@ and the profile is stored for the image reference it stands for (``profiles.stor
 from __future__ import annotations
 
 import datetime
+import importlib
 from pathlib import Path
 from typing import Any
 
 from servelint import profiles
 from servelint.engines import registry
-from servelint.engines._build.build import build_from_source
+from servelint.engines._build.build import build_from_source, extractors
 from servelint.engines._build.image_archive import (
     ArchiveError,
     ImageConfig,
@@ -60,11 +61,8 @@ def build_from_root(
             f"no installed {package} distribution (a *.dist-info with its METADATA) in a "
             f"site-packages or dist-packages folder under {root}"
         )
-    src = RootSource(root, dist, import_name(engine))
     where = dist.metadata.parent.relative_to(root).as_posix()
-    data = build_from_source(
-        engine, src, {"filename": where, "sha256": src.sha256, "from": source["kind"]}
-    )
+    data = _engine_profile(engine, root, dist, where, source["kind"])
     image = data.setdefault("image", {})
     image["installed"] = installed(root)
     if config is not None:
@@ -76,6 +74,21 @@ def build_from_root(
         "engine_at": f"{where}/{dist.metadata.name}",
     }
     return data
+
+
+def _engine_profile(engine: str, root: Path, dist, where: str, kind: str) -> dict[str, Any]:
+    """The engine's sections: through its builder's ``profile_from_folder`` when it reads a
+    package folder its own way (TensorRT-LLM), else the wheel extractors over the tree."""
+    builder = importlib.import_module(extractors(engine)[0])
+    if hasattr(builder, "profile_from_folder"):
+        data = builder.profile_from_folder(dist.folder, {"path": where})
+        data["provenance"].pop("path", None)
+        data["wheel"] = {**data["wheel"], "filename": where, "from": kind}
+        return data
+    src = RootSource(root, dist, import_name(engine))
+    return build_from_source(
+        engine, src, {"filename": where, "sha256": src.sha256, "from": kind}
+    )
 
 
 def build_and_store(

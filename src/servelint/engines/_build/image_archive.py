@@ -1,5 +1,6 @@
-"""Unpack what a profile needs from an image archive — ``docker save`` (``manifest.json``) or
-an OCI image layout (``index.json``) — layer by layer, whiteouts honoured, without any
+"""Unpack what a profile needs from an image archive — ``docker save`` (``manifest.json``), an
+OCI image layout (``index.json``) or a filesystem tarball (``docker export``, a tarred venv) —
+layer by layer, whiteouts honoured, without any
 container tool: the metadata of every installed distribution and the engine's own package
 files. Nothing is run; members that would land outside the destination, links and devices
 are skipped."""
@@ -196,6 +197,12 @@ def unpack(archive: Path, dest: Path, import_name: str) -> ImageConfig:
     except (OSError, tarfile.TarError) as exc:
         raise ArchiveError(f"cannot open {archive} as a tar archive: {exc}") from None
     with tar:
+        names = set(tar.getnames())
+        if "manifest.json" not in names and "index.json" not in names:
+            tar.close()  # a filesystem tarball (`docker export`, a tarred venv): one layer
+            with open(archive, "rb") as fh:
+                _apply_layer(fh, dest, import_name)
+            return ImageConfig()
         layers, config_name, tags = _layer_list(tar)
         config = _config(tar, config_name, tags)
         for layer in layers:
