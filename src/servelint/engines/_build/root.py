@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from email.parser import HeaderParser
 from pathlib import Path
 
-from servelint.engines._build.wheel import ParsedFiles
+from servelint.engines._build.wheel import DistMetadata, ParsedFiles
 from servelint.package_names import canonicalize_name
 
 PACKAGE_FOLDERS = ("site-packages", "dist-packages")
@@ -92,7 +92,7 @@ def find_distribution(root: Path, package: str) -> Distribution | None:
     return None
 
 
-class RootSource(ParsedFiles):
+class RootSource(DistMetadata, ParsedFiles):
     """The files of one installed distribution, named as in its wheel (relative to the
     package folder), read from the tree."""
 
@@ -151,15 +151,3 @@ class RootSource(ParsedFiles):
             digest.update(name.encode() + b"\0")
             digest.update(hashlib.sha256((self.folder / name).read_bytes()).digest())
         return digest.hexdigest()
-
-    @property
-    def version(self) -> str:
-        return self.metadata["Version"]
-
-    @property
-    def requires_dist(self) -> list[str]:
-        return self.metadata.get_all("Requires-Dist") or []
-
-    @property
-    def provides_extra(self) -> list[str]:
-        return self.metadata.get_all("Provides-Extra") or []
