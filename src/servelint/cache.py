@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from servelint import __version__, profiles
+from servelint.profiles import store as profile_store
 from servelint.walk import Skipped, walk
 
 CACHE_FORMAT = "7"
@@ -83,6 +84,7 @@ def profiles_fingerprint() -> str:
     digest = hashlib.sha256()
     for engine in profiles.engines():
         digest.update(f"{engine}\0{_tree_digest(profiles.folder(engine))}\0".encode())
+    digest.update(profile_store.fingerprint().encode())  # profiles built from images
     return digest.hexdigest()
 
 

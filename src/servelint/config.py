@@ -317,6 +317,8 @@ class _TableCheck:
 def _release(text: str, key: str, fail) -> tuple[str, str]:
     """An ``images`` pin: ``"vllm==0.33.0"`` -> ("vllm", "0.33.0")."""
     engine, sep, version = text.partition("==")
+    if not sep and ("/" in text or ":" in text) and " " not in text.strip():
+        return "image", text.strip()  # an image with a stored profile (profile build --as)
     if not sep:
         raise fail(f'"{key}" must be "engine==version" (e.g. "vllm==0.33.0"), got "{text}"')
     engine, version = engine.strip().lower(), version.strip()

@@ -52,8 +52,21 @@ def _by_canonical_name(packages: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+def _installed(image: dict[str, Any], key: str) -> ImageEntry:
+    """A package against the distributions installed in the image (``profile build --root``
+    and friends): a fact either way, with the metadata file as evidence."""
+    found = image["installed"].get(key)
+    where = image.get("installed_in") or "the image"
+    if found is None:
+        return ImageEntry(None, True, f"the distributions installed in {where}")
+    entry = {"specifier": f"=={found['version']}", "at": found.get("at", "")}
+    return ImageEntry(entry, True, f"{found['name']} {found['version']} installed ({found['at']})")
+
+
 def lookup(image: dict[str, Any], name: str, package: str) -> ImageEntry:
     key = canonicalize_name(package)
+    if "installed" in image:  # a profile built from the image itself: what it holds is read
+        return _installed(image, key)
     packages = _by_canonical_name(image.get("packages", {}))
     read = built_set(image, name)
     if read is None:

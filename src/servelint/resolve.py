@@ -19,7 +19,7 @@ from servelint import profiles
 from servelint.engines import registry
 from servelint.lru import Lru
 from servelint.model import LaunchSpec, ReleaseFrom, release_kind
-from servelint.profiles import Profile
+from servelint.profiles import Profile, store
 
 
 def official_repositories(engine: str) -> tuple[str, ...]:
@@ -120,7 +120,10 @@ def resolve(
         )
     if image_map is not None:  # config mappings: not memoised (configs differ between runs)
         return _resolve(spec, target_version=target_version, image_map=image_map)
-    key = (spec.engine, spec.image, spec.release, spec.floor, release_kind(spec), target_version)
+    key = (
+        spec.engine, spec.image, spec.release, spec.floor, release_kind(spec), target_version,
+        store.state() if spec.image else None,
+    )
     return _RESOLVED.get_or(key, lambda: _resolve(spec, target_version=target_version))
 
 
@@ -184,7 +187,7 @@ def _resolve_primary(
         mapped = image_map(spec.image) if image_map else None
         if mapped:
             _resolve_mapped_image(spec, mapped, res)
-        else:
+        elif not _resolve_stored(spec, spec.image, res):
             _resolve_image(spec, res)
     else:
         res.note_guess("no image or release pinned: the engine release cannot be checked")
@@ -211,11 +214,53 @@ def _resolve_release(spec: LaunchSpec, res: Resolution) -> None:
 def _resolve_mapped_image(spec: LaunchSpec, mapped: tuple[str, str], res: Resolution) -> None:
     """An image the config's `[tool.servelint.images]` maps to an engine release."""
     m_engine, m_release = mapped
+    if m_engine == "image":  # mapped to an image with a stored profile
+        if not _resolve_stored(spec, m_release, res, via=f" (mapped from {spec.image} in config)"):
+            res.notes.append(
+                f"cannot check image {spec.image}: config maps it to {m_release}, which has no "
+                "stored profile (servelint profile list)"
+            )
+        return
     prof, why = profile_for(m_engine, m_release)
     if prof:
         res.targets.append(Target(prof, "primary", f"{spec.image} mapped to {m_release} in config"))
     else:
         res.notes.append(f"cannot check image {spec.image}: {why}")
+
+
+def _resolve_stored(spec: LaunchSpec, ref: str, res: Resolution, via: str = "") -> bool:
+    """The profile built from the image itself (``servelint profile build … --as REF``),
+    when the user's store has one for ``ref``; False to resolve the image otherwise."""
+    entry = store.match(ref)
+    if entry is None:
+        return False
+    if entry.engine != spec.engine:
+        res.notes.append(
+            f"image {ref} has a stored {entry.engine} profile but the launch starts "
+            f"{spec.engine}: cannot check the release"
+        )
+        return True
+    if not entry.fresh():
+        res.notes.append(
+            f"the stored profile for {entry.ref} was built by another servelint builder and "
+            f"is not used: rebuild it with servelint profile build {entry.engine} "
+            f"--{_SOURCE_FLAG.get(entry.source.get('kind', ''), 'root')} "
+            f"{entry.source.get('path', '…')} --as {entry.ref}"
+        )
+        return False
+    prof = store.load(entry)
+    if prof is None:
+        res.notes.append(f"the stored profile for {entry.ref} cannot be read: not used")
+        return False
+    res.image_release = prof.version
+    res.targets.append(
+        Target(prof, "primary", f"image {ref}{via}: stored profile of {prof.label}, "
+               f"{entry.provenance()}")
+    )
+    return True
+
+
+_SOURCE_FLAG = {"root": "root", "image-archive": "image-archive", "image": "image"}
 
 
 def _add_floor_target(spec: LaunchSpec, res: Resolution) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from servelint.model import Finding, Severity
+from servelint.profiles import store
 
 if TYPE_CHECKING:  # the pipeline is imported when `check` runs, not at start-up
     from servelint.check import CheckReport
@@ -65,6 +66,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="check each launch on every release and count those it passes on "
                         "(JSON output gives the first and last release without it)")
     p.add_argument("--output", "-o", type=Path, help="write the report to a file")
+    p.add_argument("--profiles-dir", type=Path, metavar="DIR",
+                   help="the store of profiles built from images (default: "
+                   "$SERVELINT_PROFILES, else the XDG data folder)")
     p.add_argument("--no-cache", action="store_true",
                    help="do not reuse results of unchanged files (cache in ~/.cache/servelint)")
     p.add_argument("--jobs", "-j", type=int, default=0,
@@ -143,6 +147,7 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    store.set_dir(args.profiles_dir)
     try:
         validate(args)
         selection = _selection(args)

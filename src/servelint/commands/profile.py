@@ -12,6 +12,7 @@ from packaging.version import InvalidVersion, Version
 
 from servelint import profiles
 from servelint.engines import history, registry
+from servelint.profiles import store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,6 +37,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="trtllm: build from a source tree holding tensorrt_llm/ (not a wheel)",
     )
     b.add_argument("--wheel", type=Path, help="trtllm: build from this wheel file")
+    b.add_argument("--root", type=Path, metavar="DIR",
+                   help="build from an unpacked filesystem or venv holding the engine "
+                   "(an exported image); store it for --as REF")
+    b.add_argument("--image-archive", type=Path, metavar="FILE",
+                   help="build from a `docker save` or OCI layout tarball; store it for --as REF")
+    b.add_argument("--image", metavar="REF",
+                   help="save this image with docker or podman, then build as --image-archive")
+    b.add_argument("--as", dest="as_ref", metavar="REF",
+                   help="the image reference (tag or digest) the stored profile stands for")
+    b.add_argument("--profiles-dir", type=Path, metavar="DIR",
+                   help="the store of profiles built from images (default: "
+                   "$SERVELINT_PROFILES, else the XDG data folder)")
     b.add_argument(
         "--origin",
         action="append",
@@ -58,6 +71,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     ls = psub.add_parser("list", help="list the releases servelint has profiles for")
     ls.add_argument("engine", nargs="?")
+    ls.add_argument("--profiles-dir", type=Path, metavar="DIR",
+                    help="the store of profiles built from images")
     ls.set_defaults(func=run_list)
 
     s = psub.add_parser("show", help="show one release profile")
@@ -119,6 +134,9 @@ def run_build_trtllm(args: argparse.Namespace) -> int:
 def run_build(args: argparse.Namespace) -> int:
     from servelint.engines._build.build import build
 
+    store.set_dir(args.profiles_dir)
+    if args.root or args.image_archive or args.image:
+        return run_build_from_image(args)
     if args.engine == "trtllm":
         return run_build_trtllm(args)
 
@@ -156,6 +174,37 @@ def run_build(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def run_build_from_image(args: argparse.Namespace) -> int:
+    """``--root`` / ``--image-archive`` / ``--image``: a profile of what the image holds,
+    stored for ``--as`` (default: the ``--image`` reference)."""
+    from servelint.engines._build.from_image import ArchiveError, build_and_store
+
+    given = [x for x in (args.root, args.image_archive, args.image) if x]
+    if len(given) != 1 or args.versions or args.range:
+        print("servelint: name one of --root, --image-archive, --image (and no releases)",
+              file=sys.stderr)
+        return 2
+    as_ref = args.as_ref or args.image
+    if not as_ref:
+        print("servelint: --as REF names the image the profile stands for", file=sys.stderr)
+        return 2
+    if args.engine == "dynamo":  # its profiles are per wrapper release, not per image
+        print("servelint: dynamo worker profiles are built from ai-dynamo wheels; build the "
+              "image's engine (vllm, sglang, trtllm) instead", file=sys.stderr)
+        return 2
+    try:
+        path, data = build_and_store(
+            args.engine, as_ref, root=args.root, archive=args.image_archive, image=args.image
+        )
+    except (ArchiveError, LookupError, OSError, SyntaxError) as exc:
+        print(f"servelint: {args.engine} from {given[0]}: {exc}", file=sys.stderr)
+        return 1
+    installed = len(data.get("image", {}).get("installed", {}))
+    print(f"{args.engine} {data['version']} for {store.normalize(as_ref)}: {path} "
+          f"({installed} installed distributions read)")
+    return 0
+
+
 def run_build_image(args: argparse.Namespace) -> int:
     import tarfile
 
@@ -177,6 +226,7 @@ def run_build_image(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    store.set_dir(args.profiles_dir)
     for engine in [args.engine] if args.engine else profiles.engines():
         vs = profiles.available(engine)
         print(f"{engine}: {len(vs)} releases: {', '.join(vs)}")
@@ -184,6 +234,12 @@ def run_list(args: argparse.Namespace) -> int:
             prof = profiles.load(engine, v)
             if prof is not None and "provenance" in prof.data:
                 print(f"  {v}: {_provenance_text(prof.data['provenance'])}")
+    stored = [e for e in store.entries() if not args.engine or e.engine == args.engine]
+    if stored:
+        print(f"built from images ({store.store_dir()}):")
+    for entry in stored:
+        state = "" if entry.fresh() else "; built by another builder: rebuild it (not used)"
+        print(f"  {entry.ref}: {entry.engine} {entry.version}, {entry.provenance()}{state}")
     return 0
 
 
@@ -217,8 +273,8 @@ def run_show(args: argparse.Namespace) -> int:
     if "provenance" in d:
         print(f"{prof.label}  provenance: {_provenance_text(d['provenance'])}")
     print(
-        f"{prof.label}  (wheel {d['wheel']['filename']}, sha256 {d['wheel']['sha256'][:16]}…, "
-        f"builder {d['builder_version']})"
+        f"{prof.label}  ({d['wheel'].get('from', 'wheel')} {d['wheel']['filename']}, sha256 "
+        f"{d['wheel']['sha256'][:16]}…, builder {d['builder_version']})"
     )
     print(f"options: {len(prof.actions)} actions, {len(prof.option_index)} option strings")
     print(f"argv rules: {json.dumps(prof.rules, sort_keys=True)}")

@@ -25,7 +25,6 @@ import copy
 import functools
 from typing import Any
 
-from servelint import profiles
 from servelint.engines.lint_parse import LintParse, lint_parse
 from servelint.lru import Lru
 from servelint.model import Edit, Finding, Fix, LaunchSpec, Span, Token
@@ -45,10 +44,8 @@ def parse(
 ) -> LintParse:
     """The memo entry of ``argv`` on ``profile``'s release (its parse; read-only). ``entry``:
     the argv model's name for the entrypoint when it pre-processes argv (``sglang serve``)."""
-    key = (profile.engine, profile.version, argv, symbolic, entry)
-    return _ENTRIES.get_or(
-        key, lambda: _parse(profile.engine, profile.version, argv, symbolic, entry)
-    )
+    key = (profile.key, argv, symbolic, entry)
+    return _ENTRIES.get_or(key, lambda: _parse(profile, argv, symbolic, entry))
 
 
 def parse_spec(profile: Profile, spec: LaunchSpec) -> LintParse:
@@ -92,15 +89,13 @@ def findings(rule: Any, ctx: CheckContext) -> list[Finding]:
 
 
 def _parse(
-    engine: str, version: str, argv: tuple[str, ...], symbolic: tuple[int, ...], entry: str = ""
+    profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...], entry: str = ""
 ) -> LintParse:
-    profile = profiles.load(engine, version)
-    assert profile is not None
-    if entry in _same_parse_entries(engine):
+    if entry in _same_parse_entries(profile.engine):
         entry = ""  # parsed as the default is: its memo entry stays apart, its parse not
     canon, changed = _canonical(profile, argv, set(symbolic)) if not entry else (argv, set())
     shared = _SHARED.get_or(
-        (engine, version, canon, symbolic, entry),
+        (profile.key, canon, symbolic, entry),
         lambda: lint_parse(profile, canon, symbolic, entry),
     )
     if not changed:

@@ -33,7 +33,7 @@ def _apply_options(spec: LaunchSpec, options: Options) -> None:
 
 
 def _is_custom_image(spec: LaunchSpec, prof) -> bool:
-    if not spec.image:
+    if not spec.image or prof.data.get("stored"):  # a profile built from the image itself
         return False
     from servelint.resolve import image_ref
 

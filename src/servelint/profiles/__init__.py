@@ -112,7 +112,14 @@ class Profile:
 
     @property
     def label(self) -> str:
-        return f"{self.engine} {self.version}"
+        as_ref = self.data.get("stored", {}).get("as")
+        return f"{self.engine} {self.version}" + (f" (image {as_ref})" if as_ref else "")
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        """What identifies the profile's facts in a memo: the release, and for a profile
+        built from an image, the image it stands for."""
+        return (self.engine, self.version, self.data.get("stored", {}).get("as", ""))
 
     def late_for(self, target: str) -> tuple[str, dict[str, Any]] | None:
         """The late-checked value set governing an option dest or config path."""

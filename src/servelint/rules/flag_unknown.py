@@ -107,6 +107,10 @@ def _autofix(ctx: CheckContext, index: int, text: str) -> Fix | None:
 def _explain(ctx: CheckContext, name: str, release: str) -> tuple[str, str]:
     prof, hist = ctx.profile, ctx.history
     pres = hist.of("option", name).releases if hist else ()
+    if pres and release in pres and prof.data.get("stored"):
+        return (f'flag "{name}" does not exist in {prof.label}, although the released '
+                f"{prof.engine} {release} has it: the image holds another build",
+                "drop the flag, or use an image whose build has it")
     if pres:
         first = pres[0]
         if Version(first) > Version(release):

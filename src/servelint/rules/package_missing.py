@@ -285,8 +285,10 @@ def _candidates(ctx: CheckContext) -> list[dict[str, Any]]:
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     prof = ctx.profile
-    if ctx.extra.get("custom_image") or not prof.image.get("packages"):
-        return  # the image's package set is unknown: cannot check
+    if "installed" not in prof.image and (
+        ctx.extra.get("custom_image") or not prof.image.get("packages")
+    ):
+        return  # the image's package set is unknown: cannot check (unless it was read)
     from servelint import hardware  # (lazy: the catalogue imports every rule)
 
     gpu = hardware.lookup(ctx.spec.gpu)

@@ -25,11 +25,17 @@ def extractors(engine: str) -> tuple[str, ...]:
 
 def build_from_wheel(engine: str, wheel: Path) -> dict[str, Any]:
     src = WheelSource(wheel)
+    return build_from_source(engine, src, {"filename": Path(wheel).name, "sha256": src.sha256})
+
+
+def build_from_source(engine: str, src: Any, wheel: dict[str, Any]) -> dict[str, Any]:
+    """Run the engine's extractors over ``src`` (a ``WheelSource`` or anything with its
+    interface, e.g. ``root.RootSource``); ``wheel`` says where the files came from."""
     profile: dict[str, Any] = {
         "format": 1,
         "engine": engine,
         "version": src.version,
-        "wheel": {"filename": Path(wheel).name, "sha256": src.sha256},
+        "wheel": wheel,
         "builder_version": BUILDER_VERSION,
     }
     missing = []

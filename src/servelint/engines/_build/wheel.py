@@ -11,6 +11,7 @@ import zipfile
 from email.parser import HeaderParser
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 WHEEL_CACHE = Path("/tmp/servelint-wheels")
 
@@ -66,7 +67,25 @@ class ParsedFiles:
         return self._ast[name]
 
 
-class WheelSource(ParsedFiles):
+class DistMetadata:
+    """The release facts of a distribution's ``METADATA`` (``self.metadata``)."""
+
+    metadata: Any
+
+    @property
+    def version(self) -> str:
+        return self.metadata["Version"]
+
+    @property
+    def requires_dist(self) -> list[str]:
+        return self.metadata.get_all("Requires-Dist") or []
+
+    @property
+    def provides_extra(self) -> list[str]:
+        return self.metadata.get_all("Provides-Extra") or []
+
+
+class WheelSource(DistMetadata, ParsedFiles):
     """Random access to the text files and metadata of one wheel."""
 
     def __init__(self, path: Path):
@@ -102,15 +121,3 @@ class WheelSource(ParsedFiles):
     @cached_property
     def metadata(self):
         return HeaderParser().parsestr(self.read(self.dist_info + "/METADATA"))
-
-    @property
-    def version(self) -> str:
-        return self.metadata["Version"]
-
-    @property
-    def requires_dist(self) -> list[str]:
-        return self.metadata.get_all("Requires-Dist") or []
-
-    @property
-    def provides_extra(self) -> list[str]:
-        return self.metadata.get_all("Provides-Extra") or []

@@ -92,6 +92,12 @@ def build_profile(src: TreeSource, origin: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def profile_from_folder(folder: Path, origin: dict[str, str]) -> dict[str, Any]:
+    """The profile of the ``tensorrt_llm`` package installed in a site-packages ``folder``
+    (an image's; ``servelint profile build trtllm --root|--image-archive``)."""
+    return build_profile(TreeSource(folder), origin)
+
+
 def build(
     version: str,
     *,
