@@ -109,7 +109,12 @@ def _launch(
         rendering=record.origin.rendering,
         origin=record.origin.kind,
         context=dict(record.context),
+        gpu=record.gpu,
     )
+    if record.serves:
+        spec.engine = record.serves
+    if record.floor is not None:
+        spec.floor, spec.floor_span = record.floor.text, record.floor.span
     engine = registry.find(match.engine)
     if engine is not None:
         _config_file(spec, engine, record.files, problems)

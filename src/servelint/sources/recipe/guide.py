@@ -18,10 +18,10 @@ from servelint.model import Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.yamlpos import Map, Scalar, Seq, at, load_yaml
 from servelint.sources.markdown.reader import MarkdownResult, read_markdown
+from servelint.sources.recipe.rendering import FLOOR_KEY
 
 # a recipe (recipes.vllm.ai's format) serves its model with vLLM: its renderings' engine
 RECIPE_ENGINE = "vllm"
-FLOOR_KEY = "min_vllm_version"
 _HEADER = re.compile(r"^\|(?:([1-9])[-+]?|[-+]([1-9])?)?\s*(#.*)?$")
 
 
