@@ -111,14 +111,16 @@ def _launch(
         context=dict(record.context),
         gpu=record.gpu,
     )
-    if record.serves:
-        spec.engine = record.serves
     if record.floor is not None:
         spec.floor, spec.floor_span = record.floor.text, record.floor.span
     engine = registry.find(match.engine)
     if engine is not None:
         _config_file(spec, engine, record.files, problems)
         _install_pin(spec, engine.package)
+        texts = {t.text for t in spec.argv}
+        spec.engine = next((e for flag, e in engine.handoff_flags if flag in texts), spec.engine)
+    if record.serves:
+        spec.engine = record.serves
     return spec
 
 

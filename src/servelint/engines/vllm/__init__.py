@@ -31,6 +31,9 @@ ENGINE = Engine(
     ),
     config_flags=("--config",),
     config_expander="servelint.engines.vllm.config_file:config_tokens",
+    # `vllm serve … --omni` is served by vLLM-Omni: the stock main hands `--omni` over to the
+    # vllm-omni package and stops without it (the parser's omni_handoff rule)
+    handoff_flags=(("--omni", "vllm-omni"),),
     shell_words=("vllm", "api_server"),
     argv_module="servelint.engines.vllm.argv",
     extractors=(

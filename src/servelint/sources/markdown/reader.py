@@ -41,9 +41,6 @@ _ELLIPSES = {"...", "…", "[...]", "<...>"}
 _YOURS = LazyPattern(r"(?i)(?:^|[/_\-=.])your(?:[_\-/.]|$)|^(?:x{3,}|\.\.\.)$")
 # bash-reader problem kinds that are noise in a Markdown snippet (not a script)
 _SNIPPET_NOISE = {"parse-error", "budget", "unresolved", "unsupported"}
-# `vllm serve … --omni` is served by vLLM-Omni (the stock parser hands `--omni` over to the
-# vllm-omni package and rejects it without): judged as engine "vllm-omni", like omni recipes
-OMNI_FLAG = "--omni"
 
 
 class MarkdownResult:
@@ -373,8 +370,6 @@ def _adopt_launch(
     """A launch of a block as one of the document's: spans, origin, rendering, context."""
     mapper.spec(spec)
     spec.origin = "markdown"
-    if spec.engine == "vllm" and any(t.text == OMNI_FLAG for t in spec.argv):
-        spec.engine = "vllm-omni"
     spec.rendering = f"{label} {fence.index}" + (f"; {spec.rendering}" if spec.rendering else "")
     spec.context["block"] = str(fence.index)
     doc.apply(spec)  # what earlier blocks installed, exported and wrote
