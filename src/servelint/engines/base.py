@@ -141,6 +141,7 @@ class Engine:
         "launch_adapter",
         "adapted_entrypoints",
         "handoff_flags",
+        "source_repositories",
     )
 
     def __init__(
@@ -162,6 +163,7 @@ class Engine:
         launch_adapter: str | None = None,
         adapted_entrypoints: tuple[str, ...] = (),
         handoff_flags: tuple[tuple[str, str], ...] = (),
+        source_repositories: tuple[str, ...] = (),
     ) -> None:
         self.name = name  # as in profiles and findings: "vllm"
         self.package = package  # PyPI distribution whose ``==`` pin names the release
@@ -197,6 +199,9 @@ class Engine:
         # (flag, engine): a flag with which the command hands the launch to another package's
         # server, judged as that engine (vLLM's ``--omni`` -> vLLM-Omni)
         self.handoff_flags = handoff_flags
+        # its source repositories ("owner/name"): a document that clones one and then runs
+        # ``pip install -e .`` builds this engine (Markdown guides)
+        self.source_repositories = source_repositories
 
     def expand_config(self, lines: tuple) -> list | None:
         """The argv the engine reads from its config file's ``lines`` ((text, span, symbolic)

@@ -41,8 +41,9 @@ def assemble(record: CommandRecord) -> Assembly:
     out.image = run.image
     container = Container(run.image, run.anchor.span, list(run.env), _docker_context(run))
     entry = [run.entrypoint] if run.entrypoint is not None else None
+    runner = f"{os.path.basename(run.anchor.text)} run"  # "docker run", "podman run"
     return _in_container(record, container, container_command(
-        run.image, entry, run.args, "docker run"), out)
+        run.image, entry, run.args, runner), out)
 
 
 def _in_container(record: CommandRecord, container: Container, cmd, out: Assembly) -> Assembly:  # noqa: ANN001
