@@ -3,6 +3,7 @@ versioned wheel index URL (``…/0.20.0/cu129``); a nightly or source install pi
 
 from __future__ import annotations
 
+from servelint.engines import registry
 from servelint.lazy_re import LazyPattern
 from servelint.model import LaunchSpec, PackageInstall, ReleaseFrom
 
@@ -20,8 +21,11 @@ _INDEX_OPTIONS = (
 
 
 def engine_installs(spec: LaunchSpec) -> list[PackageInstall]:
-    """The launch's installs of its own engine (``pip install vllm``, ``-e .`` in a checkout)."""
-    return [i for i in spec.installs if i.name and i.name.lower() == spec.engine]
+    """The launch's installs of its own engine's distribution (``pip install vllm``,
+    ``pip install tensorrt-llm``, ``-e .`` in a checkout)."""
+    engine = registry.find(spec.engine)
+    package = (engine.package if engine is not None else None) or spec.engine
+    return [i for i in spec.installs if i.name and i.name.lower() == package]
 
 
 def index_release(command: str) -> str | None:

@@ -157,8 +157,9 @@ def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None
     if ref.release:
         return None  # a release the profiles lack: the resolution says so
     if ref.tag.lower() in {"latest", ""} and not ref.custom:
-        if spec.floor and spec.origin == "recipe":
-            return _floor_range(spec, have, f"min_vllm_version {spec.floor}")
+        floor_key = spec.context.get("floor_key")  # a floor the document states as a key
+        if spec.floor and floor_key:
+            return _floor_range(spec, have, f"{floor_key} {spec.floor}")
         return ReleaseRange(spec.engine, "latest", have, f"image {spec.image}")
     return _nightly_range(spec.engine, ref.tag, have, f"image {spec.image}")
 

@@ -93,7 +93,7 @@ def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
     if why is None:
         return None
     first = next((r for r in above[1:] if _floor_failure(spec, r) is None), None)
-    what = "min_vllm_version" if spec.origin == "recipe" else "the floor"
+    what = spec.context.get("floor_key") or "the floor"
     later = (
         f"the first release this launch can work on ({spec.engine} {first})"
         if first

@@ -140,6 +140,8 @@ class Engine:
         "config_expander",
         "launch_adapter",
         "adapted_entrypoints",
+        "handoff_flags",
+        "source_repositories",
     )
 
     def __init__(
@@ -160,6 +162,8 @@ class Engine:
         config_expander: str | None = None,
         launch_adapter: str | None = None,
         adapted_entrypoints: tuple[str, ...] = (),
+        handoff_flags: tuple[tuple[str, str], ...] = (),
+        source_repositories: tuple[str, ...] = (),
     ) -> None:
         self.name = name  # as in profiles and findings: "vllm"
         self.package = package  # PyPI distribution whose ``==`` pin names the release
@@ -192,6 +196,12 @@ class Engine:
         # of ``adapted_entrypoints`` (servelint.pipeline.judge)
         self.launch_adapter = launch_adapter
         self.adapted_entrypoints = adapted_entrypoints
+        # (flag, engine): a flag with which the command hands the launch to another package's
+        # server, judged as that engine (vLLM's ``--omni`` -> vLLM-Omni)
+        self.handoff_flags = handoff_flags
+        # its source repositories ("owner/name"): a document that clones one and then runs
+        # ``pip install -e .`` builds this engine (Markdown guides)
+        self.source_repositories = source_repositories
 
     def expand_config(self, lines: tuple) -> list | None:
         """The argv the engine reads from its config file's ``lines`` ((text, span, symbolic)

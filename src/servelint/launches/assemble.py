@@ -41,8 +41,9 @@ def assemble(record: CommandRecord) -> Assembly:
     out.image = run.image
     container = Container(run.image, run.anchor.span, list(run.env), _docker_context(run))
     entry = [run.entrypoint] if run.entrypoint is not None else None
+    runner = f"{os.path.basename(run.anchor.text)} run"  # "docker run", "podman run"
     return _in_container(record, container, container_command(
-        run.image, entry, run.args, "docker run"), out)
+        run.image, entry, run.args, runner), out)
 
 
 def _in_container(record: CommandRecord, container: Container, cmd, out: Assembly) -> Assembly:  # noqa: ANN001
@@ -109,11 +110,18 @@ def _launch(
         rendering=record.origin.rendering,
         origin=record.origin.kind,
         context=dict(record.context),
+        gpu=record.gpu,
     )
+    if record.floor is not None:
+        spec.floor, spec.floor_span = record.floor.text, record.floor.span
     engine = registry.find(match.engine)
     if engine is not None:
         _config_file(spec, engine, record.files, problems)
         _install_pin(spec, engine.package)
+        texts = {t.text for t in spec.argv}
+        spec.engine = next((e for flag, e in engine.handoff_flags if flag in texts), spec.engine)
+    if record.serves:
+        spec.engine = record.serves
     return spec
 
 

@@ -35,6 +35,10 @@ class CommandRecord:
     own ``VAR=x`` prefixes are the assembler's). ``installs``: the install lines run before
     it; ``files``: the files the document writes before it, by the name the command would
     use (None: written, content unknown). ``context``: reader facts carried to the launch.
+    ``floor``: a release floor the document claims (a recipe's ``min_vllm_version``: its
+    key goes in ``context["floor_key"]`` when the document states it as one); ``gpu``: the
+    hardware the document runs it on; ``serves``: the engine the document says serves the
+    command when its words alone do not tell (a vLLM-Omni recipe's ``vllm serve``).
     """
 
     words: list[Token]
@@ -46,6 +50,9 @@ class CommandRecord:
     image: Token | None = None
     entrypoint: list[Token] | None = None
     context: dict[str, str] = field(default_factory=dict)
+    floor: Token | None = None
+    gpu: str | None = None
+    serves: str = ""
 
 
 @dataclass(slots=True)

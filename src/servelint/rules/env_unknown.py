@@ -97,19 +97,13 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             or _read_by_code(prof, name)
         ):
             continue
-        if (
-            prof.engine == "sglang"
-            and name.startswith("SGL_")
-            and "SGLANG_" + name[4:] in prof.env_registry
-        ):
-            continue  # SGLang rewrites SGL_* to SGLANG_* (with a warning)
+        if _rewritten(prof, name) in prof.env_registry:
+            continue  # the release reads it under the prefix it rewrites it to
         effect = _effect(prof)
         msg, fix = _explain(ctx, name, effect)
-        sev = (
-            Severity.ERROR
-            if strict and prof.engine == "vllm" and prof.env_unknown_warning
-            else None
-        )
+        # the release validates its environment (the unknown-variable warning) and the
+        # launch makes that validation fatal
+        sev = Severity.ERROR if strict and prof.env_unknown_warning else None
         partial = prof.data.get("env", {}).get("partial")
         if partial:  # read from part of the release only: a hint, never a warning
             msg += f" (the release's env facts are partial: {partial})"
@@ -117,6 +111,14 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         yield finding(
             sys.modules[__name__], ctx, env.span or spec.anchor, msg, fix=fix, severity=sev
         )
+
+
+def _rewritten(prof, name: str) -> str | None:  # noqa: ANN001
+    """The name the release reads ``name`` as when it rewrites its prefix (the profile's
+    ``env.prefix_rewrite``: SGLang reads ``SGL_X`` as ``SGLANG_X``, with a warning)."""
+    rewrite = prof.data.get("env", {}).get("prefix_rewrite") or {}
+    old, new = rewrite.get("from"), rewrite.get("to")
+    return new + name[len(old):] if old and new and name.startswith(old) else None
 
 
 def _effect(prof) -> str:

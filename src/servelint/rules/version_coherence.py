@@ -126,8 +126,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     if image_finding is not None:
         yield image_finding
     floor_pos = hist._pos(str(floor))
-    floor_label = f"min_vllm_version {spec.floor}" if spec.origin == "recipe" else \
-        f"the floor {spec.floor}"
+    floor_label = f"{spec.context.get('floor_key') or 'the floor'} {spec.floor}"
     # the argv part depends only on the parse and the floor: computed once per parse
     found = []
     argv = argv_fact(ctx.parsed, ("version-coherence", floor_pos),
@@ -170,10 +169,11 @@ def _with_floor_fix(ctx: CheckContext, found: list[tuple[str, Finding]]) -> Iter
     needed = max((first for first, _ in found), key=release_version, default=None)
     image = release_version(ctx.extra.get("image_release"))
     fix = None
-    if needed and spec.origin == "recipe" and spec.floor and \
+    floor_key = spec.context.get("floor_key")  # the document's own floor key: editable
+    if needed and floor_key and spec.floor and \
             (image is None or release_version(needed) <= image):
         fix = set_value(spec.floor_span, spec.floor, needed, FixSafety.SAFE,
-                        f"raise min_vllm_version to {needed}")
+                        f"raise {floor_key} to {needed}")
     for _, f in found:
         f.autofix = fix
         yield f

@@ -31,6 +31,10 @@ ENGINE = Engine(
     ),
     config_flags=("--config",),
     config_expander="servelint.engines.vllm.config_file:config_tokens",
+    # `vllm serve … --omni` is served by vLLM-Omni: the stock main hands `--omni` over to the
+    # vllm-omni package and stops without it (the parser's omni_handoff rule)
+    handoff_flags=(("--omni", "vllm-omni"),),
+    source_repositories=("vllm-project/vllm",),
     shell_words=("vllm", "api_server"),
     argv_module="servelint.engines.vllm.argv",
     extractors=(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from servelint.engines import registry
 from servelint.launches import config_file_value, expand_config_file
 from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
@@ -34,7 +35,7 @@ _CONFIG_LANGS = frozenset({"yaml", "yml"})
 # a name the document's own code registers with the engine (a parser, a plugin):
 # ``register_module("x")``, ``register_module(["x", "y"])``, ``register_lazy_module(name="x"``
 _REGISTERS = re.compile(r"\bregister(?:_lazy)?_module\(\s*(?:name\s*=\s*)?\[?([^)\]]*)")
-_ENGINE_CLONE = LazyPattern(r"\bgit\s+clone\b[^\n]*\bvllm-project/vllm(?:\.git)?(?:\s|$)")
+_CLONE = LazyPattern(r"\bgit\s+clone\b[^\n]*?\b([\w.-]+/[\w.-]+?)(?:\.git)?(?:\s|$)")
 _QUOTED = re.compile(r"[\"']([\w.-]+)[\"']")
 
 
@@ -53,7 +54,9 @@ class DocContext:
         self.exports: list[EnvVar] = []
         self.files: list[tuple[str, Span, Lines]] = []  # (name, where, lines)
         self.registered: set[str] = set()  # names the document's code registers
-        self.checkout = ""  # the engine whose source the document clones (``git clone …/vllm``)
+        # the package whose source the document clones (``git clone …/vllm-project/vllm``:
+        # an engine's ``source_repositories``)
+        self.checkout = ""
 
     # ---------------------------------------------------------------- collecting
     def add_installs(self, installs: list[PackageInstall]) -> None:
@@ -61,8 +64,10 @@ class DocContext:
 
     def add_checkout(self, fence: Fence) -> None:
         """``git clone …/vllm-project/vllm``: a later ``pip install -e .`` builds vLLM."""
-        if _ENGINE_CLONE.search("\n".join(fence.lines)):
-            self.checkout = "vllm"
+        sources = {r: e.package for e in registry.engines() for r in e.source_repositories}
+        for m in _CLONE.finditer("\n".join(fence.lines)):
+            if sources.get(m.group(1)):
+                self.checkout = sources[m.group(1)]
 
     def add_block(self, interp, mapper, launches: int) -> None:  # noqa: ANN001
         """Installs, exports (when the block launches nothing) and files of one block."""

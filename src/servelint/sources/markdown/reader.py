@@ -23,13 +23,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from servelint import budget
-from servelint.launches import config_file_value, expand_config_file
+from servelint.engines import registry
+from servelint.launches import assemble, config_file_value, expand_config_file
 from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.markdown.doc_context import DocContext, prose_before
 from servelint.sources.markdown.fences import Fence, find_fences, worth_reading
+from servelint.sources.registry import block_reader
 
 if TYPE_CHECKING:  # the shell interpreter is imported for a block worth reading only
     from servelint.sources.markdown.shell import BlockInterpreter, Pin
@@ -39,9 +41,6 @@ _ELLIPSES = {"...", "…", "[...]", "<...>"}
 _YOURS = LazyPattern(r"(?i)(?:^|[/_\-=.])your(?:[_\-/.]|$)|^(?:x{3,}|\.\.\.)$")
 # bash-reader problem kinds that are noise in a Markdown snippet (not a script)
 _SNIPPET_NOISE = {"parse-error", "budget", "unresolved", "unsupported"}
-# `vllm serve … --omni` is served by vLLM-Omni (the stock parser hands `--omni` over to the
-# vllm-omni package and rejects it without): judged as engine "vllm-omni", like omni recipes
-OMNI_FLAG = "--omni"
 
 
 class MarkdownResult:
@@ -190,6 +189,8 @@ def read_markdown(
     label: str = "guide block",
     default_image: tuple[str, Span | None] | None = None,
     context: DocContext | None = None,
+    defaults_for: str = "",
+    floor_key: str = "floor",
 ) -> MarkdownResult:
     """Launches in the fenced shell blocks of a Markdown text (never raises for bad input).
 
@@ -197,7 +198,10 @@ def read_markdown(
     guide string inside a recipe); ``fixed_span``: put every span there instead (text
     whose lines cannot be mapped back one to one); ``default_image``: the image the
     document's commands run in when it pins none (a recipe's ``docker_image``);
-    ``context``: what the document installs before its text (a recipe's ``dependencies:``).
+    ``context``: what the document installs before its text (a recipe's ``dependencies:``);
+    ``defaults_for``: the engine whose launches ``default_image`` and ``floor`` are about
+    (empty: every launch's);
+    ``floor_key``: how the document names the floor (a recipe's ``min_vllm_version``).
     """
     result = MarkdownResult()
     if text is None:
@@ -218,9 +222,9 @@ def read_markdown(
         )
         if not fence.is_shell:
             doc.add_code(fence)
-            doc.add_fenced_file(
-                fence, prose, _Mapper(path, fence, base_line, base_column, fixed_span)
-            )
+            mapper = _Mapper(path, fence, base_line, base_column, fixed_span)
+            doc.add_fenced_file(fence, prose, mapper)
+            _read_other_kind(path, fence, mapper, label, doc, result)
         if not worth_reading(fence):
             continue
         mapper = _Mapper(path, fence, base_line, base_column, fixed_span)
@@ -243,7 +247,7 @@ def read_markdown(
         doc.add_block(interp, mapper, len(interp.launches))
     result.commands_found = len(result.launches)
     for spec in result.launches:
-        _assign_release(spec, pins, floor, floor_span, default_image)
+        _assign_release(spec, pins, (floor, floor_span, floor_key), default_image, defaults_for)
     return result
 
 
@@ -306,6 +310,32 @@ def _interpret_block(
     return interp
 
 
+def _read_other_kind(
+    path: str, fence: Fence, mapper: _Mapper, label: str, doc: DocContext, result: MarkdownResult
+) -> None:
+    """A block in the language of another file kind (``sources.registry.block_reader``): its
+    reader's command records, assembled as the document's launches."""
+    reader = block_reader(fence.lang) if fence.lang else None
+    if reader is None:
+        return
+    try:
+        records = reader.block_records(path, "\n".join(fence.lines), fence.line)
+        assemblies = [assemble(record) for record in records]
+    except Exception as exc:  # a reader must never take the run down
+        result.problems.append(ReadProblem(
+            path, mapper.span(Span(path, fence.line, 1)),
+            f"internal reader error in code block {fence.index}: {exc!r}", "read-error",
+        ))
+        return
+    for asm in assemblies:
+        result.problems.extend(
+            ReadProblem(path, mapper.span(p.span), p.message, p.kind) for p in asm.problems
+        )
+        for spec in asm.specs:
+            _adopt_launch(spec, path, fence, mapper, label, doc)
+            result.launches.append(spec)
+
+
 def _collect_block(
     path: str,
     fence: Fence,
@@ -322,7 +352,7 @@ def _collect_block(
     for pin in interp.pins:
         span = mapper.span(pin.span)
         if span is not None:
-            pins.append(Pin(span.line, span.column, pin.image, pin.release, span))
+            pins.append(Pin(span.line, span.column, pin.image, pin.release, span, pin.engine))
     for problem in interp.problems:
         if problem.kind in _SNIPPET_NOISE:
             continue
@@ -340,8 +370,6 @@ def _adopt_launch(
     """A launch of a block as one of the document's: spans, origin, rendering, context."""
     mapper.spec(spec)
     spec.origin = "markdown"
-    if spec.engine == "vllm" and any(t.text == OMNI_FLAG for t in spec.argv):
-        spec.engine = "vllm-omni"
     spec.rendering = f"{label} {fence.index}" + (f"; {spec.rendering}" if spec.rendering else "")
     spec.context["block"] = str(fence.index)
     doc.apply(spec)  # what earlier blocks installed, exported and wrote
@@ -377,15 +405,18 @@ def decode_markdown(raw: bytes) -> tuple[str, str]:
 def _assign_release(
     spec: LaunchSpec,
     pins: list[Pin],
-    floor: str | None,
-    floor_span: Span | None,
+    floor_of: tuple[str | None, Span | None, str],
     default_image: tuple[str, Span | None] | None = None,
+    defaults_for: str = "",
 ) -> None:
+    """The launch's release: its own image or pin, else the nearest pin of its engine in the
+    document, else the document's default image or floor when they are about its engine."""
+    floor, floor_span, floor_key = floor_of
     if floor:
         spec.floor, spec.floor_span = floor, floor_span
     if spec.image or spec.release:
         return
-    pin = _nearest([p for p in pins if spec.engine == "vllm"], spec.anchor)
+    pin = _nearest([p for p in pins if p.engine == spec.engine], spec.anchor)
     if (
         pin is not None
         and (pin.line, pin.column) > (spec.anchor.line, spec.anchor.column)
@@ -398,13 +429,20 @@ def _assign_release(
         spec.context["release_kind"] = ReleaseFrom.IMAGE.value
     elif pin is not None and pin.release:
         spec.release, spec.release_span = pin.release, pin.span
-        spec.context["release_from"] = f"pip pin vllm=={pin.release} at line {pin.line}"
+        spec.context["release_from"] = (
+            f"pip pin {_package(spec.engine)}=={pin.release} at line {pin.line}"
+        )
         spec.context["release_kind"] = ReleaseFrom.PIP_PIN.value
-    elif default_image is not None and spec.engine == "vllm":
+    elif default_image is not None and defaults_for in ("", spec.engine):
         spec.image, spec.image_span = default_image
         spec.context["release_from"] = f"the recipe's docker_image {default_image[0]}"
         spec.context["release_kind"] = ReleaseFrom.RECIPE_IMAGE.value
-    elif floor and spec.engine == "vllm":
+    elif floor and defaults_for in ("", spec.engine):
         spec.release, spec.release_span = floor, floor_span
-        spec.context["release_from"] = f"min_vllm_version {floor}"
+        spec.context["release_from"] = f"{floor_key} {floor}"
         spec.context["release_kind"] = ReleaseFrom.FLOOR.value
+
+
+def _package(engine: str) -> str:
+    found = registry.find(engine)
+    return (found.package if found else None) or engine

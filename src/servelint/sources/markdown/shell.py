@@ -15,6 +15,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from servelint.engines import registry
 from servelint.engines.images import resolve_image
 from servelint.model import PackageInstall, Span, Token
 from servelint.sources.common.pip import parse_pip_command
@@ -39,13 +40,19 @@ _PS2 = re.compile(r"^(\s*)> ")
 
 @dataclass
 class Pin:
-    """A release named in the document: ``pip install vllm==X`` or a release-tagged image."""
+    """A release named in the document: ``pip install ENGINE==X`` or a release-tagged image."""
 
     line: int
     column: int
     image: str | None  # the image reference, for an image pin
     release: str | None  # the pip pin
     span: Span | None
+    engine: str = ""  # the engine it names a release of
+
+
+def _package_engines() -> dict[str, str]:
+    """Distribution name -> the engine whose release its ``==`` pin names."""
+    return {e.package: e.name for e in registry.engines() if e.package}
 
 
 def _placeholder(m: re.Match[str]) -> str:
@@ -95,15 +102,16 @@ class BlockInterpreter(Interpreter):
         pip = parse_pip_command(rest)
         if pip is not None:
             self.installs_seen.extend(pip.installs)
+            engines = _package_engines()
             for inst in pip.installs:
                 if (
-                    inst.name == "vllm"
+                    inst.name in engines
                     and not inst.symbolic
                     and inst.specifier.startswith("==")
                     and "," not in inst.specifier
                     and "*" not in inst.specifier
                 ):
-                    self._pin(inst.span, None, inst.specifier[2:])
+                    self._pin(inst.span, None, inst.specifier[2:], engines[inst.name])
         if len(rest) >= 3 and rest[0].text in ("docker", "podman") and rest[1].text == "pull":
             self._image_pin(rest[2])
         run = parse_docker_run(rest)
@@ -112,13 +120,18 @@ class BlockInterpreter(Interpreter):
             self._image_pin(run.image)
         super().on_command(fields, prefix, src, st, node)
 
-    def _pin(self, span: Span | None, image: str | None, release: str | None) -> None:
+    def _pin(
+        self, span: Span | None, image: str | None, release: str | None, engine: str
+    ) -> None:
         if span is not None:
-            self.pins.append(Pin(span.line, span.column, image, release, span))
+            self.pins.append(Pin(span.line, span.column, image, release, span, engine))
 
     def _image_pin(self, tok: Token) -> None:
-        if not tok.symbolic and resolve_image(tok.text).release:
-            self._pin(tok.span, tok.text, None)
+        if tok.symbolic:
+            return
+        ref = resolve_image(tok.text)
+        if ref.release:
+            self._pin(tok.span, tok.text, None, ref.engine)
 
 
 def interpret(path: str, fence: Fence, lines: list[str], *, max_steps: int = 100_000,

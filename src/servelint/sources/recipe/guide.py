@@ -18,7 +18,10 @@ from servelint.model import Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.yamlpos import Map, Scalar, Seq, at, load_yaml
 from servelint.sources.markdown.reader import MarkdownResult, read_markdown
+from servelint.sources.recipe.rendering import FLOOR_KEY
 
+# a recipe (recipes.vllm.ai's format) serves its model with vLLM: its renderings' engine
+RECIPE_ENGINE = "vllm"
 _HEADER = re.compile(r"^\|(?:([1-9])[-+]?|[-+]([1-9])?)?\s*(#.*)?$")
 
 
@@ -77,7 +80,7 @@ def read_recipe_guide(recipe_path: str, renderings: list | None = None) -> Markd
     guide = root.get("guide")
     if not isinstance(guide, Scalar) or not isinstance(guide.value, str) or not guide.value:
         return MarkdownResult()
-    floor_node = at(root, "model", "min_vllm_version")
+    floor_node = at(root, "model", FLOOR_KEY)
     floor = str(floor_node.value) if isinstance(floor_node, Scalar) and \
         floor_node.value is not None else None
     floor_span = floor_node.span if isinstance(floor_node, Scalar) else None
@@ -90,14 +93,16 @@ def read_recipe_guide(recipe_path: str, renderings: list | None = None) -> Markd
         file_lines = []
     origin = literal_origin(file_lines, guide, key_column, guide.value)
     image = recipe_image(root)
+    # the recipe's docker_image and min_vllm_version are about the engine its renderings run
+    defaults = {"defaults_for": RECIPE_ENGINE, "floor_key": FLOOR_KEY}
     if origin is not None:
         result = read_markdown(recipe_path, guide.value, base_line=origin[0],
                                base_column=origin[1], floor=floor, floor_span=floor_span,
-                               default_image=image)
+                               default_image=image, **defaults)
     else:  # folded/quoted/plain scalar: no line-for-line mapping (see module docstring)
         start = Span(recipe_path, guide.span.line, guide.span.column)
         result = read_markdown(recipe_path, guide.value, floor=floor, floor_span=floor_span,
-                               fixed_span=start, default_image=image)
+                               fixed_span=start, default_image=image, **defaults)
     omni = _is_omni(root)
     for spec in result.launches:
         spec.context["guide"] = "recipe"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from servelint.launches import CommandRecord, Origin, assemble
 from servelint.model import EnvVar, LaunchSpec, Span, Token
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import Map, at
@@ -9,6 +10,7 @@ from servelint.sources.recipe.load import Recipe
 from servelint.sources.recipe.text import command_lines, export_lines
 
 FeatureChoice = str | bool  # a mode id, True (on, default mode) or False (off)
+FLOOR_KEY = "min_vllm_version"  # the recipe key that states a release floor
 
 
 def shell_words(tokens) -> list[Token]:
@@ -107,22 +109,24 @@ class Rendering:
             context["task"] = self.task
         if self.role:
             context["role"] = self.role
-        return LaunchSpec(
-            engine=self.engine,
-            entrypoint="vllm serve",
-            argv=shell_words(self.argv[2:]),
-            path=self.path,
+        if self.floor is not None:
+            context["floor_key"] = FLOOR_KEY  # the recipe's own key: a fix may raise it
+        # the site prints the whole command: it replaces the image's entrypoint
+        image = Token(self.image, self.image_span) if self.image is not None else None
+        record = CommandRecord(
+            words=shell_words(self.argv),
             anchor=self.anchor,
+            origin=Origin("recipe", self.path, self.label),
             env=list(self.env),
-            image=self.image,
-            image_span=self.image_span,
-            floor=self.floor,
-            floor_span=self.floor_span,
-            gpu=self.hardware,
-            rendering=self.label,
-            origin="recipe",
+            image=image,
+            entrypoint=[] if image is not None else None,
             context=context,
+            floor=Token(self.floor, self.floor_span) if self.floor is not None else None,
+            gpu=self.hardware,
+            serves=self.engine,
         )
+        (spec,) = assemble(record).specs
+        return spec
 
 
 class RenderResult:
