@@ -165,9 +165,13 @@ def _expand_config_file(spec: LaunchSpec, md_path: str) -> None:
         (line, Span(str(config), i, 1, i, len(line) + 1), False)
         for i, line in enumerate(text.splitlines(), start=1)
     )
+    from servelint.sources.common.yaml_bounded import YamlBudgetError
     from servelint.sources.shell.launch import vllm_config_tokens  # (a --config file read)
 
-    extra = vllm_config_tokens(lines)
+    try:
+        extra = vllm_config_tokens(lines)
+    except YamlBudgetError:  # an alias bomb: its keys stay unknown
+        return
     if extra is not None:
         spec.argv[at_value + 1 : at_value + 1] = extra
         spec.context["config_text"] = text

@@ -73,9 +73,12 @@ class ArithMixin:
     # ------------------------------------------------------------ arithmetic
     def _arith_text(self, text: str, st: State) -> int | None:
         """The value of ``$(( expr ))`` written as ``text`` (parsed on its own)."""
-        from servelint.sources.shell.syntax import parse_source
+        from servelint.sources.shell.syntax import ParseTimeout, parse_source
 
-        sub = parse_source("<arithmetic>", b"_=" + text.encode("utf-8", "replace") + b"\n")
+        try:
+            sub = parse_source("<arithmetic>", b"_=" + text.encode("utf-8", "replace") + b"\n")
+        except ParseTimeout:
+            return None
         found = [sub.tree.root_node]
         while found and found[-1].type != "arithmetic_expansion":
             node = found.pop()

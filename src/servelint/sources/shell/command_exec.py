@@ -18,6 +18,7 @@ except ImportError:  # tree-sitter < 0.25
 from servelint.engines import registry
 from servelint.model import EnvVar, LaunchSpec
 from servelint.sources.common.pip import parse_pip_command
+from servelint.sources.common.yaml_bounded import YamlBudgetError
 from servelint.sources.shell.flows import (
     fork,
     unknown_var,
@@ -167,13 +168,15 @@ class CommandMixin:
                 context["config_text"] = "\n".join(line for line, _, _ in vf.lines)
                 option_file = vf.lines
                 if match.engine == "vllm":
-                    extra = vllm_config_tokens(vf.lines)
+                    try:
+                        extra = vllm_config_tokens(vf.lines)
+                        why, kind = "is not a flat YAML mapping", "unsupported"
+                    except YamlBudgetError as exc:
+                        extra, why, kind = None, f"{exc}: not read", "budget"
                     if extra is None:
                         self.problem(
-                            value.span,
-                            f"config file {value.text!r} written by the "
-                            "script is not a flat YAML mapping",
-                            "unsupported",
+                            value.span, f"config file {value.text!r} written by the script {why}",
+                            kind,
                         )
                     else:
                         argv[idx + 1 : idx + 1] = extra

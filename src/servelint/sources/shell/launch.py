@@ -18,6 +18,7 @@ import yaml
 
 from servelint.engines import registry
 from servelint.model import EnvVar, Span, Token
+from servelint.sources.common.yaml_bounded import safe_load_bounded
 
 WRAPPERS = frozenset({
     "exec", "nohup", "env", "timeout", "time", "sudo", "setsid", "stdbuf", "nice", "ionice",
@@ -184,9 +185,9 @@ def vllm_config_tokens(lines: tuple[tuple[str, Span | None, bool], ...]) -> list
         if symbolic:
             out += [flag, Token(head[m.end():].strip() or "<mapping>", val_span, True)]
             continue
-        try:
-            loaded = yaml.safe_load("\n".join(t for t, _, _ in block))
-        except yaml.YAMLError:
+        try:  # (over the alias budget: YamlBudgetError, for the caller to report)
+            loaded = safe_load_bounded("\n".join(t for t, _, _ in block))
+        except (yaml.YAMLError, RecursionError):
             return None
         if not isinstance(loaded, dict) or len(loaded) != 1:
             return None

@@ -38,7 +38,12 @@ from servelint.model import LaunchSpec, Span
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.shell.continuation import continuation_problems
 from servelint.sources.shell.interpreter import Interpreter
-from servelint.sources.shell.syntax import MAX_FILE_BYTES, load_source, parse_source
+from servelint.sources.shell.syntax import (
+    MAX_FILE_BYTES,
+    ParseTimeout,
+    load_source,
+    parse_source,
+)
 from servelint.sources.shell.values import is_symbolic, text_of
 
 
@@ -114,6 +119,8 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
         result.inputs = interp.inputs()
         result.exports = _exports(interp.end_states)
         result.installs = _installs(interp.end_states)
+    except ParseTimeout as exc:
+        result.problems.append(ReadProblem(path, None, str(exc), "read-error"))
     except Exception as exc:  # a reader must never take the run down
         result.problems.append(ReadProblem(path, None, f"internal reader error: {exc!r}",
                                            "read-error"))
