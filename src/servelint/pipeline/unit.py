@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from servelint import budget
 from servelint.model import Finding, LaunchSpec, Severity
 from servelint.pipeline.discover import Job
 from servelint.pipeline.launch_report import LaunchReport
@@ -119,7 +120,12 @@ def judge_specs(
 
     raw: list[Finding] = []
     launches: list[LaunchReport] = []
-    for spec in specs:
+    words = 0
+    for n, spec in enumerate(specs):
+        words += len(spec.argv)
+        if words > budget.MAX_JUDGED_ARGV_WORDS:
+            raw.append(_judge_budget_finding(spec, len(specs) - n))
+            break
         try:
             found, launch = check_spec(spec, options)
         except RecursionError:
@@ -138,6 +144,16 @@ def judge_specs(
         raw.extend(found)
         launches.append(launch)
     return raw, launches
+
+
+def _judge_budget_finding(spec: LaunchSpec, left: int) -> Finding:
+    return Finding(
+        rule=read_error_rule.NAME,
+        code=read_error_rule.CODE,
+        severity=Severity.WARNING,
+        span=spec.anchor,
+        message=budget.judge_note(left),
+    )
 
 
 def unit_result(
