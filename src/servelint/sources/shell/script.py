@@ -121,6 +121,9 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
         result.installs = _installs(interp.end_states)
     except ParseTimeout as exc:
         result.problems.append(ReadProblem(path, None, str(exc), "read-error"))
+    except OSError as exc:  # (unreadable: permissions, a folder removed meanwhile)
+        result.problems.append(ReadProblem(path, None, f"cannot read: {exc.strerror or exc}",
+                                           "read-error"))
     except Exception as exc:  # a reader must never take the run down
         result.problems.append(ReadProblem(path, None, f"internal reader error: {exc!r}",
                                            "read-error"))
