@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 from typing import Any
 
 from servelint import profiles
@@ -45,10 +46,26 @@ def parse(
 ) -> LintParse:
     """The memo entry of ``argv`` on ``profile``'s release (its parse; read-only). ``entry``:
     the argv model's name for the entrypoint when it pre-processes argv (``sglang serve``)."""
-    key = (profile.engine, profile.version, argv, symbolic, entry)
+    key = (profile.engine, profile.version, argv, symbolic, entry, named_files(argv))
     return _ENTRIES.get_or(
         key, lambda: _parse(profile.engine, profile.version, argv, symbolic, entry)
     )
+
+
+def named_files(argv: tuple[str, ...]) -> tuple:
+    """The state of the YAML/JSON files ``argv`` names (an SGLang ``--config FILE`` is read
+    by the parse): part of the memo keys, so an edited file is parsed again in the same
+    process. Writing a file changes its ctime, which no one can set back."""
+    out = []
+    for text in argv:
+        name = text.split("=", 1)[-1]
+        if name.endswith((".yaml", ".yml", ".json")):
+            try:
+                st = os.stat(name)
+                out.append((name, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+            except (OSError, ValueError):
+                out.append((name, None))
+    return tuple(out)
 
 
 def parse_spec(profile: Profile, spec: LaunchSpec) -> LintParse:
@@ -100,7 +117,7 @@ def _parse(
         entry = ""  # parsed as the default is: its memo entry stays apart, its parse not
     canon, changed = _canonical(profile, argv, set(symbolic)) if not entry else (argv, set())
     shared = _SHARED.get_or(
-        (engine, version, canon, symbolic, entry),
+        (engine, version, canon, symbolic, entry, named_files(argv)),
         lambda: lint_parse(profile, canon, symbolic, entry),
     )
     if not changed:
