@@ -30,9 +30,12 @@ def load(path: str) -> Any:
         text = read_yaml_bytes(path, MAX_BYTES)
         return safe_load_bounded(text)
     except YamlBudgetError as exc:
-        raise ConfigTooLarge(
-            f"{exc}; the release's config merge turns each value into argv text with str(), "
-            "which does not finish on it"
-        ) from None
+        why = str(exc)
+        if "aliases" in why:
+            why += ("; the release's config merge turns each value into argv text with str(), "
+                    "which does not finish on it")
+        else:
+            why += ", more than servelint reads"
+        raise ConfigTooLarge(why) from None
     except RecursionError:
         raise ConfigTooLarge("is nested too deeply to read") from None
