@@ -66,9 +66,15 @@ def _same_file(a: str, b: Path) -> bool:
 
 
 def _assert_expected(case, path: Path, findings: list[tuple[str, str, str]],
-                     launches: int) -> None:
-    """``findings``: (path, code, message) of every finding of the run."""
+                     launches: int, argvs: list[list[str]] | None = None) -> None:
+    """``findings``: (path, code, message) of every finding of the run; ``argvs``: the
+    argv of each launch, where known."""
     mine = [(code, msg) for p, code, msg in findings if _same_file(p, path)]
+    if case.count is not None:
+        code, n = case.count
+        assert sum(1 for c, _ in mine if c == code) == n, f"{case.name}: {mine}"
+    if case.argv_has is not None and argvs is not None:
+        assert any(case.argv_has in argv for argv in argvs), f"{case.name}: {argvs}"
     if case.expect is not None:
         assert any(code == "SL001" and re.search(case.expect, msg) for code, msg in mine), (
             f"{case.name}: no SL001 finding matching {case.expect!r} in {mine}")
@@ -107,7 +113,8 @@ def test_api_reports_bad_input_and_returns(name: str, built: dict) -> None:
     t0 = time.perf_counter()
     report = check_paths([str(b.path)], Options(use_cache=False, jobs=1))
     assert time.perf_counter() - t0 < API_SECONDS
-    _assert_expected(b.case, b.path, _triples(report.findings), len(report.launches))
+    _assert_expected(b.case, b.path, _triples(report.findings), len(report.launches),
+                     [lr.summary["argv"] for lr in report.launches])
     for f in report.findings:
         if f.code == "SL001":
             assert f.span.line >= 1 and f.span.column >= 1
@@ -145,11 +152,16 @@ def test_cli_issue18_case(name: str, built: dict) -> None:
     argv = corpus.command(case, b.path)
     if case.unprivileged:
         argv = corpus.unprivileged(argv)
+    before = b.path.read_bytes() if b.path.is_file() and os.access(b.path, os.R_OK) else None
     t0 = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, timeout=CLI_BOUND * 4, env=env,
                           stdin=subprocess.DEVNULL, cwd=b.path.parent if case.relative else None)
     assert time.perf_counter() - t0 < CLI_BOUND
     stderr = proc.stderr.decode("utf-8", "replace")
+    if before is not None:
+        assert b.path.read_bytes() == before, "the input was changed"
+    if case.stderr is not None:
+        assert re.search(case.stderr, stderr), stderr[-2000:]
     assert "Traceback" not in stderr and "internal error" not in stderr, stderr[-2000:]
     assert proc.returncode in (0, 1) or proc.returncode == case.rc == 2, (proc.returncode,
                                                                           stderr[-2000:])
@@ -163,9 +175,8 @@ def test_cli_issue18_case(name: str, built: dict) -> None:
         out = json.loads(proc.stdout)
         where = b.path.parent if case.relative else Path.cwd()
         found = [(str(where / f["path"]), f["code"], f["message"]) for f in out["findings"]]
-        launches = sum(1 for lr in out["launches"] if _same_file(str(where / lr["path"]),
-                                                                 b.path))
-        _assert_expected(case, b.path, found, launches)
+        mine = [lr for lr in out["launches"] if _same_file(str(where / lr["path"]), b.path)]
+        _assert_expected(case, b.path, found, len(mine), [lr["argv"] for lr in mine])
 
 
 # the cases that once ended in exit 2, a hang or an endless read

@@ -17,6 +17,10 @@ MAX_REPORT_ARGV_CHARS = 64 * 1024  # argv text one launch summary repeats in a J
 MAX_MESSAGE_CHARS = 4096  # one finding message in a report
 MAX_FILE_STEPS = 1_000_000  # interpreter steps over all the code blocks of one file
 MAX_FILE_SECONDS = 4.0  # and their wall time
+# argv words judged per file (or InferenceX part), over all its launches: each launch is
+# parsed per release and re-parsed per problem found, so 100 launches of 600 unknown words
+# cost seconds; a guide repeating one launch 5,000 times stays far below
+MAX_JUDGED_ARGV_WORDS = 200_000
 # (a script checked on its own: 400,000 steps or 5 s, readers/bash.read_script)
 
 
@@ -68,6 +72,13 @@ def capped_argv(argv: list[str]) -> tuple[list[str], int]:
         out.append(text)
         total += len(text)
     return out, 0
+
+
+def judge_note(left: int) -> str:
+    return (
+        f"judging budget of this file spent ({MAX_JUDGED_ARGV_WORDS} argv words over its "
+        f"launches): this launch and the {left - 1} after it were not judged"
+    )
 
 
 class FileWork:

@@ -34,6 +34,7 @@ from typing import Any
 
 from servelint import __version__, profiles
 from servelint.profiles import store as profile_store
+from servelint.sources.common.deps import WORKING_DIRECTORY
 from servelint.walk import Skipped, walk
 
 CACHE_FORMAT = "7"
@@ -97,7 +98,7 @@ def code_fingerprint() -> str:
     files = _tree_files(_PACKAGE)
     stamp = _tree_stamp(_PACKAGE, files)
     memo = cache_dir() / "code.json"
-    data = _read_regular(memo, 4096, follow=False)
+    data = read_cache_file(memo, 4096)
     try:
         kept = json.loads(data) if data is not None else None
     except (ValueError, RecursionError):
@@ -146,7 +147,11 @@ def key_for(path: str, kind: str, options: Any) -> str | None:
                 code_fingerprint(),
                 profiles_fingerprint(),
                 kind,
-                os.path.abspath(path),
+                # the path as given, and the working directory it is relative to: the
+                # result's paths are spelled from it (a hit from another folder would
+                # replay paths relative to the first one)
+                path,
+                "" if os.path.isabs(path) else os.getcwd(),
                 opts,
                 config_fingerprint(options.config),
             )
@@ -166,6 +171,9 @@ def fingerprints(paths: list[str]) -> list[tuple[str, str]] | None:
     None when they are too large to fingerprint (the result is then not stored)."""
     out, total = [], 0
     for path in paths:
+        if path == WORKING_DIRECTORY:  # a relative path was read: where from matters
+            out.append((path, os.getcwd()))
+            continue
         if os.path.isdir(path):
             listing = _listing_digest(path)
             if listing is None:
@@ -227,6 +235,33 @@ def _digest_of(path: str, *_stat: int) -> tuple[int, bytes] | None:
 _file_digest.cache_clear = _digest_of.cache_clear  # type: ignore[attr-defined]  # (fixes/cli.py)
 
 
+def read_cache_file(path: Path, limit: int) -> bytes | None:
+    """The bytes of a file in the cache folder: a regular file (never a symlink, FIFO or
+    device, nor in a sub-folder that is a symlink) of at most ``limit`` bytes; None for
+    anything else. Every cache file is read through here (entries, launches, ``code.json``,
+    the ``--online`` answers)."""
+    if _linked_folder(Path(path).parent):
+        return None
+    return _read_regular(path, limit, follow=False)
+
+
+def _linked_folder(folder: Path) -> bool:
+    """Whether a sub-folder of the cache folder is a symlink (planted: it would lead reads
+    and writes elsewhere); the cache folder itself may be one."""
+    if folder == cache_dir():
+        return False
+    try:
+        return stat.S_ISLNK(os.lstat(folder).st_mode)
+    except OSError:
+        return False
+
+
+def write_cache_file(target: Path, data: bytes) -> bool:
+    """Write a file of the cache folder atomically: an exclusive new temporary file (never
+    following a symlink planted at its name), then renamed over ``target``."""
+    return _write_atomic(target, data)
+
+
 def _read_regular(path: str | Path, limit: int, *, follow: bool = True) -> bytes | None:
     """The bytes of a regular file of at most ``limit`` bytes; None for anything else (a FIFO
     or device is never waited on, a symlink is not followed unless ``follow``)."""
@@ -269,7 +304,7 @@ def _read_json(path: Path, key: str) -> dict | None:
     """An entry file's document when it is one of this format and key, else None. The
     collector is paused while parsing: JSON builds no cycles, and a large entry would
     otherwise trigger collections of everything allocated so far."""
-    data = _read_regular(path, MAX_ENTRY_BYTES, follow=False)
+    data = read_cache_file(path, MAX_ENTRY_BYTES)
     if data is None:
         return None
     enabled = gc.isenabled()
@@ -319,11 +354,14 @@ def load(key: str, *, launches: bool = False) -> Any | None:
 def load_launch_lines(key: str) -> list[str] | None:
     """The launch summaries stored under ``key``, one line each as the JSON report writes
     them (``json_out.encode_item``), after a header line ``{format, key, count, sha256}``
-    of the lines; None when the file is missing or does not match its header. Only the
-    header is parsed: the JSON report writes the lines as they are."""
+    of the lines; None when the file is missing or does not match its header. Each line is
+    parsed (a repeated key or anything but a launch summary is a miss) and written again by
+    ``encode_item``: nothing of the file reaches a report as it was read."""
+    from servelint.reporters.json_out import encode_item
+
     if not _is_key(key):
         return None
-    data = _read_regular(_launches_path(key), MAX_ENTRY_BYTES, follow=False)
+    data = read_cache_file(_launches_path(key), MAX_ENTRY_BYTES)
     if data is None:
         return None
     head, _, body = data.partition(b"\n")
@@ -340,11 +378,34 @@ def load_launch_lines(key: str) -> list[str] | None:
     ):
         return None
     lines = text.split("\n") if text else []
-    if header.get("count") != len(lines) or not all(
-        line.startswith("{") and line.endswith("}") for line in lines
-    ):
+    if header.get("count") != len(lines):
         return None
-    return lines
+    out = []
+    for line in lines:
+        summary = _parse_unique(line)
+        if not _is_summary(summary):
+            return None
+        out.append(encode_item(summary))
+    return out
+
+
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise _RepeatedKey("a key is repeated")
+    return found
+
+
+def _parse_unique(text: str | bytes) -> Any:
+    """JSON whose objects repeat no key (a forged ``errors`` after a true one), else None."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_object)
+    except (ValueError, RecursionError):
+        return None
 
 
 def launch_reports(lines: list[str]) -> list | None:
@@ -354,10 +415,7 @@ def launch_reports(lines: list[str]) -> list | None:
 
     out = []
     for line in lines:
-        try:
-            summary = json.loads(line)
-        except (ValueError, RecursionError):
-            return None
+        summary = _parse_unique(line)
         if not _is_summary(summary):
             return None
         judged, errors = summary["judged_against"], summary["errors"]
@@ -414,6 +472,8 @@ def _write_atomic(target: Path, data: bytes) -> bool:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        if _linked_folder(target.parent):
+            return False
         with os.fdopen(os.open(tmp, flags, 0o644), "wb") as fh:
             fh.write(data)
         os.replace(tmp, target)

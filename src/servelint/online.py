@@ -11,7 +11,6 @@ in the finding, never an error of the run.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 import urllib.error
@@ -32,6 +31,7 @@ RULE_CODE = "SL161"
 _QUOTED = re.compile(r'"([^"]+)":')
 
 Fetch = Callable[[str, float], tuple[int, bytes]]  # (url, timeout) -> (status, body)
+MAX_ENTRY_BYTES = 64 * 1024  # one cached answer (a few hundred bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,15 +135,23 @@ class Registry:
         return self.cache_dir / "online" / f"{safe}.json" if self.cache_dir else None
 
     def _cached(self, name: str) -> PackageFacts | None:
+        from servelint.cache import read_cache_file
+
         path = self._cache_file(name)
+        data = read_cache_file(path, MAX_ENTRY_BYTES) if path else None
         try:
-            entry = json.loads(path.read_text(encoding="utf-8")) if path else None
-        except (OSError, ValueError):
+            entry = json.loads(data) if data is not None else None
+        except (ValueError, RecursionError):
             return None
         if not isinstance(entry, dict) or self.now() - entry.get("at", 0) > CACHE_TTL_S:
             return None
+        facts = entry.get("facts")
+        if not isinstance(facts, dict) or not all(
+            isinstance(v, _FIELD_TYPES.get(k, ())) for k, v in facts.items()
+        ):
+            return None  # (a forged field: a list for a name, an object for a date)
         try:
-            return PackageFacts(**entry["facts"])
+            return PackageFacts(**facts)
         except (TypeError, KeyError):
             return None
 
@@ -151,15 +159,9 @@ class Registry:
         path = self._cache_file(facts.name.lower())
         if path is None or facts.error:  # failures are asked again next time
             return
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(
-                json.dumps({"at": self.now(), "facts": _asdict(facts)}), encoding="utf-8"
-            )
-            os.replace(tmp, path)
-        except OSError:
-            pass
+        from servelint.cache import write_cache_file
+
+        write_cache_file(path, json.dumps({"at": self.now(), "facts": _asdict(facts)}).encode())
 
     def lookup(self, name: str) -> PackageFacts:
         key = name.lower()
@@ -188,6 +190,12 @@ class Registry:
             return facts_from_json(name, json.loads(body))
         except (ValueError, AttributeError, TypeError):
             return PackageFacts(name, found=False, error="unreadable answer")
+
+
+_FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
+    "name": str, "found": bool, "author": str, "maintainers": str, "license": str,
+    "home_page": str, "first_release": str, "releases": int, "error": str,
+}
 
 
 def _asdict(facts: PackageFacts) -> dict[str, Any]:

@@ -11,6 +11,8 @@ any log line starting with ``::`` as a workflow command.
   newlines its own way).
 - ``valid_unicode(text)``: lone surrogates replaced by U+FFFD; for JSON and SARIF, which must
   be valid UTF-8.
+- ``nul_bytes(raw)``: why a text file holding NUL bytes is not text as it stands (UTF-16/32
+  saved without a byte-order mark, or binary); the readers report it as a read error.
 """
 
 from __future__ import annotations
@@ -44,3 +46,21 @@ def valid_unicode(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     return text
+
+
+def nul_bytes(raw: bytes) -> tuple[str, bool] | None:
+    """None when ``raw`` holds no NUL byte; else (why, unreadable): ``unreadable`` when the
+    NULs sit between the characters (UTF-16/32 without a byte-order mark: read as UTF-8 it
+    is NULs and letters, and every launch in it would be missed)."""
+    first = raw.find(b"\0")
+    if first < 0:
+        return None
+    count = raw.count(b"\0")
+    sample = raw[:4096]
+    if count * 4 >= len(raw) and (sample[1::2].count(0) * 2 >= len(sample[1::2]) or
+                                  sample[0::2].count(0) * 2 >= len(sample[0::2])):
+        return ("the file looks like UTF-16 or UTF-32 without a byte-order mark (NUL bytes "
+                "between the characters): not read; save it as UTF-8", True)
+    return (f"the file holds {count} NUL byte{'s' if count != 1 else ''} (first at byte "
+            f"{first}): not text as written (bash drops them, YAML refuses them)", False)
+

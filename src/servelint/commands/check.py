@@ -120,12 +120,16 @@ def validate(args: argparse.Namespace) -> None:
     if stdin_uses and (args.fix or args.diff):
         raise UsageError("--fix/--diff edit files: they cannot take - (standard input)")
     if args.output is not None:
+        from servelint.report_file import ReportFileError, refuse
+
         parent = args.output.parent
         if not parent.is_dir():
             raise UsageError(f"-o/--output: no directory {str(parent)!r} to write "
                              f"{args.output.name!r} in")
-        if args.output.is_dir():
-            raise UsageError(f"-o/--output: {str(args.output)!r} is a directory")
+        try:  # a symlink, a folder, one of the inputs (it would be emptied before reading)
+            refuse(args.output, args.paths)
+        except ReportFileError as exc:
+            raise UsageError(str(exc)) from None
 
 
 def _selection(args: argparse.Namespace):
@@ -159,17 +163,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"servelint: config error: {exc}", file=sys.stderr)
         return 2
     fmt = _format(args)
-    try:
-        out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    except OSError as exc:
-        print(f"servelint: -o/--output: cannot write {str(args.output)!r}: "
-              f"{exc.strerror or exc}", file=sys.stderr)
+    from servelint.report_file import ReportFile, ReportFileError, guarded_stdout
+
+    try:  # a temporary file renamed over the output at the end (see report_file)
+        report = ReportFile(args.output) if args.output else None
+        try:
+            out = report.stream if report else guarded_stdout(sys.stdout)
+            code = _check_and_emit(args, cfg, selection, fmt, out)
+            out.flush()
+            if report:
+                report.commit()
+            return code
+        finally:
+            if report:
+                report.discard()
+    except ReportFileError as exc:  # (a full disk, a FIFO nobody reads)
+        print(f"servelint: {exc}", file=sys.stderr)
         return 2
-    try:
-        return _check_and_emit(args, cfg, selection, fmt, out)
-    finally:
-        if args.output:
-            out.close()
 
 
 def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> int:

@@ -69,6 +69,9 @@ class ParseResult:
     config_file: str | None = None  # --config FILE: recorded (vLLM: not read)
     unrecognized: list[str] = field(default_factory=list)
     stage: str | None = None  # where a failure happens: "main" (the CLI entry) | "parse"
+    # argv indices of the unrecognized tokens (argparse lists them all at once: the linter
+    # drops them all in one round); empty when not every one maps to the argv
+    unrecognized_indices: list[int] = field(default_factory=list)
 
 
 class ArgFail(Exception):
@@ -100,22 +103,38 @@ class OptionTable:
         self.positionals = [a for a in profile.actions if a.raw.get("positional")]
         self.required = [a for a in profile.actions if a.raw.get("required")]
         self.has_negative_like = any(NEGATIVE_NUMBER.match(s) for s in self.strings)
+        # prefix lookups by bisection (a launch of 600 unknown flags, parsed again per
+        # round, would scan every option string per flag); matches keep argparse's order
+        self._sorted = sorted(self.strings)
+        self._order = {s: i for i, s in enumerate(self.strings)}
+
+    def _starting_with(self, prefix: str) -> list[str]:
+        i = bisect_left(self._sorted, prefix)
+        out = []
+        while i < len(self._sorted) and self._sorted[i].startswith(prefix):
+            out.append(self._sorted[i])
+            i += 1
+        return out
 
     def option_tuples(self, arg: str) -> list[tuple[Action, str, str | None]]:
+        """argparse's ``_get_option_tuples``: the option strings ``arg`` abbreviates, in the
+        parser's order."""
         result = []
         if arg[0] == "-" and len(arg) > 1 and arg[1] == "-":
             if self.allow_abbrev:
                 prefix, explicit = arg.split("=", 1) if "=" in arg else (arg, None)
-                for s, act in self.strings.items():
-                    if s.startswith(prefix):
-                        result.append((act, s, explicit))
+                for s in sorted(self._starting_with(prefix), key=self._order.__getitem__):
+                    result.append((self.strings[s], s, explicit))
         elif arg[0] == "-":
             short_prefix, short_explicit = arg[:2], arg[2:]
-            for s, act in self.strings.items():
+            found = set(self._starting_with(arg))
+            if short_prefix in self.strings:
+                found.add(short_prefix)
+            for s in sorted(found, key=self._order.__getitem__):
                 if s == short_prefix:
-                    result.append((act, s, short_explicit))
-                elif s.startswith(arg):
-                    result.append((act, s, None))
+                    result.append((self.strings[s], s, short_explicit))
+                else:
+                    result.append((self.strings[s], s, None))
         return result
 
     def classify(self, arg: str, index: int | None):

@@ -9,6 +9,7 @@ from servelint.launches.containers import container_command
 from servelint.launches.record import Assembly, CommandRecord, Container, Lines
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Token
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.common.yaml_bounded import YamlBudgetError
 from servelint.sources.docker_run.parse import parse_docker_run, run_start
 from servelint.sources.shell.launch import config_value, match_launch, strip_wrappers
 
@@ -144,12 +145,15 @@ def _config_file(
     if engine.option_file_checks:
         spec.option_file = lines  # the engine judges the file's lines itself
     if engine.config_expander is not None:
-        extra = engine.expand_config(lines)
+        try:
+            extra = engine.expand_config(lines)
+            why, kind = "is not a flat YAML mapping", "unsupported"
+        except YamlBudgetError as exc:  # an alias bomb: its keys stay unknown
+            extra, why, kind = None, f"{exc}: not read", "budget"
         if extra is None:
             problems.append(ReadProblem(
-                spec.path, value.span,
-                f"config file {value.text!r} written by the script is not a flat YAML mapping",
-                "unsupported",
+                spec.path, value.span, f"config file {value.text!r} written by the script {why}",
+                kind,
             ))
         else:
             spec.argv[idx + 1 : idx + 1] = extra
@@ -160,7 +164,10 @@ def expand_config_file(spec: LaunchSpec, at_value: int, lines: Lines) -> bool:
     block wrote) into ``spec.argv`` after index ``at_value``; False when the engine does not
     read its config file as argv or the file is not a flat mapping."""
     engine = registry.find(spec.engine)
-    extra = engine.expand_config(lines) if engine is not None else None
+    try:
+        extra = engine.expand_config(lines) if engine is not None else None
+    except YamlBudgetError:  # an alias bomb: its keys stay unknown
+        return False
     if extra is None:
         return False
     spec.argv[at_value + 1 : at_value + 1] = extra

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 from typing import Any
 
 from servelint.engines.lint_parse import LintParse, lint_parse
@@ -44,8 +45,24 @@ def parse(
 ) -> LintParse:
     """The memo entry of ``argv`` on ``profile``'s release (its parse; read-only). ``entry``:
     the argv model's name for the entrypoint when it pre-processes argv (``sglang serve``)."""
-    key = (profile.key, argv, symbolic, entry)
+    key = (profile.key, argv, symbolic, entry, named_files(argv))
     return _ENTRIES.get_or(key, lambda: _parse(profile, argv, symbolic, entry))
+
+
+def named_files(argv: tuple[str, ...]) -> tuple:
+    """The state of the YAML/JSON files ``argv`` names (an SGLang ``--config FILE`` is read
+    by the parse): part of the memo keys, so an edited file is parsed again in the same
+    process. Writing a file changes its ctime, which no one can set back."""
+    out = []
+    for text in argv:
+        name = text.split("=", 1)[-1]
+        if name.endswith((".yaml", ".yml", ".json")):
+            try:
+                st = os.stat(name)
+                out.append((name, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+            except (OSError, ValueError):
+                out.append((name, None))
+    return tuple(out)
 
 
 def parse_spec(profile: Profile, spec: LaunchSpec) -> LintParse:
@@ -95,7 +112,7 @@ def _parse(
         entry = ""  # parsed as the default is: its memo entry stays apart, its parse not
     canon, changed = _canonical(profile, argv, set(symbolic)) if not entry else (argv, set())
     shared = _SHARED.get_or(
-        (profile.key, canon, symbolic, entry),
+        (profile.key, canon, symbolic, entry, named_files(argv)),
         lambda: lint_parse(profile, canon, symbolic, entry),
     )
     if not changed:

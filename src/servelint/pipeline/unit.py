@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from servelint import budget
 from servelint.model import Finding, LaunchSpec, Severity
 from servelint.pipeline.discover import Job
 from servelint.pipeline.launch_report import LaunchReport
@@ -107,8 +108,10 @@ class FileResult:
 def check_unit(job: Job, options: Options) -> FileResult:
     read = read_job(job, ReadContext())
     raw = [problem_finding(p) for p in read.problems]
-    found, launches = judge_specs(read.specs, options)
-    return unit_result(job.path, raw + found, launches, read.deps, read.bound)
+    with deps_mod.recording() as judged:  # files judging reads (an SGLang --config file)
+        found, launches = judge_specs(read.specs, options)
+    files = sorted({*read.deps, *judged}) if judged else read.deps
+    return unit_result(job.path, raw + found, launches, files, read.bound)
 
 
 def judge_specs(
@@ -119,7 +122,13 @@ def judge_specs(
 
     raw: list[Finding] = []
     launches: list[LaunchReport] = []
-    for spec in specs:
+    words = 0
+    for n, spec in enumerate(specs):
+        words += len(spec.argv)
+        if words > budget.MAX_JUDGED_ARGV_WORDS:
+            raw.append(_judge_budget_finding(spec, len(specs) - n))
+            break
+        deps_mod.note_named_files(spec.argv)
         try:
             found, launch = check_spec(spec, options)
         except RecursionError:
@@ -138,6 +147,16 @@ def judge_specs(
         raw.extend(found)
         launches.append(launch)
     return raw, launches
+
+
+def _judge_budget_finding(spec: LaunchSpec, left: int) -> Finding:
+    return Finding(
+        rule=read_error_rule.NAME,
+        code=read_error_rule.CODE,
+        severity=Severity.WARNING,
+        span=spec.anchor,
+        message=budget.judge_note(left),
+    )
 
 
 def unit_result(
@@ -169,10 +188,10 @@ class PartResult:
 def check_part(job: Job, part: Any, options: Options) -> PartResult:
     with deps_mod.recording() as seen:
         reads = job.reader.read_part(part, ReadContext())  # type: ignore[union-attr]
-    out = []
-    for index, read in reads:
-        found, launches = judge_specs(read.specs, options)
-        out.append((index, read.problems, found, launches))
+        out = []
+        for index, read in reads:
+            found, launches = judge_specs(read.specs, options)
+            out.append((index, read.problems, found, launches))
     return PartResult(out, sorted(seen))
 
 

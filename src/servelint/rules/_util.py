@@ -58,6 +58,11 @@ def suggest(word: str, candidates: list[str] | set[str], cutoff: float = 0.8) ->
     return _suggest(word, tuple(sorted(candidates)), cutoff)
 
 
+def suggest_sorted(word: str, candidates: tuple[str, ...], cutoff: float = 0.8) -> str | None:
+    """``suggest`` for candidates already sorted."""
+    return _suggest(word, candidates, cutoff)
+
+
 @lru_cache(maxsize=8192)
 def _suggest(word: str, candidates: tuple[str, ...], cutoff: float) -> str | None:
     import difflib  # only for a word no candidate spells

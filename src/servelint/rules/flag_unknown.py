@@ -37,7 +37,7 @@ from servelint.rules._util import (
     flag_judgeable,
     flag_name,
     normalise_flag,
-    suggest,
+    suggest_sorted,
     token,
     token_span,
 )
@@ -128,8 +128,7 @@ def _explain(ctx: CheckContext, name: str, release: str) -> tuple[str, str]:
         msg += f" (last accepted in {last})" if last else ""
         msg += f"; {prof.label} rejects it"
         return msg, hint or "drop the flag (or use what replaced it)"
-    options = [o for o in prof.option_index if o.startswith("--")]
-    guess = suggest(name, options)
+    guess = suggest_sorted(name, prof.long_options)
     msg = f'unknown flag "{name}" for {prof.label}'
     if guess:
         msg += f'; did you mean "{guess}"?'

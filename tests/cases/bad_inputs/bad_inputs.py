@@ -37,6 +37,10 @@ class BadInput:
     unprivileged: bool = False
     cache: str | None = None  # plant this in every cache entry before the (cached) run
     relative: bool = False  # run in the case's folder, the path relative to it
+    # issue 33
+    count: tuple[str, int] | None = None  # (rule code, findings of it the run must give)
+    argv_has: str | None = None  # a launch's argv must hold this word
+    stderr: str | None = None  # regex standard error must match (a refused -o)
 
 
 @dataclass(frozen=True)
@@ -346,6 +350,139 @@ CASES: list[BadInput] = [
              any_code=r"no-such-flag"),
 ]
 
+# ---------------------------------------------------------------- issue 33 makers
+
+
+def _bomb(indent: str, keyed: bool) -> str:
+    """A 9-level alias bomb (9**9 leaves) as a list, or as a mapping (``keyed``)."""
+    lines, prev = [], ""
+    for n in "abcdefghi":
+        items = ",".join(f"*{prev}" for _ in range(9)) if prev else ",".join(['"lol"'] * 9)
+        lines.append(f"{indent}{n + ': ' if keyed else '- '}&{n} [{items}]")
+        prev = n
+    return "\n".join(lines) + "\n"
+
+
+BOMB_CONFIG = ("cat > cfg.yaml <<'EOF'\nkv:\n" + _bomb("  ", False) + "EOF\n"
+               "vllm serve org/m --config cfg.yaml --no-such-flag 1\n")
+BOMB_CONFIG_MAP = ("cat > cfg.yaml <<'EOF'\nkv:\n" + _bomb("  ", True) + "EOF\n"
+                   "vllm serve org/m --config cfg.yaml --no-such-flag 1\n")
+BOMB_TRTLLM = ("cat > extra.yaml <<'EOF'\n" + _bomb("", True) + "EOF\n"
+               "trtllm-serve org/m --extra_llm_api_options extra.yaml\n")
+
+
+def _sglang_config_bomb(root: Path) -> Path:
+    (root / "cfg.yaml").write_text("kv:\n" + _bomb("  ", False), encoding="utf-8")
+    dest = root / "sgl.sh"
+    dest.write_text("#!/bin/bash\npython -m sglang.launch_server --model-path org/m "
+                    f"--config {root / 'cfg.yaml'}\n", encoding="utf-8")
+    return dest
+
+
+def _master_non_utf8(root: Path) -> Path:
+    """An InferenceX-shaped checkout whose master config holds one byte that is not UTF-8."""
+    (root / "benchmarks" / "single_node").mkdir(parents=True)
+    (root / "configs").mkdir()
+    (root / "configs" / "runners.yaml").write_text("h100:\n- h100-node-0\n", encoding="utf-8")
+    master = root / "configs" / "nvidia-master.yaml"
+    master.write_bytes(b"dsr1-fp8-h100-vllm:\n  image: vllm/vllm-openai:v0.21.0\n"
+                       b"  model: org/m\xff\n  runner: h100\n")
+    return master
+
+
+def _with_output(kind: str) -> Callable[[Path], Path]:
+    """A launcher and, beside it, what ``-o {dir}/out`` names: a symlink, a FIFO."""
+    def make(root: Path) -> Path:
+        dest = root / "x.sh"
+        dest.write_bytes(OUTPUT_INPUT)
+        if kind == "symlink":
+            (root / "other.txt").write_text("keep\n", encoding="utf-8")
+            os.symlink("other.txt", root / "out")
+        elif kind == "fifo":
+            os.mkfifo(root / "out")
+        return dest
+
+    return make
+
+
+def _locked_file(rel: str, data: bytes) -> Callable[[Path], Path]:
+    def make(root: Path) -> Path:
+        dest = _write(rel, data)(root)
+        dest.chmod(0)
+        return dest
+
+    return make
+
+
+def _guide(body: str) -> bytes:
+    return f"# Guide\n\n```bash\n{body}```\n".encode()
+
+
+OUTPUT_INPUT = b"#!/bin/bash\nvllm serve org/m --no-such-flag 1\n"
+UNKNOWN_FLAGS = " ".join(f"--unknown-flag-{i} $1" for i in range(300))
+NINE_RELEASES = ("#!/bin/bash\npip install fastokens\ncase $V in\n" + "".join(
+    f"  {i}) pip install vllm==0.{10 + i}.0;;\n" for i in range(9)) +
+    "esac\nvllm serve org/m --max-num-seqs 2\n").encode()
+
+ISSUE33: list[BadInput] = [
+    # 1. alias bombs in files a launch writes or reads
+    BadInput("bomb_vllm_config_heredoc", _write("bomb.sh", ("#!/bin/bash\n" + BOMB_CONFIG)
+                                                .encode()), None, launches=1,
+             any_code=r"aliases"),
+    BadInput("bomb_vllm_config_mapping", _write("bombmap.sh", ("#!/bin/bash\n" +
+                                                               BOMB_CONFIG_MAP).encode()),
+             None, launches=1, any_code=r"aliases"),
+    BadInput("bomb_guide_block", _write("bomb.md", _guide(BOMB_CONFIG)), None, launches=1,
+             any_code=r"no-such-flag"),
+    BadInput("bomb_trtllm_options_heredoc", _write("bombtrt.sh", ("#!/bin/bash\n" +
+                                                                  BOMB_TRTLLM).encode()),
+             None, launches=1, any_code=r"aliases"),
+    BadInput("bomb_sglang_config_file", _sglang_config_bomb, None, launches=1,
+             any_code=r"aliases"),
+    # 3. quadratic scans
+    BadInput("blank_lines_bash_80k", _write("blank.sh", b"#!/bin/bash\nA=1\n" + b"\n" * 80_000
+                                            + b"vllm serve org/m --no-such-flag 1\n"),
+             None, launches=1, any_code=r"no-such-flag"),
+    BadInput("blank_lines_guide_block_80k", _write("blank.md", _guide(
+        "A=1\n" + "\n" * 80_000 + "vllm serve org/m --no-such-flag 1\n")), None, launches=1,
+             any_code=r"no-such-flag"),
+    BadInput("unterminated_fence_50k", _write("unterminated.md", b"# G\n\n```bash\n"
+                                              b"vllm serve org/m --no-such-flag 1\n" +
+                                              b"``` x\n" * 50_000), None, launches=1),
+    BadInput("guide_one_launch_x5000", _write("x5000.md", _guide(
+        "vllm serve org/m --no-such-flag 1\n" * 5000)), None, any_code=r"no-such-flag"),
+    BadInput("function_100_calls_300_flags", _write("calls.sh", (
+        f"#!/bin/bash\nlaunch() {{\n  vllm serve org/m {UNKNOWN_FLAGS}\n}}\n" +
+        "\n".join(f"launch v{i}" for i in range(100)) + "\n").encode()), None,
+             any_code=r"unknown-flag-299"),
+    # 6. exit 2 and silent passes
+    BadInput("master_config_non_utf8", _master_non_utf8, r"utf-8|UTF-8", rc=1),
+    BadInput("utf16_no_bom_guide", _write("utf16.md", UTF16_GUIDE.encode("utf-16-le")[2:]),
+             r"UTF-16", rc=1),
+    BadInput("utf16_no_bom_script", _write("utf16.sh", "#!/bin/bash\nvllm serve org/m\n"
+                                           .encode("utf-16-le")), r"UTF-16", rc=1),
+    BadInput("nul_in_script", _write("nul.sh", b"#!/bin/bash\nvllm serve org/m --x\x00y 1\n"),
+             r"NUL", rc=1),
+    BadInput("unreadable_script", _locked_file("locked.sh", b"#!/bin/bash\nvllm serve org/m\n"),
+             r"cannot read", rc=1, unprivileged=True),
+    # 7. output
+    BadInput("output_is_the_input", _with_output(""), None, args=("-o", "{dir}/x.sh"), rc=2,
+             stderr=r"one of the files to check"),
+    BadInput("output_is_a_symlink", _with_output("symlink"), None, args=("-o", "{dir}/out"),
+             rc=2, stderr=r"symlink"),
+    BadInput("output_is_a_fifo", _with_output("fifo"), None, args=("-o", "{dir}/out"), rc=2,
+             stderr=r"FIFO"),
+    BadInput("output_disk_full", _with_output(""), None, args=("-o", "/dev/full"), rc=2,
+             stderr=r"No space left"),
+    # 8. arithmetic and repeated findings
+    BadInput("arith_wraps_at_64_bits", _write("arith.sh", b"#!/bin/bash\nvllm serve org/m "
+                                              b"--served-model-name m$(( (1<<62)*4 ))\n"),
+             None, launches=1, argv_has="m0"),
+    BadInput("runtime_install_nine_releases", _write("nine.sh", NINE_RELEASES), None,
+             count=("SL161", 1)),
+]
+
+CASES += ISSUE33
 ISSUE18 = CASES[CASES.index(next(c for c in CASES if c.name == "deep_tree_1100")):]
 
 

@@ -25,6 +25,7 @@ from servelint.engines.trtllm.lax_types import items_type, models_in, type_error
 from servelint.model import Span
 from servelint.profiles import Profile
 from servelint.rules._util import suggest
+from servelint.sources.common.yaml_bounded import YamlBudgetError, check_budget
 
 # serve reads the file with yaml.safe_load: the same YAML 1.1 resolver, through libyaml here
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -65,11 +66,14 @@ class OptionFile:
             loader = _LOADER(self.text)
             try:
                 node = loader.get_single_node()
+                check_budget(node, len(self.text))  # an alias bomb is not expanded
                 return (self._tree(loader, node) if node is not None else None), None
             finally:
                 loader.dispose()
         except yaml.YAMLError as exc:
             return None, f"not valid YAML: {str(exc).splitlines()[0]}"
+        except YamlBudgetError as exc:
+            return None, f"not read: it {exc}"
         except (RecursionError, ValueError, TypeError) as exc:
             return None, f"cannot be read: {exc}"
 

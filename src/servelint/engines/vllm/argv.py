@@ -445,9 +445,11 @@ def parse(profile: Profile, argv: list[str], entry: str = "") -> ParseResult:
                            stage=fail.stage)
     if extras:
         first = next((i for i in extras_idx if i is not None), None)
+        known = all(i is not None and i >= 0 for i in extras_idx)
         return ParseResult(False, "unrecognized arguments: " + " ".join(extras), first,
                            options, positionals, "argparse", config_file, list(extras),
-                           stage="parse")
+                           stage="parse",
+                           unrecognized_indices=list(extras_idx) if known else [])
     return ParseResult(True, None, None, options, positionals, None, config_file)
 
 

@@ -9,6 +9,7 @@ import re
 import yaml
 
 from servelint.model import Span, Token
+from servelint.sources.common.yaml_bounded import safe_load_bounded
 
 
 def config_tokens(lines: tuple[tuple[str, Span | None, bool], ...]) -> list[Token] | None:
@@ -45,9 +46,9 @@ def config_tokens(lines: tuple[tuple[str, Span | None, bool], ...]) -> list[Toke
         if symbolic:
             out += [flag, Token(head[m.end():].strip() or "<mapping>", val_span, True)]
             continue
-        try:
-            loaded = yaml.safe_load("\n".join(t for t, _, _ in block))
-        except yaml.YAMLError:
+        try:  # (over the alias budget: YamlBudgetError, for the caller to report)
+            loaded = safe_load_bounded("\n".join(t for t, _, _ in block))
+        except (yaml.YAMLError, RecursionError):
             return None
         if not isinstance(loaded, dict) or len(loaded) != 1:
             return None

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 _RECORDING: list[set[str]] = []  # one set per read in progress (innermost last)
+# noted with a relative path: the result depends on the working directory too
+WORKING_DIRECTORY = "<working directory>"
 
 
 @contextmanager
@@ -27,3 +29,19 @@ def note(path: str | os.PathLike[str]) -> None:
     """Record that the read in progress depends on ``path`` (absolute, symlinks kept)."""
     if _RECORDING:
         _RECORDING[-1].add(os.path.abspath(path))
+        if not os.path.isabs(path):
+            _RECORDING[-1].add(WORKING_DIRECTORY)
+
+
+def note_named_files(argv: list) -> None:
+    """Note the YAML/JSON files a launch's argv names (``--config FILE``,
+    ``--extra_llm_api_options=FILE``): judging may read them, and the argv memo reads
+    each once per process, so they are noted for every launch that names them."""
+    if not _RECORDING:
+        return
+    for token in argv:
+        if token.symbolic:
+            continue
+        text = token.text.split("=", 1)[-1]
+        if text.endswith((".yaml", ".yml", ".json")) and "\0" not in text:
+            note(text)

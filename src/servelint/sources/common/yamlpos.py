@@ -3,7 +3,8 @@
 Parsing uses PyYAML ``compose()`` on the C loader; plain scalars are then resolved with the
 YAML 1.2 core rules the recipes site's loader (js-yaml) uses, so ``on``/``yes``/``0755`` stay
 what the site reads. Dates become ``YYYY-MM-DD`` strings, like the site. Nothing here raises on
-bad input: :func:`load_yaml` returns a :class:`ReadProblem` instead.
+bad input: :func:`load_yaml` returns a :class:`ReadProblem` instead. Python data (what an
+engine's ``yaml.safe_load`` gives) comes from ``yaml_bounded`` under the same budget.
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ from servelint import hardware
 from servelint.model import Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.common.yamlpos import SAFE_LOADER, node_span
+from servelint.sources.common.yaml_bounded import compose_bounded, read_yaml_bytes
+from servelint.sources.common.yamlpos import node_span
 
 # fleet -> (gpu code in script names, naming rule); None = no single-node launcher
 FLEET_RULES: dict[str, tuple[str, str] | None] = {
@@ -73,9 +74,8 @@ def _gpu_id(code: str) -> str | None:
 def _load_entries(path: str, problems: list[ReadProblem]) -> list[_Entry]:
     note(path)
     try:
-        with open(path, encoding="utf-8") as fh:
-            node = yaml.compose(fh.read(), Loader=SAFE_LOADER)
-    except (OSError, yaml.YAMLError) as exc:
+        node = compose_bounded(read_yaml_bytes(path))
+    except (OSError, ValueError, RecursionError, yaml.YAMLError) as exc:
         problems.append(ReadProblem(path, None, f"cannot read master config: {exc}"))
         return []
     if not isinstance(node, yaml.MappingNode):
@@ -85,7 +85,7 @@ def _load_entries(path: str, problems: list[ReadProblem]) -> list[_Entry]:
     spanned = [(key, node_span(path, key), _value_spans(path, value)) for key, value in node.value]
     try:  # the data from the same node, not a second parse of the text
         data = yaml.constructor.SafeConstructor().construct_document(node)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:
         problems.append(ReadProblem(path, None, f"cannot read master config: {exc}"))
         return []
     if not isinstance(data, dict):

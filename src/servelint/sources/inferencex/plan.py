@@ -20,6 +20,7 @@ from servelint.engines.images import resolve_image
 from servelint.model import Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.common.yaml_bounded import read_yaml_bytes, safe_load_bounded
 from servelint.sources.inferencex.layout import _Binder, _Entry, _find_layout, _load_entries, _rows
 from servelint.sources.inferencex.multinode import MultiNodePart
 
@@ -73,9 +74,8 @@ def _read_runners(runners_path: str, out: Plan) -> Any:
     """The runners file parsed, or None (with a problem) when it cannot be read."""
     note(runners_path)
     try:
-        with open(runners_path, encoding="utf-8") as fh:
-            return yaml.safe_load(fh) or {}
-    except (OSError, yaml.YAMLError) as exc:
+        return safe_load_bounded(read_yaml_bytes(runners_path)) or {}
+    except (OSError, ValueError, RecursionError, yaml.YAMLError) as exc:
         out.problems.append(ReadProblem(runners_path, None, f"cannot read: {exc}"))
         return None
 

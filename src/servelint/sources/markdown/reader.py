@@ -32,6 +32,7 @@ from servelint.sources.common.problems import ReadProblem
 from servelint.sources.markdown.doc_context import DocContext, prose_before
 from servelint.sources.markdown.fences import Fence, find_fences, worth_reading
 from servelint.sources.registry import block_reader
+from servelint.textsafe import nul_bytes
 
 if TYPE_CHECKING:  # the shell interpreter is imported for a block worth reading only
     from servelint.sources.markdown.shell import BlockInterpreter, Pin
@@ -267,6 +268,10 @@ def _read_text(path: str, result: MarkdownResult) -> str | None:
     text, why = decode_markdown(raw)
     if why:
         result.problems.append(ReadProblem(path, None, why))
+    nul = nul_bytes(raw) if "\0" in text else None
+    if nul is not None:
+        result.problems.append(ReadProblem(path, None, nul[0]))
+        return None if nul[1] else text
     return text
 
 

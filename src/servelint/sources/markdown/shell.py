@@ -19,11 +19,12 @@ from servelint.engines import registry
 from servelint.engines.images import resolve_image
 from servelint.model import PackageInstall, Span, Token
 from servelint.sources.common.pip import parse_pip_command
+from servelint.sources.common.problems import ReadProblem
 from servelint.sources.docker_run.parse import parse_docker_run
 from servelint.sources.markdown.fences import Fence
 from servelint.sources.shell.interpreter import Interpreter
 from servelint.sources.shell.launch import strip_wrappers
-from servelint.sources.shell.syntax import parse_source
+from servelint.sources.shell.syntax import ParseTimeout, parse_source
 
 # placeholders a guide writes for words the reader fills in, each read as a symbolic
 # ``$_WORDS`` of the same length: ``<model>``, ``<logits processor 1>``, ``{your model dir}``,
@@ -140,5 +141,10 @@ def interpret(path: str, fence: Fence, lines: list[str], *, max_steps: int = 100
     text = "\n".join(lines) + "\n"
     interp = BlockInterpreter(path, os.path.dirname(os.path.abspath(path)), max_steps,
                               time_limit)
-    interp.run(parse_source(path, text.encode("utf-8", "replace"), fence.line - 1))
+    try:
+        src = parse_source(path, text.encode("utf-8", "replace"), fence.line - 1)
+    except ParseTimeout as exc:
+        interp.problems.append(ReadProblem(path, Span(path, fence.line, 1), str(exc)))
+        return interp
+    interp.run(src)
     return interp

@@ -41,7 +41,7 @@ def dependency_installs(path: str) -> list[tuple[PackageInstall, frozenset[str]]
 def _installs_in(path: str, command: str, span: Span | None) -> list[PackageInstall]:
     """The pip/uv installs of one step's shell text, each at the step's ``command`` span."""
     from servelint.sources.shell.interpreter import Interpreter
-    from servelint.sources.shell.syntax import parse_source
+    from servelint.sources.shell.syntax import ParseTimeout, parse_source
 
     interp = Interpreter(
         path,
@@ -51,7 +51,10 @@ def _installs_in(path: str, command: str, span: Span | None) -> list[PackageInst
         max_steps=20_000,
         time_limit=1.0,
     )
-    interp.run(parse_source(path, command.encode("utf-8", "replace")))
+    try:
+        interp.run(parse_source(path, command.encode("utf-8", "replace")))
+    except ParseTimeout:
+        return []
     seen: dict[int, PackageInstall] = {}
     for st in interp.end_states:
         for inst in st.installs:

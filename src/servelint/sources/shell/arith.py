@@ -15,8 +15,23 @@ from servelint.sources.shell.values import (
     text_of,
 )
 
+_INT_BITS = 64  # bash computes in intmax_t: results wrap around (two's complement)
+
+
+def wrap(value: int | None) -> int | None:
+    """``value`` as bash's 64-bit signed integer holds it (``$(( (1<<62)*4 ))`` is 0)."""
+    if value is None:
+        return None
+    half = 1 << (_INT_BITS - 1)
+    return ((value + half) % (1 << _INT_BITS)) - half
+
 
 def binop(op: str, a: int, b: int) -> int | None:
+    """``a op b`` as bash computes it, wrapped to 64 bits; None where bash fails."""
+    return wrap(_binop(op, a, b))
+
+
+def _binop(op: str, a: int, b: int) -> int | None:
     if op in ("/", "%") and b == 0:
         return None
     if op == "/":
@@ -29,7 +44,7 @@ def binop(op: str, a: int, b: int) -> int | None:
         "+": lambda: a + b,
         "-": lambda: a - b,
         "*": lambda: a * b,
-        "**": lambda: a**b if 0 <= b < 64 else None,
+        "**": lambda: pow(a, b, 1 << _INT_BITS) if b >= 0 else None,
         "<<": lambda: a << b if 0 <= b < 64 else None,
         ">>": lambda: a >> b if b >= 0 else None,
         "<": lambda: int(a < b),
@@ -49,6 +64,11 @@ def binop(op: str, a: int, b: int) -> int | None:
 
 
 def to_int(text: str) -> int | None:
+    """An integer constant as bash reads it (octal, hex, ``base#digits``), wrapped to 64 bits."""
+    return wrap(_to_int(text))
+
+
+def _to_int(text: str) -> int | None:
     text = text.strip()
     try:
         if re.fullmatch(r"[+-]?0[0-7]+", text):
@@ -73,9 +93,12 @@ class ArithMixin:
     # ------------------------------------------------------------ arithmetic
     def _arith_text(self, text: str, st: State) -> int | None:
         """The value of ``$(( expr ))`` written as ``text`` (parsed on its own)."""
-        from servelint.sources.shell.syntax import parse_source
+        from servelint.sources.shell.syntax import ParseTimeout, parse_source
 
-        sub = parse_source("<arithmetic>", b"_=" + text.encode("utf-8", "replace") + b"\n")
+        try:
+            sub = parse_source("<arithmetic>", b"_=" + text.encode("utf-8", "replace") + b"\n")
+        except ParseTimeout:
+            return None
         found = [sub.tree.root_node]
         while found and found[-1].type != "arithmetic_expansion":
             node = found.pop()
@@ -123,7 +146,7 @@ class ArithMixin:
             val = self.arith_node(first_named(node), src, st, depth + 1)
             if val is None:
                 return None
-            return {"-": -val, "+": val, "!": int(not val), "~": ~val}.get(op)
+            return wrap({"-": -val, "+": val, "!": int(not val), "~": ~val}.get(op))
         if t == "binary_expression":
             left = node.child_by_field_name("left")
             right = node.child_by_field_name("right")

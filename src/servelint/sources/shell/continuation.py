@@ -35,10 +35,11 @@ def continuation_problems(
     out: list[ReadProblem] = []
     in_array = False
     in_launch = False
+    following = _next_non_blank(lines)
     for i, line in enumerate(lines):
         text = line.rstrip("\n")
         stripped = text.strip()
-        nxt = next((n for n in lines[i + 1 :] if n.strip()), "")
+        nxt = following[i]
         opened = _ARRAY_OPEN.match(text.split("#", 1)[0].rstrip())
         # an array literal spans lines until its ")" (words on the opening line included:
         # ``cmd=(vllm serve "$M"`` then ``--flag v`` lines need no backslash)
@@ -85,4 +86,16 @@ def continuation_problems(
                     )
                 )
             in_launch = False
+    return out
+
+
+def _next_non_blank(lines: list[str]) -> list[str]:
+    """For each line, the next line after it that is not blank ("" at the end): one pass
+    from the end, linear however many blank lines there are."""
+    out = [""] * len(lines)
+    nxt = ""
+    for i in range(len(lines) - 1, -1, -1):
+        out[i] = nxt
+        if lines[i].strip():
+            nxt = lines[i]
     return out

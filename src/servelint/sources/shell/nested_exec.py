@@ -17,10 +17,11 @@ from servelint.sources.shell.flows import (
 )
 from servelint.sources.shell.syntax import (
     EVAL_SOURCES,
-    PARSER,
     FixedSpanSource,
+    ParseTimeout,
     is_library,
     load_source,
+    parse_tree,
 )
 from servelint.sources.shell.values import (
     Field,
@@ -99,7 +100,7 @@ class NestedMixin:
         if self.sources_read >= self.max_sources or self.depth >= 8:
             self.problem(src.span(node), f"source limit reached at {path!r}", "budget")
             return [(st, None)]
-        child = load_source(path)
+        child = _load_or_none(path)
         if child is None:
             self.problem(
                 src.span(node),
@@ -139,7 +140,7 @@ class NestedMixin:
         if args[0].text.startswith("-"):
             return
         path = self.resolve_path(args[0].text, src)
-        child_src = load_source(path) if path else None
+        child_src = _load_or_none(path) if path else None
         if child_src is None or self.depth >= 8 or self.sources_read >= self.max_sources:
             return
         self.sources_read += 1
@@ -175,7 +176,12 @@ class NestedMixin:
         if child is None:  # parsed once per process, like files (see ``load_source``)
             if len(EVAL_SOURCES) >= 4096:
                 EVAL_SOURCES.clear()
-            child = EVAL_SOURCES[key] = FixedSpanSource(src.path, text, PARSER.parse(text), span)
+            try:
+                tree = parse_tree(text, src.path)
+            except ParseTimeout as exc:
+                self.problem(span, f"eval text: {exc}", "budget")
+                return [(st, None)]
+            child = EVAL_SOURCES[key] = FixedSpanSource(src.path, text, tree, span)
         self.depth += 1
         first = len(self.launches)
         try:
@@ -191,3 +197,11 @@ class NestedMixin:
             for name in eval_holes.hole_vars(holes):
                 s.vars.pop(name, None)
         return [(s, None) for s in states]
+
+
+def _load_or_none(path: str):
+    """A sourced or run file's parsed source; None when it cannot be read (or parsed in time)."""
+    try:
+        return load_source(path)
+    except ParseTimeout:
+        return None

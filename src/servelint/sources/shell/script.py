@@ -38,8 +38,14 @@ from servelint.model import LaunchSpec, Span
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.shell.continuation import continuation_problems
 from servelint.sources.shell.interpreter import Interpreter
-from servelint.sources.shell.syntax import MAX_FILE_BYTES, load_source, parse_source
+from servelint.sources.shell.syntax import (
+    MAX_FILE_BYTES,
+    ParseTimeout,
+    load_source,
+    parse_source,
+)
 from servelint.sources.shell.values import is_symbolic, text_of
+from servelint.textsafe import nul_bytes
 
 
 @dataclass
@@ -99,8 +105,9 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
                                                    "read-error"))
                 return result
             src = parse_source(path, data)
+        if _encoding_problem(src, result):
+            return result
         _syntax_problems(src, result)
-        _encoding_problem(src, result)
         result.problems.extend(continuation_problems(
             src.path, src.data.decode("utf-8", "replace").split("\n"),
             lambda i, col: Span(src.path, i + 1, col, i + 1, col + 1)))
@@ -114,6 +121,11 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
         result.inputs = interp.inputs()
         result.exports = _exports(interp.end_states)
         result.installs = _installs(interp.end_states)
+    except ParseTimeout as exc:
+        result.problems.append(ReadProblem(path, None, str(exc), "read-error"))
+    except OSError as exc:  # (unreadable: permissions, a folder removed meanwhile)
+        result.problems.append(ReadProblem(path, None, f"cannot read: {exc.strerror or exc}",
+                                           "read-error"))
     except Exception as exc:  # a reader must never take the run down
         result.problems.append(ReadProblem(path, None, f"internal reader error: {exc!r}",
                                            "read-error"))
@@ -144,14 +156,21 @@ def _installs(states: list) -> list:
     return [i for i in ended[0].installs if (i.requirement, i.span) in common]
 
 
-def _encoding_problem(src, result: ScriptResult) -> None:
-    """Bytes that are not UTF-8 are read as U+FFFD: the words holding them are not exact."""
+def _encoding_problem(src, result: ScriptResult) -> bool:
+    """Bytes that are not UTF-8 are read as U+FFFD: the words holding them are not exact.
+    NUL bytes are an error as in a recipe (bash drops them; the words are not as written)."""
+    nul = nul_bytes(src.data)
+    if nul is not None:
+        result.problems.append(ReadProblem(src.path, None, nul[0], "read-error"))
+        if nul[1]:  # UTF-16/32 without a byte-order mark: not read
+            return True
     try:
         src.data.decode("utf-8")
     except UnicodeDecodeError as exc:
         result.problems.append(ReadProblem(src.path, src.span_bytes(exc.start, exc.end),
                                            "script is not valid UTF-8; undecodable bytes are "
                                            "read as U+FFFD", "read-error"))
+    return False
 
 
 def _syntax_problems(src, result: ScriptResult, limit: int = 5) -> None:

@@ -4,6 +4,7 @@ names a block assigns, the clauses of ``if``/``case``, library files."""
 from __future__ import annotations
 
 import os
+import time
 from stat import S_ISREG
 
 import tree_sitter_bash
@@ -22,13 +23,54 @@ from servelint.sources.shell.values import (
 
 LANGUAGE = Language(tree_sitter_bash.language())
 PARSER = Parser(LANGUAGE)
+_HAS_TIMEOUT_SETTING = hasattr(Parser, "timeout_micros")  # tree-sitter < 0.25
 _CACHE: dict[tuple[str, int, int], Source] = {}
 EVAL_SOURCES: dict[tuple[str, bytes, Span], Source] = {}  # eval / bash -c strings
 MAX_FILE_BYTES = 2_000_000
 
 
+PARSE_SECONDS = 5.0  # one parse; tree-sitter-bash can take minutes on some mutated inputs
+_READ_CHUNK = 1 << 16
+
+
+class ParseTimeout(Exception):
+    """tree-sitter did not finish parsing within ``PARSE_SECONDS`` (the file is not read)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"the bash parser did not finish within {PARSE_SECONDS:g} s: not read")
+        self.path = path
+
+
+def parse_tree(data: bytes, path: str = "<text>"):
+    """tree-sitter's tree of ``data`` within ``PARSE_SECONDS``, else ParseTimeout.
+    tree-sitter >= 0.25 has no timeout setting: a progress callback (called only when the
+    text comes through a read callback, not from bytes) cancels the parse; older releases
+    have ``Parser.timeout_micros`` and return None when it expires."""
+    if _HAS_TIMEOUT_SETTING:
+        PARSER.timeout_micros = int(PARSE_SECONDS * 1e6)
+        tree = PARSER.parse(data)
+        if tree is None:
+            PARSER.reset()
+            raise ParseTimeout(path)
+        return tree
+    deadline = time.monotonic() + PARSE_SECONDS
+
+    def read(offset: int, _point: object) -> bytes:
+        return data[offset : offset + _READ_CHUNK]
+
+    def progress(_offset: int, _has_error: bool) -> bool:
+        return time.monotonic() > deadline
+
+    try:
+        return PARSER.parse(read, progress_callback=progress)
+    except ValueError:  # "Parsing failed": cancelled
+        PARSER.reset()  # (else the next parse would resume this one)
+        raise ParseTimeout(path) from None
+
+
 def parse_source(path: str, data: bytes, line_offset: int = 0) -> Source:
-    return Source(path, data, PARSER.parse(data), line_offset)
+    """``data`` parsed; raises ParseTimeout (the readers report the file as not read)."""
+    return Source(path, data, parse_tree(data, path), line_offset)
 
 
 def load_source(path: str) -> Source | None:
