@@ -16,19 +16,20 @@ except ImportError:  # tree-sitter < 0.25
     QueryCursor = None
 
 from servelint.engines import registry
-from servelint.model import EnvVar, LaunchSpec
+from servelint.model import EnvVar, LaunchSpec, Token
+from servelint.sources.common.option_files import file_flags
 from servelint.sources.common.pip import parse_pip_command
 from servelint.sources.shell.flows import (
     fork,
     unknown_var,
 )
 from servelint.sources.shell.launch import (
-    config_flags,
     config_value,
     match_launch,
     strip_wrappers,
     vllm_config_tokens,
 )
+from servelint.sources.shell.option_paths import disk_file, track_cd
 from servelint.sources.shell.syntax import (
     global_assignments,
 )
@@ -112,6 +113,8 @@ class CommandMixin:
             return self.source(args, src, st, node)
         if cmd == "eval":
             return self.eval_string(args, src, st, node, subshell=False)
+        if cmd in ("cd", "pushd", "popd"):
+            track_cd(cmd, args, st, self.main_path)  # the status stays _state_builtin's
         for builtin in (_flow_builtin, _var_builtin, _state_builtin):
             done = builtin(cmd, args, st)
             if done is not None:
@@ -156,13 +159,19 @@ class CommandMixin:
         argv = list(match.argv)
         context: dict[str, str] = {}
         option_file = None
-        hit = config_value(argv, config_flags(match.engine))
+        hit = config_value(argv, file_flags(match.engine, match.entrypoint))
         if hit is not None:
             idx, value = hit
             context["config_file"] = value.text
             vf = st.files.get(value.text) if not value.symbolic else None
             if vf is None and not value.symbolic:
                 vf = st.files.get(os.path.basename(value.text))
+            if vf is None and not value.symbolic:  # a file of the checkout, by path
+                vf, on_disk = disk_file(self, value, st, src, node)
+                if on_disk is not None:
+                    context["config_from"] = on_disk
+                    if match.engine == "sglang" and argv[idx] is value:
+                        argv[idx] = Token(on_disk, value.span)  # its merger reads the file
             if vf is not None and not vf.unknown:
                 context["config_text"] = "\n".join(line for line, _, _ in vf.lines)
                 option_file = vf.lines

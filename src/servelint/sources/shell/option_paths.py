@@ -1,0 +1,49 @@
+"""The interpreter's side of option files given by path (``sources.common.option_files``):
+the working directory ``cd``/``pushd``/``popd`` set, and the file a launch names when the
+script did not write it."""
+
+from __future__ import annotations
+
+from servelint.model import Token
+from servelint.sources.common.option_files import CWD_VAR, change_dir, find
+from servelint.sources.shell.flows import unknown_var
+from servelint.sources.shell.values import Field, Piece, State, Var, VFile, is_symbolic, text_of
+
+
+def track_cd(cmd: str, args: list[Field], st: State, launching_file: str) -> None:
+    """``cd DIR`` / ``pushd DIR`` move the working directory; ``popd``, ``cd`` alone, ``cd -``
+    and a directory the script does not fix make it unknown."""
+    words = [a for a in args if not a.text.startswith("-") or a.text == "-"]
+    if cmd == "popd" or len(words) != 1 or words[0].symbolic:
+        st.vars[CWD_VAR] = unknown_var(CWD_VAR)
+        return
+    cwd, known = current_dir(st)
+    new = change_dir(cwd, words[0].text, launching_file) if known else None
+    st.vars[CWD_VAR] = Var(scalar=(Piece(new),)) if new is not None else unknown_var(CWD_VAR)
+
+
+def current_dir(st: State) -> tuple[str | None, bool]:
+    """(the directory the script moved to, or None if it did not move; whether it is known)."""
+    var = st.vars.get(CWD_VAR)
+    if var is None:
+        return None, True
+    pieces = var.scalar_value()
+    return (None, False) if is_symbolic(pieces) else (text_of(pieces), True)
+
+
+def disk_file(interp, value: Token, st: State, src, node) -> tuple[VFile | None, str | None]:
+    """(the lines of the option file ``value`` names, found on disk; the path read), with a
+    problem recorded when it cannot be read or nothing provides it."""
+    cwd, known = current_dir(st)
+    found = find(
+        value.text, cwd, known, interp.main_path, interp.root, value.span, src.span(node),
+        src.data.decode("utf-8", "replace"),
+    )
+    if found is None:
+        return None, None
+    if found.problem is not None:
+        p = found.problem
+        interp.problem(p.span, p.message, p.kind)
+    if found.lines is None:
+        return None, None
+    return VFile(found.lines), found.path
