@@ -73,18 +73,29 @@ def change_dir(cwd: str | None, target: str | None, launching_file: str) -> str 
 
 def candidates(name: str, cwd: str | None, launching_file: str, root: str) -> list[str]:
     """The paths ``name`` may stand for, most likely first."""
+    here = os.path.dirname(os.path.abspath(launching_file))
     if os.path.isabs(name):
         out = [os.path.normpath(name)]
         parts = [p for p in os.path.normpath(name).split(os.sep) if p]
-        for k in range(1, len(parts) - 1):  # /workspace/recipes/x.yaml -> root/recipes/x.yaml
-            out.append(os.path.join(root, *parts[k:]))
+        bases = _checkout_folders(here, os.path.abspath(root))
+        for k in range(1, len(parts) - 1):  # /workspace/recipes/x.yaml -> <base>/recipes/x.yaml
+            out += [os.path.join(base, *parts[k:]) for base in bases]
         return out
     if cwd is not None:
         return [os.path.normpath(os.path.join(cwd, name))]
-    here = os.path.dirname(os.path.abspath(launching_file))
     out = [os.path.normpath(os.path.join(here, name))]
     at_root = os.path.normpath(os.path.join(root, name))
     return out + ([at_root] if at_root not in out else [])
+
+
+def _checkout_folders(here: str, root: str) -> list[str]:
+    """The launching file's folder and its parents up to the checkout's root (the folder a
+    container may mount as its working tree), nearest first."""
+    out = [here]
+    while here != root and os.path.dirname(here) != here and len(out) < 16:
+        here = os.path.dirname(here)
+        out.append(here)
+    return out if out[-1] == root else [out[0], root]
 
 
 def locate(name: str, cwd: str | None, launching_file: str, root: str) -> str | None:
@@ -134,9 +145,9 @@ def find(
         return read_lines(path, at)
     if mentioned_elsewhere(source_text, name, launch):
         return None
-    where = "the checkout" if not os.path.isabs(name) else "this machine or the checkout"
+    where = "in the checkout" if not os.path.isabs(name) else "on this machine or in the checkout"
     why = (f"launch reads {name}, which nothing provides (not written by the script, not "
-           f"found in {where})")
+           f"found {where})")
     return OnDisk(None, None, _problem(at, why, "unresolved"))
 
 

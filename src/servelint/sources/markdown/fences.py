@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from servelint.engines import registry
+
 _OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _QUOTE = re.compile(r" {0,3}> ?")  # one block-quote marker
 SHELL_LANGS = frozenset({
@@ -119,4 +121,5 @@ def worth_reading(fence: Fence) -> bool:
     if not fence.is_shell:
         return False
     body = "\n".join(fence.lines)
-    return any(k in body for k in _KEYWORDS)
+    # the engines' own words too: a block whose only command is ``trtllm-serve ...``
+    return any(k in body for k in _KEYWORDS) or any(w in body for w in registry.shell_words())
