@@ -322,6 +322,8 @@ class _Checker:
             )  # pydantic's lax mode parses a numeric string
         elif value is None:
             value = bounds_check.NONE
+        elif isinstance(value, bool) and ty in ("int", "float"):
+            value = int(value)  # pydantic's lax int/float takes a bool as 0/1
         if value is None or isinstance(value, bool) or not isinstance(value, int | float):
             return None
         name = path.rsplit(".", 1)[-1]
