@@ -63,8 +63,9 @@ def naming_launches(path: str, ctx: ReadContext) -> tuple[list[LaunchSpec], str]
             if spec.engine == "trtllm" and named and os.path.realpath(named) == target:
                 out.append(spec)
     why = (
-        "TensorRT-LLM LLM API option file that no launch of this checkout names: not judged "
-        "(the backend and the release it meets are the launch's)"
+        "TensorRT-LLM LLM API option file that no launch of this checkout names by a path "
+        "servelint can follow (a literal path, or a variable the script sets): not judged, "
+        "the backend and the release it meets are the launch's"
     )
     if seen > MAX_FILES or reads >= MAX_READS:
         why += f"; only the first {MAX_FILES} launchers and guides were looked at"
