@@ -4,8 +4,15 @@ script did not write it."""
 
 from __future__ import annotations
 
+import os
+
 from servelint.model import Token
-from servelint.sources.common.option_files import CWD_VAR, change_dir, find
+from servelint.sources.common.option_files import (
+    CWD_VAR,
+    MAX_OPTION_FILE_BYTES,
+    change_dir,
+    find,
+)
 from servelint.sources.shell.flows import unknown_var
 from servelint.sources.shell.values import Field, Piece, State, Var, VFile, is_symbolic, text_of
 
@@ -37,7 +44,7 @@ def disk_file(interp, value: Token, st: State, src, node) -> tuple[VFile | None,
     cwd, known = current_dir(st)
     found = find(
         value.text, cwd, known, interp.main_path, interp.root, value.span, src.span(node),
-        src.data.decode("utf-8", "replace"),
+        _launching_text(interp.main_path, src),
     )
     if found is None:
         return None, None
@@ -47,3 +54,16 @@ def disk_file(interp, value: Token, st: State, src, node) -> tuple[VFile | None,
     if found.lines is None:
         return None, None
     return VFile(found.lines), found.path
+
+
+def _launching_text(main_path: str, src) -> str:
+    """The whole launching file: a Markdown block is parsed on its own, but what provides the
+    file (a fenced YAML block, a line of prose) may be anywhere in the guide."""
+    if src.line_offset and os.path.isfile(main_path):
+        try:
+            if os.path.getsize(main_path) <= MAX_OPTION_FILE_BYTES * 8:
+                with open(main_path, encoding="utf-8", errors="replace") as fh:
+                    return fh.read()
+        except OSError:
+            pass
+    return src.data.decode("utf-8", "replace")
