@@ -167,11 +167,12 @@ class CommandMixin:
             if vf is None and not value.symbolic:
                 vf = st.files.get(os.path.basename(value.text))
             if vf is None and not value.symbolic:  # a file of the checkout, by path
-                vf, on_disk = disk_file(self, value, st, src, node)
+                merged_by_parser = match.engine == "sglang"  # its config merge reads it
+                vf, on_disk = disk_file(self, value, st, src, node, merged_by_parser)
                 if on_disk is not None:
                     context["config_from"] = on_disk
-                    if match.engine == "sglang" and argv[idx] is value:
-                        argv[idx] = Token(on_disk, value.span)  # its merger reads the file
+                    if merged_by_parser and argv[idx] is value:
+                        argv[idx] = Token(on_disk, value.span)
             if vf is not None and not vf.unknown:
                 context["config_text"] = "\n".join(line for line, _, _ in vf.lines)
                 option_file = vf.lines

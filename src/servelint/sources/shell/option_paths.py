@@ -38,9 +38,13 @@ def current_dir(st: State) -> tuple[str | None, bool]:
     return (None, False) if is_symbolic(pieces) else (text_of(pieces), True)
 
 
-def disk_file(interp, value: Token, st: State, src, node) -> tuple[VFile | None, str | None]:
+def disk_file(
+    interp, value: Token, st: State, src, node, reads_itself: bool = False
+) -> tuple[VFile | None, str | None]:
     """(the lines of the option file ``value`` names, found on disk; the path read), with a
-    problem recorded when it cannot be read or nothing provides it."""
+    problem recorded when it cannot be read or nothing provides it. ``reads_itself``: the
+    engine's argv model reads the file's content (SGLang's config merge), so a file found is
+    handed on by path whatever its content, and only "nothing provides it" is said here."""
     cwd, known = current_dir(st)
     found = find(
         value.text, cwd, known, interp.main_path, interp.root, value.span, src.span(node),
@@ -48,6 +52,8 @@ def disk_file(interp, value: Token, st: State, src, node) -> tuple[VFile | None,
     )
     if found is None:
         return None, None
+    if reads_itself and found.path is not None:
+        return None, found.path
     if found.problem is not None:
         p = found.problem
         interp.problem(p.span, p.message, p.kind)
