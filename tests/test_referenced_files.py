@@ -55,7 +55,7 @@ def test_sglang_json_config_is_refused_once(capsys, tmp_path, monkeypatch) -> No
 @pytest.mark.parametrize(
     "script",
     [
-        "vllm serve m --config cfg.yaml\n",  # vLLM reads --config FILE only inline (heredoc)
+        "vllm serve m --config cfg.yaml\n",  # read by path: its problem is in cfg.yaml
         "vllm serve m --chat-template tmpl.jinja\n",  # chat templates are not read
         "VLLM_PLUGINS=p vllm serve m --tool-parser-plugin plugin.py --tool-call-parser x\n",
     ],
@@ -66,7 +66,9 @@ def test_vllm_referenced_files_never_crash(capsys, tmp_path, monkeypatch, script
     (tmp_path / "plugin.py").write_text("def broken(:\n")
     code, report = _check(capsys, tmp_path, monkeypatch, script, "--engine", "vllm==0.33.0")
     assert code in (0, 1)
-    assert all(f["line"] == 1 for f in report["findings"])
+    assert all(f["line"] == 1 for f in report["findings"] if f["path"] == "launch.sh")
+    in_config = [f for f in report["findings"] if f["path"].endswith("cfg.yaml")]
+    assert all("malformed YAML" in f["message"] for f in in_config)
 
 
 def test_markdown_guide_config_file_bad_yaml(capsys, tmp_path, monkeypatch) -> None:

@@ -8,8 +8,9 @@ Option file (YAML text): the steps ``serve`` takes with the recorded arguments â
 ``get_llm_args`` (``gpus_per_node`` given: there is no GPU), ``yaml.safe_load``,
 ``update_llm_args_with_extra_dict``, the pops of ``serve``/``launch_server``, the PyTorch
 backend's TensorRT-only-field check and the LLM class's key check, then the backend's pydantic
-class. Errors the same argv raises with an empty option file (no GPU, no model on disk) are
-the baseline: only errors beyond it count against the file.
+class; a merged ``backend`` that ``launch_server`` does not know is its ``click.BadParameter``.
+Errors the same argv raises with an empty option file (no GPU, no model on disk) are the
+baseline: only errors beyond it count against the file.
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ def _errors(params: dict, extra: dict | None) -> set[str]:
         llm_args = args_mod.update_llm_args_with_extra_dict(llm_args, extra or {})
         llm_args.pop("disagg_cluster", None)
         backend = llm_args["backend"]
+        if backend not in ("pytorch", "_autodeploy", "tensorrt", "trt"):
+            # launch_server's own else branch (commands/serve.py): click.BadParameter
+            return {f"BadParameter: {backend} is not a known backend"}
         if backend in ("pytorch", "_autodeploy"):
             llm_args.pop("build_config", None)
         elif backend in ("tensorrt", "trt"):

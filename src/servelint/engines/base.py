@@ -138,6 +138,7 @@ class Engine:
         "judged_entrypoints",
         "sparse_profiles",
         "config_expander",
+        "config_read_by_parser",
         "launch_adapter",
         "adapted_entrypoints",
         "handoff_flags",
@@ -160,6 +161,7 @@ class Engine:
         judged_entrypoints: tuple[str, ...] = (),
         sparse_profiles: bool = False,
         config_expander: str | None = None,
+        config_read_by_parser: bool = False,
         launch_adapter: str | None = None,
         adapted_entrypoints: tuple[str, ...] = (),
         handoff_flags: tuple[tuple[str, str], ...] = (),
@@ -191,6 +193,8 @@ class Engine:
         # the engine reads from it (``fn(lines) -> list[Token] | None``, None: not a flat
         # mapping); None: the file is not expanded (servelint.launches)
         self.config_expander = config_expander
+        # the argv model reads the config file itself (SGLang's merge), by its path on disk
+        self.config_read_by_parser = config_read_by_parser
         # a wrapper's launch adapter (Dynamo workers): a module with ``adapt(spec)`` and the
         # functions the judge calls on what it returns, for launches whose entrypoint is one
         # of ``adapted_entrypoints`` (servelint.pipeline.judge)

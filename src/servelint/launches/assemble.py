@@ -8,6 +8,7 @@ from servelint.engines import registry
 from servelint.launches.containers import container_command
 from servelint.launches.record import Assembly, CommandRecord, Container, Lines
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Token
+from servelint.sources.common.option_files import file_flags
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yaml_bounded import YamlBudgetError
 from servelint.sources.docker_run.parse import parse_docker_run, run_start
@@ -131,7 +132,7 @@ def _config_file(
 ) -> None:
     """The file a config flag names, when the document wrote it: kept for the engine's
     option-file checks and expanded into the argv the engine reads from it."""
-    hit = config_value(spec.argv, engine.config_flags)
+    hit = config_value(spec.argv, file_flags(spec.engine, spec.entrypoint))
     if hit is None:
         return
     idx, value = hit
@@ -139,24 +140,37 @@ def _config_file(
     if value.symbolic:
         return
     lines = files.get(value.text, files.get(os.path.basename(value.text)))
-    if lines is None:
+    if lines is not None:
+        provide_config_file(spec, idx, lines, problems)
+
+
+def provide_config_file(
+    spec: LaunchSpec, idx: int, lines: Lines, problems: list[ReadProblem]
+) -> None:
+    """The lines of the option file at ``spec.argv[idx]`` (written by the document or found
+    on disk by the reader): kept for the engine's option-file checks and expanded into the
+    argv the engine reads from it."""
+    engine = registry.find(spec.engine)
+    if engine is None:
         return
+    value = spec.argv[idx]
     spec.context["config_text"] = "\n".join(line for line, _, _ in lines)
     if engine.option_file_checks:
         spec.option_file = lines  # the engine judges the file's lines itself
-    if engine.config_expander is not None:
-        try:
-            extra = engine.expand_config(lines)
-            why, kind = "is not a flat YAML mapping", "unsupported"
-        except YamlBudgetError as exc:  # an alias bomb: its keys stay unknown
-            extra, why, kind = None, f"{exc}: not read", "budget"
-        if extra is None:
-            problems.append(ReadProblem(
-                spec.path, value.span, f"config file {value.text!r} written by the script {why}",
-                kind,
-            ))
-        else:
-            spec.argv[idx + 1 : idx + 1] = extra
+    if engine.config_expander is None:
+        return
+    try:
+        extra = engine.expand_config(lines)
+        why, kind = "is not a flat YAML mapping", "unsupported"
+    except YamlBudgetError as exc:  # an alias bomb: its keys stay unknown
+        extra, why, kind = None, f"{exc}: not read", "budget"
+    if extra is None:
+        problems.append(ReadProblem(
+            spec.path, value.span, f"config file {value.text!r} written by the script {why}",
+            kind,
+        ))
+    else:
+        spec.argv[idx + 1 : idx + 1] = extra
 
 
 def expand_config_file(spec: LaunchSpec, at_value: int, lines: Lines) -> bool:

@@ -14,6 +14,7 @@ from pathlib import Path
 from servelint.sources.base import Head, Reader
 from servelint.sources.inferencex import InferenceXReader
 from servelint.sources.markdown import MarkdownReader
+from servelint.sources.option_file import OptionFileReader
 from servelint.sources.recipe import RecipeReader
 from servelint.sources.shell import ShellReader
 from servelint.sources.srt_slurm import SrtSlurmReader
@@ -24,6 +25,7 @@ READERS: list[Reader] = [
     SrtSlurmReader(),
     ShellReader(),
     MarkdownReader(),
+    OptionFileReader(),  # last: a YAML file no other reader took, told by its keys
 ]
 
 

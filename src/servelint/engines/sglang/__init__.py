@@ -21,6 +21,7 @@ ENGINE = Engine(
         Module("sglang.launch_server"),
     ),
     config_flags=("--config",),
+    config_read_by_parser=True,
     shell_words=("sglang", "launch_server"),
     argv_module="servelint.engines.sglang.argv",
     extractors=(

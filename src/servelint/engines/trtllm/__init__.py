@@ -8,7 +8,7 @@ of ``trtllm-serve`` argv; the registry's argv model), ``option_file`` and ``fact
 are judged by their profiled neighbours (``servelint.release_range``).
 """
 
-from servelint.engines.base import Command, Engine, Images
+from servelint.engines.base import Command, Engine, Images, Module
 
 NAME = "trtllm"
 PACKAGE = "tensorrt-llm"
@@ -27,9 +27,12 @@ ENGINE = Engine(
         Command(("trtllm-serve", "serve"), "trtllm-serve"),
         Command(("trtllm-serve", "disaggregated")),
         Command(("trtllm-serve",)),
+        # Dynamo's TensorRT-LLM worker: its argv is Dynamo's (engines.dynamo.launch), its
+        # --extra-engine-args file this release's LLM API (engines.dynamo.engine_file)
+        Module("dynamo.trtllm", "python3 -m dynamo.trtllm"),
     ),
     config_flags=("--extra_llm_api_options", "--extra-llm-api-options", "--config"),
-    shell_words=("trtllm-serve",),
+    shell_words=("trtllm-serve", "dynamo.trtllm"),
     argv_module="servelint.engines.trtllm.argv",
     # built from a source tree or a wheel by servelint.engines.trtllm.builder
     extractors=("servelint.engines.trtllm.builder",),

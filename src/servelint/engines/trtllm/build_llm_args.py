@@ -17,6 +17,8 @@ from typing import Any
 from servelint.engines._build.astutil import ModuleIndex, ModuleInfo, class_constants
 from servelint.engines._build.static_eval import literal as _const
 from servelint.engines.trtllm import build_bounds as bounds
+from servelint.engines.trtllm.build_backends import supports_backend
+from servelint.engines.trtllm.build_spec_asserts import speculative_asserts
 
 LLM_ARGS_MODULE = "tensorrt_llm.llmapi.llm_args"
 ROOTS = ("TorchLlmArgs", "TrtLlmArgs", "BaseLlmArgs")
@@ -124,6 +126,12 @@ class _Extractor:
                     resolved[tag] = self.add_model(found[0], found[1])
             entry["dispatch"] = {"key": key, "classes": resolved, "line": line, "lower": lower}
         entry["validators"] = _validators(cls)
+        backends = supports_backend(cls)
+        if backends is not None:
+            entry["supports_backend"] = backends
+        asserts = speculative_asserts(cls)
+        if asserts is not None:
+            entry["speculative_asserts"] = asserts
         return name
 
     def add_field(self, module: str, entry: dict[str, Any], st: ast.AnnAssign) -> None:
@@ -137,7 +145,10 @@ class _Extractor:
             kw = {k.arg: k.value for k in value.keywords if k.arg}
             if value.args:
                 kw.setdefault("default", value.args[0])
-            if "default" not in kw and "default_factory" not in kw:
+            given = kw.get("default")
+            if ("default" not in kw and "default_factory" not in kw) or (
+                isinstance(given, ast.Constant) and given.value is Ellipsis
+            ):  # Field(...) is pydantic's spelling of "required"
                 field["required"] = True
             elif "default" in kw:
                 field["default"] = _json_safe(_const(kw["default"]))

@@ -16,7 +16,9 @@ from typing import Any
 from servelint.engines.trtllm import IMAGE_REPOSITORIES, NAME, build_cli, build_env, build_llm_args
 from servelint.engines.trtllm.source import TreeSource, WheelTree, provenance
 
-BUILDER_VERSION = "trtllm-3"  # 2: field_validator bounds; 3: C++ env names, partial env
+# 2: field_validator bounds; 3: C++ env names, partial env; 4: config classes' supports_backend,
+# validate_speculative_config's asserts per decoding class, Field(...) required
+BUILDER_VERSION = "trtllm-4"
 _LLM_FILE = "tensorrt_llm/llmapi/llm.py"
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from servelint.engines.trtllm import BACKEND_ROOTS, bounds_check
+from servelint.engines.trtllm import BACKEND_ROOTS, bounds_check, model_rules
 from servelint.engines.trtllm.lax_types import items_type, models_in, type_error
 from servelint.model import Span
 from servelint.profiles import Profile
@@ -230,6 +230,10 @@ class _Checker:
         for key, (knode, vnode) in tree.items.items():
             if knode.symbolic:
                 continue
+            if key in self.converted and _is_null(vnode):
+                merge = self.profile.data.get("llm_api", {}).get("merge", "")
+                yield _problem(model_rules.null_converted(self.model.label, key, merge, vnode.span))
+                continue
             if self.popped(key):
                 # dropped before the LLM class, but the merge already built its config class
                 field = _field(fields, key) or _field(other, key)
@@ -322,6 +326,8 @@ class _Checker:
             )  # pydantic's lax mode parses a numeric string
         elif value is None:
             value = bounds_check.NONE
+        elif isinstance(value, bool) and ty in ("int", "float"):
+            value = int(value)  # pydantic's lax int/float takes a bool as 0/1
         if value is None or isinstance(value, bool) or not isinstance(value, int | float):
             return None
         name = path.rsplit(".", 1)[-1]
@@ -376,6 +382,16 @@ class _Checker:
                 )
                 return
             cls = dispatch["classes"][lookup]
+            if path == "speculative_config":
+                refused = model_rules.backend_refused(
+                    self.model, cls, self.backend, self.root, tag, tag_pair[1].span
+                )
+                if refused is None:
+                    refused = model_rules.assert_refused(
+                        self.model, self.root, cls, items, node.span
+                    )
+                if refused is not None:
+                    yield _problem(refused)
         elif len(models) > 1:
             return  # a union of models without a dispatch key: pydantic tries each
         fields = self.model.fields(cls)
@@ -396,6 +412,18 @@ class _Checker:
                     yield FileProblem(knode.span, msg, evidence=src)
                 continue
             yield from self.value(f"{path}.{key}", field, vnode, cls)
+        if not any(k.symbolic for k, _ in node.items.values()):
+            for found in model_rules.missing_required(self.model, cls, set(items), path, node.span):
+                yield _problem(found)
+
+
+def _is_null(node: _Node) -> bool:
+    return node.value is None and node.items is None and not node.symbolic
+
+
+def _problem(found: model_rules.Refusal) -> FileProblem:
+    span, message, evidence = found
+    return FileProblem(span, message, evidence=evidence)
 
 
 def _field(fields: dict[str, Any], key: str) -> dict[str, Any] | None:

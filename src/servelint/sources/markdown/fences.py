@@ -122,4 +122,5 @@ def worth_reading(fence: Fence) -> bool:
     if not fence.is_shell:
         return False
     body = "\n".join(fence.lines)
+    # the engines' own words too: a block whose only command is ``trtllm-serve ...``
     return any(k in body for k in _KEYWORDS) or any(w in body for w in registry.shell_words())

@@ -75,6 +75,8 @@ class _Mapper:
     def span(self, span: Span | None) -> Span | None:
         if span is None:
             return None
+        if span.path and span.path != self.path:
+            return span  # a line of another file (an option file the launch names)
         if self.fixed is not None:
             return self.fixed
         end_line = span.end_line if span.end_line is not None else None

@@ -15,14 +15,18 @@ try:
 except ImportError:  # tree-sitter < 0.25
     QueryCursor = None
 
+from servelint.engines import registry
 from servelint.launches import CommandRecord, Origin, assemble, in_container, starts_launch
-from servelint.model import EnvVar, Token
+from servelint.launches.assemble import provide_config_file
+from servelint.model import EnvVar, LaunchSpec, Token
+from servelint.sources.common.option_files import file_flags
 from servelint.sources.common.pip import parse_pip_command
 from servelint.sources.shell.flows import (
     fork,
     unknown_var,
 )
-from servelint.sources.shell.launch import strip_wrappers
+from servelint.sources.shell.launch import config_value, strip_wrappers
+from servelint.sources.shell.option_paths import disk_file, track_cd
 from servelint.sources.shell.syntax import (
     global_assignments,
 )
@@ -111,6 +115,8 @@ class CommandMixin:
             return self.source(args, src, st, node)
         if cmd == "eval":
             return self.eval_string(args, src, st, node, subshell=False)
+        if cmd in ("cd", "pushd", "popd"):
+            track_cd(cmd, args, st, self.main_path)  # the status stays _state_builtin's
         for builtin in (_flow_builtin, _var_builtin, _state_builtin):
             done = builtin(cmd, args, st)
             if done is not None:
@@ -165,6 +171,8 @@ class CommandMixin:
             },
         )
         asm = assemble(record)
+        for spec in asm.specs:
+            self.config_on_disk(spec, st, src, node, asm.problems)
         for problem in asm.problems:
             self.problem(problem.span, problem.message, problem.kind)
         self.launches.extend(asm.specs)
@@ -175,6 +183,25 @@ class CommandMixin:
             self.run_fields([_field(t) for t in asm.shell], [], src, st, node)
             for spec in self.launches[first:]:
                 in_container(spec, asm.container)
+
+    def config_on_disk(self, spec: LaunchSpec, st, src, node, problems: list) -> None:  # noqa: ANN001
+        """The option file a launch names and the script did not write, found on disk
+        relative to the working directory the script set (``option_paths.disk_file``)."""
+        if "config_file" not in spec.context or "config_text" in spec.context:
+            return
+        hit = config_value(spec.argv, file_flags(spec.engine, spec.entrypoint))
+        if hit is None or hit[1].symbolic:
+            return
+        idx, value = hit
+        engine = registry.find(spec.engine)
+        reads_itself = bool(engine and engine.config_read_by_parser)
+        vf, on_disk = disk_file(self, value, st, src, node, reads_itself)
+        if on_disk is not None:
+            spec.context["config_from"] = on_disk
+            if reads_itself:  # the argv model reads the file by its path
+                spec.argv[idx] = Token(on_disk, value.span)
+        if vf is not None and not vf.unknown:
+            provide_config_file(spec, idx, vf.lines, problems)
 
     # ------------------------------------------------------------ calls/files
     def call(

@@ -12,5 +12,6 @@ moe_config:
 speculative_config:
     decoding_type: Eagle
     max_draft_len: 3
+    speculative_model_dir: /models/eagle3
 EOF2
 trtllm-serve Qwen/Qwen3-8B --config extra.yml
