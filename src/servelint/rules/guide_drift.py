@@ -4,7 +4,9 @@ A recipe's ``guide:`` Markdown holds hand-written ``vllm serve`` commands; the s
 renders the real command from the recipe's YAML. The two drift apart. For every guide
 command serving a model id of one of the recipe's variants, servelint takes that
 variant's rendering with the fewest differences (default hardware, strategy and features
-first) and reports each flag the guide sets and the recipe does not, each flag the recipe
+first; a guide section whose heading names GPUs, "### MI300X / MI355X", or whose block exports
+ROCm or TPU variables, only among the renderings for that hardware, and none when the recipe
+renders none) and reports each flag the guide sets and the recipe does not, each flag the recipe
 sets and the guide omits, and each flag the two set to different values (JSON values are
 compared as JSON).
 
