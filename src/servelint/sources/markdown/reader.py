@@ -29,6 +29,11 @@ from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.markdown.doc_context import DocContext, config_file_value, prose_before
 from servelint.sources.markdown.fences import Fence, find_fences, worth_reading
+from servelint.sources.markdown.prose_installs import (
+    block_comment_installs,
+    doc_span,
+    prose_installs,
+)
 
 if TYPE_CHECKING:  # the shell interpreter is imported for a block worth reading only
     from servelint.sources.markdown.shell import BlockInterpreter, Pin
@@ -214,11 +219,17 @@ def read_markdown(
     text_lines = text.splitlines()
     previous_end = 0
     work = budget.FileWork()  # one budget for all the blocks of the file
+    span_at = doc_span(path, base_line, base_column, fixed_span)
     for fence in fences:
+        start = max(previous_end, 0)
         prose, previous_end = (
             prose_before(text_lines, fence, previous_end),
             fence.line + len(fence.lines),
         )
+        # install steps the text gives in inline code (prose, tables, shell comments)
+        doc.add_installs(prose_installs(prose.splitlines(), start + 1, span_at))
+        if fence.is_shell:
+            doc.add_installs(block_comment_installs(fence, text_lines, span_at))
         if not fence.is_shell:
             doc.add_code(fence)
             doc.add_fenced_file(
