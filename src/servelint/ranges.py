@@ -325,6 +325,10 @@ def mark_guess(findings: list[Finding], rng: ReleaseRange) -> None:
     words = f"{rng.describe()}, so this is a guess"
     for f in findings:
         rule = registry.get(f.code)
+        if _newer_may_read(f, today):
+            f.severity = Severity.INFO
+            f.message += f" ({rng.describe()}: a build newer than {today} may read it)"
+            continue
         if (
             f.release == today
             and f.severity == Severity.WARNING
@@ -334,6 +338,19 @@ def mark_guess(findings: list[Finding], rng: ReleaseRange) -> None:
             and rng.source not in f.message  # judge's words (a demoted error) name it too
         ):
             f.message += f" ({words})"
+
+
+def _newer_may_read(f: Finding, today: str) -> bool:
+    """An env-unknown warning judged on ``today`` for a build newer than it: a name no
+    release up to ``today`` reads (or one a later release adds) may be read by the newer
+    build, so nothing true is said of it; a name an earlier release read and ``today``
+    dropped ("was removed after") stays removed."""
+    return (
+        f.code == "SL121"
+        and f.release == today
+        and f.severity == Severity.WARNING
+        and " was removed after " not in f.message
+    )
 
 
 # ------------------------------------------------------------------ when to compute more

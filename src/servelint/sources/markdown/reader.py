@@ -28,6 +28,7 @@ from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.markdown.doc_context import DocContext, config_file_value, prose_before
+from servelint.sources.markdown.env_mentions import attach, inline_names
 from servelint.sources.markdown.fences import Fence, find_fences, worth_reading
 from servelint.sources.markdown.prose_installs import (
     block_comment_installs,
@@ -220,6 +221,7 @@ def read_markdown(
     previous_end = 0
     work = budget.FileWork()  # one budget for all the blocks of the file
     span_at = doc_span(path, base_line, base_column, fixed_span)
+    mentions: list[EnvVar] = []
     for fence in fences:
         start = max(previous_end, 0)
         prose, previous_end = (
@@ -228,6 +230,7 @@ def read_markdown(
         )
         # install steps the text gives in inline code (prose, tables, shell comments)
         doc.add_installs(prose_installs(prose.splitlines(), start + 1, span_at))
+        mentions += inline_names(prose.splitlines(), start + 1, span_at)
         if fence.is_shell:
             doc.add_installs(block_comment_installs(fence, text_lines, span_at))
         if not fence.is_shell:
@@ -258,6 +261,8 @@ def read_markdown(
     result.commands_found = len(result.launches)
     for spec in result.launches:
         _assign_release(spec, pins, floor, floor_span, default_image)
+    # env names the guide gives outside its launches (exports after them, notes, tables)
+    attach(result.launches, [*doc.exports, *mentions])
     return result
 
 
