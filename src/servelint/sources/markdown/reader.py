@@ -35,6 +35,7 @@ from servelint.sources.markdown.prose_installs import (
     doc_span,
     prose_installs,
 )
+from servelint.sources.markdown.prose_pins import prose_pins
 
 if TYPE_CHECKING:  # the shell interpreter is imported for a block worth reading only
     from servelint.sources.markdown.shell import BlockInterpreter, Pin
@@ -231,6 +232,7 @@ def read_markdown(
         # install steps the text gives in inline code (prose, tables, shell comments)
         doc.add_installs(prose_installs(prose.splitlines(), start + 1, span_at))
         mentions += inline_names(prose.splitlines(), start + 1, span_at)
+        pins += _prose_pins(prose.splitlines(), start + 1, span_at)
         if fence.is_shell:
             doc.add_installs(block_comment_installs(fence, text_lines, span_at))
         if not fence.is_shell:
@@ -264,6 +266,16 @@ def read_markdown(
     # env names the guide gives outside its launches (exports after them, notes, tables)
     attach(result.launches, [*doc.exports, *mentions])
     return result
+
+
+def _prose_pins(lines: list[str], first: int, span_at) -> list[Pin]:  # noqa: ANN001
+    """``prose_pins`` as the document's pins (the shell helpers' ``Pin``)."""
+    found = prose_pins(lines, first, span_at)
+    if not found:
+        return []
+    from servelint.sources.markdown.shell import Pin
+
+    return [Pin(p.span.line, p.span.column, p.image, p.release, p.span, p.engine) for p in found]
 
 
 def _read_text(path: str, result: MarkdownResult) -> str | None:
@@ -341,7 +353,7 @@ def _collect_block(
     for pin in interp.pins:
         span = mapper.span(pin.span)
         if span is not None:
-            pins.append(Pin(span.line, span.column, pin.image, pin.release, span))
+            pins.append(Pin(span.line, span.column, pin.image, pin.release, span, pin.engine))
     for problem in interp.problems:
         if problem.kind in _SNIPPET_NOISE:
             continue
@@ -404,20 +416,27 @@ def _assign_release(
         spec.floor, spec.floor_span = floor, floor_span
     if spec.image or spec.release:
         return
-    pin = _nearest([p for p in pins if spec.engine == "vllm"], spec.anchor)
+    pin = _nearest([p for p in pins if p.engine == spec.engine], spec.anchor)
     if (
         pin is not None
         and (pin.line, pin.column) > (spec.anchor.line, spec.anchor.column)
         and any(i.name == spec.engine for i in spec.installs)
     ):
         pin = None  # the document installs the engine before: a later pin is another setup
+    if pin is not None and any(
+        i.name == spec.engine
+        and i.span is not None
+        and (i.span.line, i.span.column) > (pin.line, pin.column)
+        for i in spec.installs
+    ):
+        pin = None  # an install of the engine after the pin decides what the launch gets
     if pin is not None and pin.image:
         spec.image, spec.image_span = pin.image, pin.span
         spec.context["release_from"] = f"image {pin.image} at line {pin.line}"
         spec.context["release_kind"] = ReleaseFrom.IMAGE.value
     elif pin is not None and pin.release:
         spec.release, spec.release_span = pin.release, pin.span
-        spec.context["release_from"] = f"pip pin vllm=={pin.release} at line {pin.line}"
+        spec.context["release_from"] = f"pip pin {spec.engine}=={pin.release} at line {pin.line}"
         spec.context["release_kind"] = ReleaseFrom.PIP_PIN.value
     elif default_image is not None and spec.engine == "vllm":
         spec.image, spec.image_span = default_image

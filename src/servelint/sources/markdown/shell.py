@@ -48,6 +48,11 @@ class Pin:
     image: str | None  # the image reference, for an image pin
     release: str | None  # the pip pin
     span: Span | None
+    engine: str = "vllm"  # whose release it pins
+
+
+# distribution name -> engine whose release a ``name==X`` install pins
+_PACKAGE_ENGINES = {"vllm": "vllm", "sglang": "sglang"}
 
 
 def _placeholder(m: re.Match[str]) -> str:
@@ -103,14 +108,15 @@ class BlockInterpreter(Interpreter):
         if pip is not None:
             self.installs_seen.extend(pip.installs)
             for inst in pip.installs:
+                engine = _PACKAGE_ENGINES.get(inst.name or "")
                 if (
-                    inst.name == "vllm"
+                    engine
                     and not inst.symbolic
                     and inst.specifier.startswith("==")
                     and "," not in inst.specifier
                     and "*" not in inst.specifier
                 ):
-                    self._pin(inst.span, None, inst.specifier[2:])
+                    self._pin(inst.span, None, inst.specifier[2:], engine)
         if len(rest) >= 3 and rest[0].text in ("docker", "podman") and rest[1].text == "pull":
             self._image_pin(rest[2])
         if run_start(rest) is None:
@@ -118,13 +124,16 @@ class BlockInterpreter(Interpreter):
             return
         self._docker(rest, fields[offset:], src, st, node)
 
-    def _pin(self, span: Span | None, image: str | None, release: str | None) -> None:
+    def _pin(
+        self, span: Span | None, image: str | None, release: str | None, engine: str
+    ) -> None:
         if span is not None:
-            self.pins.append(Pin(span.line, span.column, image, release, span))
+            self.pins.append(Pin(span.line, span.column, image, release, span, engine))
 
     def _image_pin(self, tok: Token) -> None:
-        if not tok.symbolic and resolve_image(tok.text).release:
-            self._pin(tok.span, tok.text, None)
+        ref = resolve_image(tok.text) if not tok.symbolic else None
+        if ref is not None and ref.release:
+            self._pin(tok.span, tok.text, None, ref.engine)
 
     def _docker(self, tokens: list[Token], fields, src, st, node) -> None:  # noqa: ANN001
         run = parse_docker_run(tokens)
