@@ -184,7 +184,7 @@ def _nearest(pins: list[Pin], at: Span) -> Pin | None:
     before = [p for p in pins if (p.line, p.column) < (at.line, at.column)]
     if before:
         return max(before, key=lambda p: (p.line, p.column))
-    after = [p for p in pins if (p.line, p.column) > (at.line, at.column)]
+    after = [p for p in pins if (p.line, p.column) > (at.line, at.column) and not p.prose]
     return min(after, key=lambda p: (p.line, p.column)) if after else None
 
 
@@ -275,7 +275,10 @@ def _prose_pins(lines: list[str], first: int, span_at) -> list[Pin]:  # noqa: AN
         return []
     from servelint.sources.markdown.shell import Pin
 
-    return [Pin(p.span.line, p.span.column, p.image, p.release, p.span, p.engine) for p in found]
+    return [
+        Pin(p.span.line, p.span.column, p.image, p.release, p.span, p.engine, prose=True)
+        for p in found
+    ]
 
 
 def _read_text(path: str, result: MarkdownResult) -> str | None:

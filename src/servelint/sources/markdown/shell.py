@@ -49,6 +49,7 @@ class Pin:
     release: str | None  # the pip pin
     span: Span | None
     engine: str = "vllm"  # whose release it pins
+    prose: bool = False  # named in the text: pins only the commands after it
 
 
 # distribution name -> engine whose release a ``name==X`` install pins
