@@ -14,7 +14,10 @@ A launch that pins a release (image tag, ``pip install vllm==X``, a versioned wh
   (the nightly is at or after it, and before the next release), never above warning;
 * ``after-newest``: a nightly built after the newest release, an undated nightly image or
   wheel index, or the engine built from source: newer than every profile, judged as the
-  newest release, and never above warning.
+  newest release, and never above warning;
+* ``local``: the engine run from a project's own environment by a relative path
+  (``.venv/bin/vllm``, ``"$REPO/.venv/bin/vllm"``) that nothing in the document installs:
+  any build (a fork, a checkout), judged as the newest release, never above warning.
 
 ``judge`` turns each error found on the release a launch is judged against into the range's
 verdict, from the releases on which that error's option fails (another cause failing every
@@ -62,7 +65,7 @@ class ReleaseRange:
     """The releases a launch can meet, and how that is known."""
 
     engine: str
-    kind: str  # pinned | floor | latest | any | nightly | after-newest
+    kind: str  # pinned | floor | latest | any | nightly | after-newest | local
     releases: tuple[str, ...]  # profiled releases of the range, oldest first
     source: str  # what says so: "`uv pip install -U vllm` (line 12)", "min_vllm_version 0.10.0"
     placement: release_facts.Placement | None = None  # a dated nightly among the releases
@@ -80,6 +83,11 @@ class ReleaseRange:
         lo, hi = (self.releases[0], self.releases[-1]) if self.releases else ("", "")
         if self.kind == "nightly" and self.placement is not None:
             return f"{self.source} is {self.placement_text()}; judged as {hi}"
+        if self.kind == "local":
+            return (
+                f"{self.source} runs whatever build its environment holds (a fork or a source "
+                f"checkout may be newer than any release); judged as {hi}"
+            )
         if self.kind == "after-newest":
             if self.placement is not None:
                 return f"{self.source} is {self.placement_text()}; judged as {hi}"
@@ -207,6 +215,9 @@ def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
         rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
         if rng is not None:
             return rng
+    local = spec.context.get("launcher_path", "")
+    if local and not local.startswith("/"):  # a project's own environment: often a source build
+        return ReleaseRange(spec.engine, "local", (have[-1],), f"`{local}`")
     return ReleaseRange(spec.engine, "any", have, "the document installs no release of it")
 
 
@@ -266,6 +277,11 @@ def verdict(rng: ReleaseRange, works: dict[str, Any] | None) -> tuple[Severity, 
             )
         newest = profiles.available(engine)[-1]
         return Severity.WARNING, f"{before} and on every later release up to {newest}"
+    if rng.kind == "local":
+        return Severity.WARNING, (
+            f"fails on {engine} {hi}, the newest release servelint knows; {rng.source} may "
+            f"hold another build and cannot be checked exactly"
+        )
     if rng.kind == "after-newest":
         return Severity.WARNING, (
             f"fails on {engine} {hi}, the newest release servelint knows; "
@@ -319,7 +335,7 @@ def mark_guess(findings: list[Finding], rng: ReleaseRange) -> None:
     from servelint.rules.base import Scope
 
     today = rng.today
-    if rng.kind not in ("after-newest", "nightly") or today is None:
+    if rng.kind not in ("after-newest", "nightly", "local") or today is None:
         return
     release = f"{rng.engine} {today}"
     words = f"{rng.describe()}, so this is a guess"

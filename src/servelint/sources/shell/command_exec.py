@@ -155,6 +155,8 @@ class CommandMixin:
         env = [e for e in env if e.name not in names] + prefix + match.env
         argv = list(match.argv)
         context: dict[str, str] = {}
+        if "/" in match.anchor.text:  # `.venv/bin/vllm`: the engine of one environment
+            context["launcher_path"] = match.anchor.text
         option_file = None
         hit = config_value(argv, config_flags(match.engine))
         if hit is not None:
