@@ -14,18 +14,25 @@ A launch that pins a release (image tag, ``pip install vllm==X``, a versioned wh
   (the nightly is at or after it, and before the next release), never above warning;
 * ``after-newest``: a nightly built after the newest release, an undated nightly image or
   wheel index, or the engine built from source: newer than every profile, judged as the
-  newest release, and never above warning.
+  newest release, and never above warning;
+* ``local``: the engine run from a project's own environment by a relative path
+  (``.venv/bin/vllm``, ``"$REPO/.venv/bin/vllm"``) that nothing in the document installs:
+  any build (a fork, a checkout), judged as the newest release, never above warning.
 
-``judge`` turns the errors found on the release a launch is judged against into the range's
-verdict, with ``works_on`` (the first and last release it passes on): an error when the launch
-fails on every release of the range (or it is pinned), a warning when it fails on the release
-an unpinned install gets today, each message naming the releases.
+``judge`` turns each error found on the release a launch is judged against into the range's
+verdict, from the releases on which that error's option fails (another cause failing every
+release does not make this one fail everywhere): an error when it fails on every release of
+the range (or the launch is pinned), or on today's newest release when something gives
+everyone that release today (an official ``:latest`` image, an unpinned engine install); a
+warning when it fails on the newest release of a range nothing installs today (``any``, a
+guide's floor) and always for nightlies and unknown builds; each message naming the releases.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -58,10 +65,14 @@ class ReleaseRange:
     """The releases a launch can meet, and how that is known."""
 
     engine: str
-    kind: str  # pinned | floor | latest | any | nightly | after-newest
+    kind: str  # pinned | floor | latest | any | nightly | after-newest | local
     releases: tuple[str, ...]  # profiled releases of the range, oldest first
     source: str  # what says so: "`uv pip install -U vllm` (line 12)", "min_vllm_version 0.10.0"
     placement: release_facts.Placement | None = None  # a dated nightly among the releases
+    # what gives today's newest release to everyone who follows the launch today, with its
+    # verb (an official `:latest` image "is", an unpinned engine install "installs"); "" when
+    # nothing does
+    newest_by: str = ""
 
     @property
     def today(self) -> str | None:
@@ -72,6 +83,11 @@ class ReleaseRange:
         lo, hi = (self.releases[0], self.releases[-1]) if self.releases else ("", "")
         if self.kind == "nightly" and self.placement is not None:
             return f"{self.source} is {self.placement_text()}; judged as {hi}"
+        if self.kind == "local":
+            return (
+                f"{self.source} runs whatever build its environment holds (a fork or a source "
+                f"checkout may be newer than any release); judged as {hi}"
+            )
         if self.kind == "after-newest":
             if self.placement is not None:
                 return f"{self.source} is {self.placement_text()}; judged as {hi}"
@@ -157,10 +173,12 @@ def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None
     if ref.release:
         return None  # a release the profiles lack: the resolution says so
     if ref.tag.lower() in {"latest", ""} and not ref.custom:
+        by = f"`{spec.image}` is"
         floor_key = spec.context.get("floor_key")  # a floor the document states as a key
         if spec.floor and floor_key:
-            return _floor_range(spec, have, f"{floor_key} {spec.floor}")
-        return ReleaseRange(spec.engine, "latest", have, f"image {spec.image}")
+            rng = _floor_range(spec, have, f"{floor_key} {spec.floor}")
+            return replace(rng, newest_by=by) if rng is not None else None
+        return ReleaseRange(spec.engine, "latest", have, f"image {spec.image}", newest_by=by)
     return _nightly_range(spec.engine, ref.tag, have, f"image {spec.image}")
 
 
@@ -185,17 +203,22 @@ def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
         if inst.kind in ("path", "editable", "vcs") or is_nightly(inst.command):
             return ReleaseRange(spec.engine, "after-newest", (have[-1],), shown)
         if not inst.specifier and not inst.symbolic:
-            return ReleaseRange(spec.engine, "latest", have, shown)
+            return ReleaseRange(spec.engine, "latest", have, shown, newest_by=f"{shown} installs")
         floor = _lower_bound(inst.specifier)
         if floor is not None:
             releases = releases_from(spec.engine, str(floor))
             if not releases:  # above every profile: as for a floor, never an error
                 return ReleaseRange(spec.engine, "after-newest", (have[-1],), shown)
-            return ReleaseRange(spec.engine, "latest", releases, shown)
+            return ReleaseRange(
+                spec.engine, "latest", releases, shown, newest_by=f"{shown} installs"
+            )
     if spec.floor:
         rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
         if rng is not None:
             return rng
+    local = spec.context.get("launcher_path", "")
+    if local and not local.startswith("/"):  # a project's own environment: often a source build
+        return ReleaseRange(spec.engine, "local", (have[-1],), f"`{local}`")
     return ReleaseRange(spec.engine, "any", have, "the document installs no release of it")
 
 
@@ -255,6 +278,11 @@ def verdict(rng: ReleaseRange, works: dict[str, Any] | None) -> tuple[Severity, 
             )
         newest = profiles.available(engine)[-1]
         return Severity.WARNING, f"{before} and on every later release up to {newest}"
+    if rng.kind == "local":
+        return Severity.WARNING, (
+            f"fails on {engine} {hi}, the newest release servelint knows; {rng.source} may "
+            f"hold another build and cannot be checked exactly"
+        )
     if rng.kind == "after-newest":
         return Severity.WARNING, (
             f"fails on {engine} {hi}, the newest release servelint knows; "
@@ -273,18 +301,27 @@ def verdict(rng: ReleaseRange, works: dict[str, Any] | None) -> tuple[Severity, 
         since = f"{start} and later" if start != hi else start
     else:
         since = hi
+    if rng.newest_by:  # everyone who follows it today gets the newest release: it crashes
+        return Severity.ERROR, (
+            f"fails on {engine} {since}, and {rng.newest_by} {hi} today "
+            f"(the newest release servelint knows)"
+        )
     who = rng.source if rng.kind == "latest" else "an unpinned install"
     return Severity.WARNING, f"fails on {engine} {since}, which {who} installs today ({hi})"
 
 
-def judge(findings: list[Finding], rng: ReleaseRange, works: dict[str, Any] | None) -> None:
-    """Give the errors found on the range's newest release the range's severity and words."""
+def judge(
+    findings: list[Finding], rng: ReleaseRange, works_of: Callable[[Finding], dict[str, Any]]
+) -> None:
+    """Give each error found on the range's newest release the range's severity and words,
+    from the releases on which that finding itself holds (``works_of``: its first and last
+    release without it): another cause failing every release makes no error of this one."""
     today = rng.today
     if today is None:
         return
-    severity, words = verdict(rng, works)
     for f in findings:
         if f.severity == Severity.ERROR and f.release == today:
+            severity, words = verdict(rng, works_of(f))
             f.severity = min(f.severity, severity)
             f.message += f" ({words})"
 
@@ -299,12 +336,16 @@ def mark_guess(findings: list[Finding], rng: ReleaseRange) -> None:
     from servelint.rules.base import Scope
 
     today = rng.today
-    if rng.kind not in ("after-newest", "nightly") or today is None:
+    if rng.kind not in ("after-newest", "nightly", "local") or today is None:
         return
     release = f"{rng.engine} {today}"
     words = f"{rng.describe()}, so this is a guess"
     for f in findings:
         rule = registry.get(f.code)
+        if _newer_may_read(f, today):
+            f.severity = Severity.INFO
+            f.message += f" ({rng.describe()}: a build newer than {today} may read it)"
+            continue
         if (
             f.release == today
             and f.severity == Severity.WARNING
@@ -316,6 +357,19 @@ def mark_guess(findings: list[Finding], rng: ReleaseRange) -> None:
             f.message += f" ({words})"
 
 
+def _newer_may_read(f: Finding, today: str) -> bool:
+    """An env-unknown warning judged on ``today`` for a build newer than it: a name no
+    release up to ``today`` reads (or one a later release adds) may be read by the newer
+    build, so nothing true is said of it; a name an earlier release read and ``today``
+    dropped ("was removed after") stays removed."""
+    return (
+        f.code == "SL121"
+        and f.release == today
+        and f.severity == Severity.WARNING
+        and " was removed after " not in f.message
+    )
+
+
 # ------------------------------------------------------------------ when to compute more
 
 
@@ -323,21 +377,29 @@ def has_error_on(findings: list[Finding], release: str | None) -> bool:
     return any(f.severity == Severity.ERROR and f.release == release for f in findings)
 
 
-def range_works(spec: LaunchSpec, rng: ReleaseRange, passes) -> dict[str, Any]:  # noqa: ANN001
+def range_works(
+    spec: LaunchSpec, rng: ReleaseRange, passes, *, prune: bool = True  # noqa: ANN001
+) -> dict[str, Any]:
     """``{"first", "last"}`` as ``works_on`` gives them, as far as ``verdict`` needs them, for
-    a launch that fails on the range's newest release: the scan goes down from there and
-    stops at the first release it passes on (``None`` both: it passes on none of the range).
-    Releases the history index proves failing are not checked. A placed nightly scans up
-    from its release instead."""
+    a launch (or one finding of it: ``passes`` then asks whether that finding is absent, and
+    ``prune`` is off) that fails on the range's newest release: the scan goes down from there
+    and stops at the first release it passes on (``None`` both: it passes on none of the
+    range). With ``prune``, releases the history index proves the launch failing are not
+    checked. A placed nightly scans up from its release instead."""
     from servelint import works_on as works_on_mod
+
+    def ok(release: str) -> bool:
+        if prune and works_on_mod.certainly_fails(spec, release):
+            return False
+        return bool(passes(spec, release))
 
     if rng.kind == "nightly":  # at or after its release: the first later release it passes on
         have = profiles.available(rng.engine)
         for release in have[have.index(rng.releases[-1]) + 1 :]:
-            if not works_on_mod.certainly_fails(spec, release) and passes(spec, release):
+            if ok(release):
                 return {"first": release, "last": None}
         return {"first": None, "last": None}
     for release in reversed(rng.releases[:-1]):
-        if not works_on_mod.certainly_fails(spec, release) and passes(spec, release):
+        if ok(release):
             return {"first": release, "last": release}
     return {"first": None, "last": None}

@@ -114,6 +114,8 @@ def _launch(
         context=dict(record.context),
         gpu=record.gpu,
     )
+    if "/" in match.anchor.text:  # `.venv/bin/vllm`: the engine of one environment
+        spec.context["launcher_path"] = match.anchor.text
     if record.floor is not None:
         spec.floor, spec.floor_span = record.floor.text, record.floor.span
     engine = registry.find(match.engine)

@@ -10,7 +10,7 @@ from servelint import ranges
 from servelint.engines import history as history_mod
 from servelint.engines import registry as engine_registry
 from servelint.install_pins import pin_from_installs
-from servelint.model import Finding, LaunchSpec, Severity
+from servelint.model import Finding, LaunchSpec, Severity, Span
 from servelint.pipeline import argv_memo
 from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.options import Options
@@ -74,7 +74,7 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
         out += adapter.file_findings(spec, worker, res, run.cap_guesses, _is_custom_image)
     if rng is not None and ranges.has_error_on(out, rng.today):
         passes.prefer = frozenset(f.code for f in out if f.severity == Severity.ERROR)
-        ranges.judge(out, rng, ranges.range_works(spec, rng, passes))
+        ranges.judge(out, rng, lambda f: _finding_works(spec, rng, passes, f))
     for f in routed:  # after the range verdict, which keeps its own note
         f.severity = min(f.severity, Severity.WARNING)
     if rng is not None:
@@ -241,6 +241,42 @@ def first_error(
     return next((f for f in found if f.severity == Severity.ERROR), None)
 
 
+def _finding_works(
+    spec: LaunchSpec, rng: ranges.ReleaseRange, verdicts: _Verdicts, f: Finding
+) -> dict[str, Any]:
+    """The range's first and last release without an error in the option of ``f`` (by any
+    rule: a backend a release lacks fails there as an unknown value or flag, not on
+    hardware)."""
+    places = _option_places(spec, f.span)
+
+    def absent(_spec: LaunchSpec, version: str) -> bool:
+        return places.isdisjoint(verdicts.errors_of(spec, version))
+
+    return ranges.range_works(spec, rng, absent, prune=False)
+
+
+def _place(span: Span) -> tuple[str, int, int]:
+    return (span.path, span.line, span.column)
+
+
+def _option_places(spec: LaunchSpec, span: Span) -> frozenset[tuple[str, int, int]]:
+    """The places of the argv tokens of the option ``span`` is in (its flag and values),
+    else ``span``'s own."""
+    argv = spec.argv
+    at = next((i for i, t in enumerate(argv) if t.span and _place(t.span) == _place(span)), None)
+    if at is None:
+        return frozenset({_place(span)})
+    start = at
+    while start > 0 and not argv[start].text.startswith("-"):
+        start -= 1
+    if not argv[start].text.startswith("-"):
+        start = at  # a positional before any flag (the model)
+    end = at + 1
+    while end < len(argv) and not argv[end].text.startswith("-"):
+        end += 1
+    return frozenset(_place(t.span) for t in argv[start:end] if t.span)
+
+
 class _Verdicts:
     """``passes_on`` for one launch, each release checked once. ``prefer``: the codes of the
     errors it got on the release it was judged against, whose rules are asked first (the
@@ -250,6 +286,20 @@ class _Verdicts:
     def __init__(self) -> None:
         self.seen: dict[str, bool] = {}
         self.prefer: frozenset[str] = frozenset()
+        self.places: dict[str, frozenset[tuple[str, int, int]]] = {}
+
+    def errors_of(self, spec: LaunchSpec, version: str) -> frozenset[tuple[str, int, int]]:
+        """The places of the errors found as if the image were bumped to ``version``."""
+        key = version
+        if key not in self.places:
+            opts = Options(
+                target_version=f"{spec.engine}=={version}", cap_guesses=False, errors_only=True
+            )
+            found = _findings(spec, opts, _resolution(spec, opts))
+            self.places[key] = frozenset(
+                _place(e.span) for e in found if e.severity == Severity.ERROR
+            )
+        return self.places[key]
 
     def __call__(self, spec: LaunchSpec, version: str) -> bool:
         if version not in self.seen:

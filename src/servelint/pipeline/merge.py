@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable
 
 from servelint.model import Finding
+
+_QUOTED = re.compile(r'"[^"]*"')
 
 
 def merge(findings: Iterable[Finding]) -> list[Finding]:
@@ -26,3 +30,55 @@ def merge(findings: Iterable[Finding]) -> list[Finding]:
                 have.renderings.append(r)
         have.severity = max(have.severity, f.severity)
     return sorted(merged.values(), key=lambda f: (f.span.sort_key(), f.code, f.message))
+
+
+def join_same_place(findings: list[Finding]) -> list[Finding]:
+    """Findings of one rule at one place whose messages differ only in the first quoted name
+    (a strategy line that adds ``--nnodes``, ``--node-rank`` and ``--master-addr``: one cause,
+    one edit) joined into one: ``flag "--nnodes" (also "--node-rank", "--master-addr") does
+    not exist …``. Run after ``merge``: each input already lists its renderings."""
+    groups: dict[tuple, list[Finding]] = {}
+    order: list[tuple] = []
+    for f in findings:
+        quoted = _QUOTED.search(f.message)
+        key = (
+            f.code, f.span.path, f.span.line, f.span.column, f.severity, f.fix, f.release,
+            _QUOTED.sub('""', f.message, count=1) if quoted else id(f),
+        )
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(f)
+    out = []
+    for key in order:
+        group = groups[key]
+        first = group[0]
+        if len(group) > 1:
+            names = [m.group(0) for f in group[1:] if (m := _QUOTED.search(f.message))]
+            quoted = _QUOTED.search(first.message)
+            assert quoted is not None  # (grouped by it)
+            first.message = (
+                f"{first.message[: quoted.end()]} (also {', '.join(dict.fromkeys(names))})"
+                f"{first.message[quoted.end():]}"
+            )
+            for f in group[1:]:
+                first.renderings += [r for r in f.renderings if r not in first.renderings]
+                first.related += [s for s in f.related if s not in first.related]
+        out.append(first)
+    return out
+
+
+def name_the_launch(unit_path: str, findings: list[Finding]) -> None:
+    """A finding of a launch placed in another file than the unit's (a shared strategy file a
+    recipe renders with) names the file whose launch it is, so the reader knows which recipe
+    to fix: `` (rendered for models/org/model.yaml)``."""
+    if not os.path.isfile(unit_path):
+        return  # a checkout read as one unit: its launches' files are what it lists
+    for f in findings:
+        if f.renderings and f.span.path and f.span.path != unit_path:
+            try:
+                common = os.path.commonpath([unit_path, f.span.path])
+            except ValueError:
+                common = ""
+            shown = os.path.relpath(unit_path, common) if common else unit_path
+            f.message += f" (rendered for {shown})"

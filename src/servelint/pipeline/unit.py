@@ -11,11 +11,12 @@ from servelint import budget
 from servelint.model import Finding, LaunchSpec, Severity
 from servelint.pipeline.discover import Job
 from servelint.pipeline.launch_report import LaunchReport
-from servelint.pipeline.merge import merge
+from servelint.pipeline.merge import join_same_place, merge, name_the_launch
 from servelint.pipeline.options import Options
 from servelint.pipeline.problems import problem_finding
 from servelint.pipeline.read import read_job
 from servelint.rules import read_error as read_error_rule
+from servelint.rules import version_coherence
 from servelint.sources.base import Expansion, ReadContext
 from servelint.sources.common import deps as deps_mod
 from servelint.sources.common.problems import ReadProblem
@@ -163,9 +164,10 @@ def unit_result(
     path: str, raw: list[Finding], launches: list[LaunchReport], deps: list[str], bound: list[str]
 ) -> FileResult:
     judged = sorted({j.split(" (", 1)[0] for lr in launches for j in lr.judged})
+    name_the_launch(path, raw)
     return FileResult(
         path,
-        merge(raw),
+        join_same_place(merge(version_coherence.one_per_fix(raw))),
         launches,
         bound=bound,
         judged=judged,

@@ -14,6 +14,12 @@ name is known when the release registers it or any of its code reads it by a lit
 (connector, plugin and platform code: ``os.getenv``, ``os.environ[...]``, facts with the
 code location in ``profiles/data/<engine>/env_reads.json.gz``).
 
+In a Markdown guide the names it gives outside any launch (an ``export`` after the last
+launch, a note or a table of knobs in inline code) are judged too, by name only, against
+the release of the nearest launch. On a nightly or a build newer than every profile, a
+name the judged release does not read may be one the newer build reads: info only (a name
+an earlier release read and the judged one dropped stays a warning).
+
 Bad (``VLLM_USE_FASTOKENS`` first appears in vLLM 0.22.0):
 
 ```bash bad engine=vllm==0.21.0
@@ -40,6 +46,7 @@ from packaging.version import Version
 from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import suggest
 from servelint.rules.base import CheckContext, Scope, finding
+from servelint.sources.markdown.env_mentions import mentions_of
 
 CODE = "SL121"
 NAME = "env-unknown"
@@ -88,7 +95,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     strict = any(t.text == "--fail-on-environ-validation" for t in spec.argv)
     if ctx.extra.get("custom_image") and prof.data.get("env", {}).get("reads") is not None:
         return  # read-based facts say nothing of the code a custom build adds
-    for env in spec.env:
+    for env in [*spec.env, *mentions_of(spec)]:
         name = env.name
         if (
             not name.startswith(prefixes)

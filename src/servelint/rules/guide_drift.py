@@ -4,7 +4,9 @@ A recipe's ``guide:`` Markdown holds hand-written ``vllm serve`` commands; the s
 renders the real command from the recipe's YAML. The two drift apart. For every guide
 command serving a model id of one of the recipe's variants, servelint takes that
 variant's rendering with the fewest differences (default hardware, strategy and features
-first) and reports each flag the guide sets and the recipe does not, each flag the recipe
+first; a guide section whose heading names GPUs, "### MI300X / MI355X", or whose block exports
+ROCm or TPU variables, only among the renderings for that hardware, and none when the recipe
+renders none) and reports each flag the guide sets and the recipe does not, each flag the recipe
 sets and the guide omits, and each flag the two set to different values (JSON values are
 compared as JSON).
 
@@ -17,6 +19,9 @@ multi-node rendezvous flags: they follow the GPU and strategy), ``--host``, ``--
 sets (they change with the GPU). A guide that leaves out every flag of a recipe feature
 shows that feature switched off (the site lets users toggle it): not a difference. Guide commands that serve an id none of the variants
 serve, or a symbolic ``$MODEL``, are not compared.
+
+The flags one guide command adds are one finding (so are the flags it omits): they are one
+choice of the guide's author, answered by one edit of the guide or the recipe.
 
 A flag the guide only omits is reported as info, not warning: a guide is a short
 hand-written example beside the command the site renders from the recipe, and leaving a
@@ -169,24 +174,54 @@ def message(d: Drift, label: str) -> str:
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
+    """One finding per guide command and kind of difference (the flags it adds, the flags it
+    omits: one choice of the guide's author each), one per flag set to another value."""
     spec = ctx.spec
     label, found = drifts(spec.context)
     mod = sys.modules[__name__]
-    for d in found:
-        related = [d.recipe_span] if d.recipe_span is not None else []
-        fix = (
-            "remove it from the guide, or add it to the recipe"
-            if d.kind == "extra"
-            else "add it to the guide, or remove it from the recipe"
-            if d.kind == "missing"
-            else "use the same value in the guide and the recipe"
-        )
+    for kind in ("extra", "missing"):
+        same = [d for d in found if d.kind == kind]
+        if not same:
+            continue
+        spans = [d.span or spec.anchor for d in same]
         yield finding(
             mod,
             ctx,
-            d.span or spec.anchor,
-            message(d, label),
-            fix=fix,
-            related=related,
-            severity=Severity.INFO if d.kind == "missing" else None,
+            spans[0],
+            _listed(same, label),
+            fix=(
+                "remove them from the guide, or add them to the recipe"
+                if kind == "extra"
+                else "add them to the guide, or remove them from the recipe"
+            )
+            if len(same) > 1
+            else FIXES[kind],
+            related=[d.recipe_span for d in same if d.recipe_span is not None] + spans[1:],
+            severity=Severity.INFO if kind == "missing" else None,
         )
+    for d in found:
+        if d.kind == "value":
+            related = [d.recipe_span] if d.recipe_span is not None else []
+            yield finding(
+                mod, ctx, d.span or spec.anchor, message(d, label), fix=FIXES["value"],
+                related=related,
+            )
+
+
+FIXES = {
+    "extra": "remove it from the guide, or add it to the recipe",
+    "missing": "add it to the guide, or remove it from the recipe",
+    "value": "use the same value in the guide and the recipe",
+}
+
+
+def _listed(drifts_: list[Drift], label: str) -> str:
+    """``message`` for one difference, else the flags of one kind listed in one sentence."""
+    if len(drifts_) == 1:
+        return message(drifts_[0], label)
+    where = f"the recipe's rendering ({label})"
+    if drifts_[0].kind == "extra":
+        shown = ", ".join(_show(d.flag, d.guide) for d in drifts_)
+        return f"guide command sets {shown}, which {where} does not"
+    shown = ", ".join(_show(d.flag, d.recipe) for d in drifts_)
+    return f"guide command omits {shown}, which {where} sets"

@@ -6,7 +6,10 @@ release, and every flag, value or env var that first appears after the floor (so
 "needs >= 0.27.0" when the floor says 0.26.0). For every output format, a floor whose
 release the history index proves failing (a flag it lacks, a value it rejects) is reported
 once per launch too, naming the first release the index does not rule out
-(``release_floor.floor_below``).
+(``release_floor.floor_below``). Each is placed at the floor the fix raises (the recipe's
+``min_vllm_version``, also for a flag a shared strategy file adds, which is named as
+related), and the findings of a file that the same edit answers ("raise the floor to X")
+are joined into one naming every cause (``one_per_fix``).
 
 Bad (``--mamba-backend`` first appears in vLLM 0.20.0):
 
@@ -45,6 +48,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from servelint.lazy_re import LazyPattern
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import set_value
 from servelint.rules._util import argv_fact, is_symbolic, normalise_flag, token_span
@@ -118,7 +122,6 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     from servelint.resolve import release_version  # (lazy: the catalogue imports every rule)
 
     spec, prof, hist = ctx.spec, ctx.profile, ctx.history
-    mod = sys.modules[__name__]
     floor = release_version(spec.floor)
     if floor is None or hist is None or not hist.releases:
         return
@@ -132,17 +135,26 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     argv = argv_fact(ctx.parsed, ("version-coherence", floor_pos),
                      lambda: _argv_late(ctx, floor_pos))
     for index, what, first in argv:
-        found.append((first, finding(mod, ctx, token_span(spec, index),
+        found.append((first, _at_floor(ctx, token_span(spec, index),
                       f"{what} first appears in {prof.engine} {first}, but {floor_label}",
-                      fix=f"raise the floor to {first}")))
+                      f"raise the floor to {first}")))
     for env in spec.env:
         first = _first_after(hist, floor_pos, "env", env.name) \
             if env.name in prof.env_registry else None
         if first:
-            found.append((first, finding(mod, ctx, env.span or spec.anchor,
+            found.append((first, _at_floor(ctx, env.span or spec.anchor,
                           f"{env.name} first appears in {prof.engine} {first}, but "
-                          f"{floor_label}", fix=f"raise the floor to {first}")))
+                          f"{floor_label}", f"raise the floor to {first}")))
     yield from _with_floor_fix(ctx, found)
+
+
+def _at_floor(ctx: CheckContext, where: Any, message: str, fix: str) -> Finding:
+    """A finding at the floor the fix raises (the recipe's ``min_vllm_version``, even for a
+    flag a shared strategy file adds), the flag or env var that needs more as related."""
+    floor_span = ctx.spec.floor_span
+    if floor_span is None or where is None:
+        return finding(sys.modules[__name__], ctx, where or ctx.spec.anchor, message, fix=fix)
+    return finding(sys.modules[__name__], ctx, floor_span, message, fix=fix, related=[where])
 
 
 def _image_bump(ctx: CheckContext, have: str, want: str) -> Fix | None:
@@ -177,3 +189,63 @@ def _with_floor_fix(ctx: CheckContext, found: list[tuple[str, Finding]]) -> Iter
     for _, f in found:
         f.autofix = fix
         yield f
+
+
+# ------------------------------------------------------------------ one finding per fix
+
+_CAUSE = LazyPattern(r"^(?P<what>.+) first appears in \S+ \S+, but (?P<floor>.+)$")
+_RAISE = LazyPattern(r"^raise the floor to (?P<to>\S+)(?: \(on (?P<on>[^:]+): (?P<why>.+)\))?$")
+_BELOW = LazyPattern(r"^(?P<floor>.+?) is below ")
+_SHOWN = 6  # causes named in a joined message
+
+
+def one_per_fix(findings: list[Finding]) -> list[Finding]:
+    """Findings of this rule at one floor that the same edit answers ("raise the floor to
+    X": a flag of a strategy file every multi-node rendering adds, the same flag on every
+    GPU, the floor's own failure) joined into one, naming every cause; others as they are."""
+    out: list[Finding] = []
+    groups: dict[tuple, list[Finding]] = {}
+    for f in findings:
+        m = _RAISE.match(f.fix) if f.code == CODE else None
+        if m is None:
+            out.append(f)
+            continue
+        key = (f.span.path, f.span.line, f.span.column, m.group("to"), f.severity)
+        if key not in groups:
+            groups[key] = []
+            out.append(f)  # its place in the order; replaced below when joined
+        groups[key].append(f)
+    joined = {id(fs[0]): _joined(fs, key[3]) for key, fs in groups.items() if len(fs) > 1}
+    return [joined.get(id(f), f) for f in out]
+
+
+def _joined(group: list[Finding], to: str) -> Finding:
+    first = group[0]
+    causes: list[str] = []
+    floor, fails = "", ""
+    for f in group:
+        cause, below = _CAUSE.match(f.message), _BELOW.match(f.message)
+        if cause is not None:
+            floor = floor or cause.group("floor")
+            if cause.group("what") not in causes:
+                causes.append(cause.group("what"))
+        elif below is not None:
+            floor = floor or below.group("floor")
+        raise_m = _RAISE.match(f.fix)
+        if raise_m is not None and raise_m.group("on") and not fails:
+            fails = f"it fails on {raise_m.group('on')}: {raise_m.group('why')}"
+    if not causes or not floor:
+        return first
+    named = ", ".join(causes[:_SHOWN]) + (
+        f" and {len(causes) - _SHOWN} more" if len(causes) > _SHOWN else ""
+    )
+    renderings = list(dict.fromkeys(r for f in group for r in f.renderings))
+    related = list(dict.fromkeys(s for f in group for s in f.related))
+    message = f"{floor} is below {first.engine} {to}, the first release with {named}"
+    return Finding(
+        rule=first.rule, code=first.code, severity=first.severity,
+        message=message + (f" ({fails})" if fails else ""), span=first.span,
+        engine=first.engine, release=first.release, renderings=renderings,
+        fix=f"raise the floor to {to}", related=related, autofix=first.autofix,
+        evidence=first.evidence,
+    )

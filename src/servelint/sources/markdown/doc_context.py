@@ -4,9 +4,13 @@
 Each shell block is interpreted on its own, but a reader follows a guide top to bottom:
 
 * install steps (``pip``/``uv pip`` lines, a recipe's ``dependencies:``) before a launch are
-  installed where it runs: they satisfy package gates and say which release it gets;
+  installed where it runs: they satisfy package gates and say which release it gets; so are
+  installs of other packages given as inline code in prose, tables and shell comments
+  (``prose_installs``);
 * ``export X=…`` lines in a block with no launch of its own apply to the launches after it
-  (a block that launches keeps its own exports, as the bash reader reads them);
+  (a block that launches keeps its own exports, as the bash reader reads them); exports no
+  launch runs with and env names in inline code (notes, tables of knobs) are judged by name
+  only, against the nearest launch's release (``env_mentions``);
 * ``pip install -e .`` after ``git clone …/vllm-project/vllm`` builds the engine from source;
 * a name the document's own code registers (``register_module("example")``) is not judged
   as a value of a later launch;

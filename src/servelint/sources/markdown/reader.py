@@ -30,7 +30,14 @@ from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.markdown.doc_context import DocContext, prose_before
+from servelint.sources.markdown.env_mentions import attach, inline_names
 from servelint.sources.markdown.fences import Fence, find_fences, worth_reading
+from servelint.sources.markdown.prose_installs import (
+    block_comment_installs,
+    doc_span,
+    prose_installs,
+)
+from servelint.sources.markdown.prose_pins import prose_pins
 from servelint.sources.registry import block_reader
 from servelint.textsafe import nul_bytes
 
@@ -176,7 +183,7 @@ def _nearest(pins: list[Pin], at: Span) -> Pin | None:
     before = [p for p in pins if (p.line, p.column) < (at.line, at.column)]
     if before:
         return max(before, key=lambda p: (p.line, p.column))
-    after = [p for p in pins if (p.line, p.column) > (at.line, at.column)]
+    after = [p for p in pins if (p.line, p.column) > (at.line, at.column) and not p.prose]
     return min(after, key=lambda p: (p.line, p.column)) if after else None
 
 
@@ -218,11 +225,20 @@ def read_markdown(
     text_lines = text.splitlines()
     previous_end = 0
     work = budget.FileWork()  # one budget for all the blocks of the file
+    span_at = doc_span(path, base_line, base_column, fixed_span)
+    mentions: list[EnvVar] = []
     for fence in fences:
+        start = max(previous_end, 0)
         prose, previous_end = (
             prose_before(text_lines, fence, previous_end),
             fence.line + len(fence.lines),
         )
+        # install steps the text gives in inline code (prose, tables, shell comments)
+        doc.add_installs(prose_installs(prose.splitlines(), start + 1, span_at))
+        mentions += inline_names(prose.splitlines(), start + 1, span_at)
+        pins += _prose_pins(prose.splitlines(), start + 1, span_at)
+        if fence.is_shell:
+            doc.add_installs(block_comment_installs(fence, text_lines, span_at))
         if not fence.is_shell:
             doc.add_code(fence)
             mapper = _Mapper(path, fence, base_line, base_column, fixed_span)
@@ -251,7 +267,22 @@ def read_markdown(
     result.commands_found = len(result.launches)
     for spec in result.launches:
         _assign_release(spec, pins, (floor, floor_span, floor_key), default_image, defaults_for)
+    # env names the guide gives outside its launches (exports after them, notes, tables)
+    attach(result.launches, [*doc.exports, *mentions])
     return result
+
+
+def _prose_pins(lines: list[str], first: int, span_at) -> list[Pin]:  # noqa: ANN001
+    """``prose_pins`` as the document's pins (the shell helpers' ``Pin``)."""
+    found = prose_pins(lines, first, span_at)
+    if not found:
+        return []
+    from servelint.sources.markdown.shell import Pin
+
+    return [
+        Pin(p.span.line, p.span.column, p.image, p.release, p.span, p.engine, prose=True)
+        for p in found
+    ]
 
 
 def _read_text(path: str, result: MarkdownResult) -> str | None:
@@ -430,6 +461,13 @@ def _assign_release(
         and any(i.name == spec.engine for i in spec.installs)
     ):
         pin = None  # the document installs the engine before: a later pin is another setup
+    if pin is not None and any(
+        i.name == spec.engine
+        and i.span is not None
+        and (i.span.line, i.span.column) > (pin.line, pin.column)
+        for i in spec.installs
+    ):
+        pin = None  # an install of the engine after the pin decides what the launch gets
     if pin is not None and pin.image:
         spec.image, spec.image_span = pin.image, pin.span
         spec.context["release_from"] = f"image {pin.image} at line {pin.line}"

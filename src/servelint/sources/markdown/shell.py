@@ -49,6 +49,7 @@ class Pin:
     release: str | None  # the pip pin
     span: Span | None
     engine: str = ""  # the engine it names a release of
+    prose: bool = False  # named in the text: pins only the commands after it
 
 
 def _package_engines() -> dict[str, str]:

@@ -18,6 +18,7 @@ from servelint.model import Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.yamlpos import Map, Scalar, Seq, at, load_yaml
 from servelint.sources.markdown.reader import MarkdownResult, read_markdown
+from servelint.sources.recipe.guide_hardware import headings
 from servelint.sources.recipe.rendering import FLOOR_KEY
 
 # a recipe (recipes.vllm.ai's format) serves its model with vLLM: its renderings' engine
@@ -104,8 +105,12 @@ def read_recipe_guide(recipe_path: str, renderings: list | None = None) -> Markd
         result = read_markdown(recipe_path, guide.value, floor=floor, floor_span=floor_span,
                                fixed_span=start, default_image=image, **defaults)
     omni = _is_omni(root)
+    sections = headings(guide.value) if origin is not None else []
     for spec in result.launches:
         spec.context["guide"] = "recipe"
+        at_line = spec.anchor.line - origin[0] if origin is not None else -1
+        if 0 <= at_line < len(sections) and sections[at_line]:
+            spec.context["guide_section"] = sections[at_line] or ""
         if omni and spec.engine == "vllm":  # the site serves omni recipes with vLLM-Omni
             spec.engine = "vllm-omni"
     from servelint.sources.recipe.guide_flags import annotate

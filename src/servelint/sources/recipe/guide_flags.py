@@ -9,6 +9,10 @@ every tie), in rendering order, plus the recipe's feature groups
 differences; the reader compares nothing. Flags are keyed by their long name (``_`` -> ``-``
 before the first ``.``; ``--no-X`` is ``--X`` = false; ``--model X`` is the model).
 
+A guide launch whose section heading (or ROCm/TPU env exports) names hardware is compared
+only with the renderings for that hardware, and with none when the recipe renders none
+(``guide_hardware``).
+
 Not compared (noise, by policy): capacity flags (``CAPACITY``), parallelism and size flags (TP/PP/DP/EP/DCP and the
 multi-node rendezvous flags), ``--host``, ``--port``, ``--served-model-name``, and every
 flag a ``hardware_overrides`` block of the recipe sets (it varies by GPU).
@@ -23,6 +27,7 @@ from functools import lru_cache
 
 from servelint.model import LaunchSpec, Span, Token
 from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, load_yaml
+from servelint.sources.recipe.guide_hardware import section_hardware
 
 # capacity tuning flags: guides size them for their demo GPU
 CAPACITY = frozenset(
@@ -238,10 +243,10 @@ def _prepared(
 ) -> list[tuple[int, object, str, dict[str, Item]]]:
     """(order, rendering, served id lowercased, compared flags by key) of the non-omni
     renderings that serve one of ``served``. A rendering whose argv or compared flags
-    (keys and values, in order) equal an earlier one's is skipped: the earlier one wins
-    every tie."""
+    (keys and values, in order) equal an earlier one's for the same hardware is skipped: the
+    earlier one wins every tie."""
     out = []
-    seen: set[tuple[str, ...]] = set()
+    seen: set[tuple] = set()
     compared: set[tuple] = set()
     for order, r in enumerate(renderings):
         argv = r.argv
@@ -251,7 +256,7 @@ def _prepared(
         if low not in served:
             continue
         texts = [t.text for t in argv]
-        key = tuple(texts)
+        key = (r.hardware, *texts)
         if key in seen:
             continue
         seen.add(key)
@@ -264,7 +269,8 @@ def _prepared(
                 else:
                     words.append(t)
         flags = _flag_map(fold_dotted(split_argv(words)[1]), skip)
-        signature = (low, tuple([(k, it.value) for k, it in flags.items()]))
+        # (per hardware: a guide section for one GPU is compared with its renderings only)
+        signature = (low, r.hardware, tuple([(k, it.value) for k, it in flags.items()]))
         if signature in compared:
             continue
         compared.add(signature)
@@ -308,8 +314,13 @@ def annotate(
         if model is None or model.symbolic:
             continue
         want = model.text.lower()
+        section = section_hardware(
+            spec.context.get("guide_section"), [e.name for e in spec.env]
+        )
         candidates = [
-            [order, r.label, _items_json(flags)] for order, r, low, flags in prepared if low == want
+            [order, r.label, _items_json(flags)]
+            for order, r, low, flags in prepared
+            if low == want and section.covers(r.hardware)
         ]
         if not candidates:
             continue
