@@ -64,10 +64,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         span = token_span(spec, problem.index)
         text = tok.text
         if not text.startswith("-"):
-            yield finding(sys.modules[__name__], ctx, span,
-                          f'unexpected positional argument "{text}" for {prof.label}: '
-                          "the parser takes one positional (the model)",
-                          fix="remove it, or attach it to the flag it belongs to")
+            message, fix = _positional(ctx, problem.index, text)
+            yield finding(sys.modules[__name__], ctx, span, message, fix=fix)
             continue
         if " " in text.strip():
             yield finding(sys.modules[__name__], ctx, span,
@@ -82,6 +80,29 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         f = finding(sys.modules[__name__], ctx, span, message, fix=fix)
         f.autofix = _autofix(ctx, problem.index, text)
         yield f
+
+
+def _positional(ctx: CheckContext, index: int, text: str) -> tuple[str, str]:
+    """An extra positional; after a flag that takes no value (``--enable-expert-parallel
+    True``, what a template's ``str(true)`` gives) say so: the value is the positional."""
+    prof = ctx.profile
+    before = token(ctx.spec, index - 1) if index > 0 else None
+    action = (
+        prof.option_index.get(before.text)
+        if before is not None and not before.symbolic and before.text.startswith("-")
+        else None
+    )
+    if action is not None and not action.takes_value:
+        return (
+            f'"{before.text} {text}": {before.text} takes no value in {prof.label}, so '
+            f'"{text}" is left as a positional argument the parser rejects',
+            f'write "{before.text}" alone to turn it on, leave it out to keep it off',
+        )
+    return (
+        f'unexpected positional argument "{text}" for {prof.label}: the parser takes one '
+        "positional (the model)",
+        "remove it, or attach it to the flag it belongs to",
+    )
 
 
 def _autofix(ctx: CheckContext, index: int, text: str) -> Fix | None:
