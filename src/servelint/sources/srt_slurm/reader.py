@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from servelint import hardware
 from servelint.model import EnvVar, LaunchSpec, Span, Token
 from servelint.sources.common.deps import note
+from servelint.sources.common.placeholders import mark as mark_placeholders
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.srt_slurm import identity, setup_script, sweep
 from servelint.sources.srt_slurm.command import BUILDERS, Context, Topology, py_str
@@ -393,6 +394,7 @@ def _worker_launch(path: str, recipe: _Recipe, mode: str) -> LaunchSpec:
     if role_node is not None:
         ctx.anchor = role_node.span
     cmd = BUILDERS[recipe.btype](ctx)
+    cmd.argv = mark_placeholders(cmd.argv)  # "{model}" no sweep fills, "<your-dir>"
     env_key = "aggregated_environment" if mode == "agg" else f"{mode}_environment"
     role_env = _env(backend.get(env_key) if backend is not None else None)
     label = recipe.variant.name if recipe.variant.label else ""
