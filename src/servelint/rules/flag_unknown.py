@@ -63,6 +63,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             continue
         span = token_span(spec, problem.index)
         text = tok.text
+        where = ""
+        if text == "--config" and problem.option and problem.option != text:
+            # a key of the --config file the release's merger turned into this flag
+            text, where = problem.option, f"key {problem.option[2:]!r} of the --config file: "
         if not text.startswith("-"):
             message, fix = _positional(ctx, problem.index, text)
             yield finding(sys.modules[__name__], ctx, span, message, fix=fix)
@@ -77,8 +81,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         name = flag_name(text) if prof.rules.get("exact_names") else normalise_flag(text)
         base = name.split(".", 1)[0] if prof.rules.get("dotted_keys") else name
         message, fix = _explain(ctx, base, release)  # once per argv verdict
-        f = finding(sys.modules[__name__], ctx, span, message, fix=fix)
-        f.autofix = _autofix(ctx, problem.index, text)
+        f = finding(sys.modules[__name__], ctx, span, where + message, fix=fix)
+        f.autofix = None if where else _autofix(ctx, problem.index, text)
         yield f
 
 
