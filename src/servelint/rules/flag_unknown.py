@@ -31,6 +31,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
+from servelint.engines.sglang import serve_diffusion
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import drop_tokens, rename_token
 from servelint.rules._util import (
@@ -81,9 +82,25 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         name = flag_name(text) if prof.rules.get("exact_names") else normalise_flag(text)
         base = name.split(".", 1)[0] if prof.rules.get("dotted_keys") else name
         message, fix = _explain(ctx, base, release)  # once per argv verdict
+        message += _both_parsers(ctx, text)
         f = finding(sys.modules[__name__], ctx, span, where + message, fix=fix)
         f.autofix = None if where else _autofix(ctx, problem.index, text)
         yield f
+
+
+def _both_parsers(ctx: CheckContext, text: str) -> str:
+    """``sglang serve`` picks its parser from the model: say when the diffusion side
+    rejects the flag too (the release's own line), so it fails whatever the model is."""
+    routing = ctx.profile.rules.get("serve_routing") or {}
+    accepts = routing.get("diffusion_accepts")
+    if not accepts or not ctx.spec.entrypoint.endswith(" serve"):
+        return ""
+    if serve_diffusion.may_take(routing, text):
+        return ""
+    return (
+        "; nor does the multimodal-generation server `sglang serve` picks for a diffusion "
+        f"model take it ({accepts.get('rejects_unknown')}): it fails whatever the model is"
+    )
 
 
 def _positional(ctx: CheckContext, index: int, text: str) -> tuple[str, str]:

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Refresh the ``parser.rules.config_merge`` section of every committed SGLang profile from
-its own wheel (the section ``engines/sglang/builder/parser_rules.config_merge_rules`` writes),
-without rebuilding the rest of the profile.
+"""Refresh the ``parser.rules.config_merge`` and ``parser.rules.serve_routing`` sections of
+every committed SGLang profile from its own wheel (as ``builder/parser_rules.config_merge_rules``
+and ``builder/serve_routes.serve_routing`` write them), without rebuilding the rest.
 
-    python tools/sglang_config_merge_facts.py [--wheel-dir DIR] [VERSION ...]
+    python tools/sglang_rule_sections.py [--wheel-dir DIR] [VERSION ...]
 
 Per release: the wheel the profile names is fetched (``pip download --no-deps --only-binary
 :all:``) into a temporary folder unless ``--wheel-dir`` holds it, its sha256 must equal the
@@ -24,6 +24,7 @@ from packaging.version import Version
 from servelint import profiles
 from servelint.engines._build.wheel import WheelSource, download, find_cached
 from servelint.engines.sglang.builder.parser_rules import config_merge_rules
+from servelint.engines.sglang.builder.serve_routes import serve_routing
 
 ENGINE = "sglang"
 
@@ -47,14 +48,19 @@ def refresh(version: str, wheel_dir: Path | None) -> str:
         want = data.get("wheel", {}).get("sha256")
         if want and src.sha256 != want:
             return f"{version}: wheel sha256 {src.sha256} is not the profile's {want}"
-        section = config_merge_rules(src)
+        sections = {"config_merge": config_merge_rules(src), "serve_routing": serve_routing(src)}
         src.zip.close()
     rules = data.setdefault("parser", {}).setdefault("rules", {})
-    if rules.get("config_merge", {}) == section:  # (a release without a merger: absent)
+    changed = []
+    for key, section in sections.items():
+        if rules.get(key) or section:  # (a release without one: absent, as the builder)
+            if rules.get(key) != section:
+                rules[key] = section
+                changed.append(key)
+    if not changed:
         return f"{version}: unchanged"
-    rules["config_merge"] = section
     profiles.write(data, ENGINE, version, path=path)
-    return f"{version}: {section.get('mapping_values', {}).get('form')}"
+    return f"{version}: {', '.join(changed)}"
 
 
 def _read(path: Path) -> dict:
