@@ -128,7 +128,13 @@ def test_serve_routing(p523):
         p523, ["m", "--model-type", "diffusion", "--num-gpus", "2"], entry="serve"
     )
     assert res.ok and "multimodal_gen" in res.routing
+    # every flag is one a diffusion model takes (serve_routing.diffusion_accepts)
     res = sglang_argv.parse(p523, ["m", "--num-gpus", "2"], entry="serve")
+    assert res.ok and not res.routing
+    # each parser rejects a different flag: the model decides, the note says so
+    res = sglang_argv.parse(
+        p523, ["m", "--num-gpus", "2", "--mem-fraction-static", "0.8"], entry="serve"
+    )
     assert not res.ok and "declares --num-gpus" in res.routing
     res = sglang_argv.parse(p523, ["m", "--model-type", "llm", "--num-gpus", "2"], entry="serve")
     assert not res.ok and not res.routing
@@ -140,9 +146,17 @@ def _findings(text):
 
 
 def test_serve_unknown_flag_is_a_warning_naming_both_parsers():
-    found = _findings("#!/bin/bash\nsglang serve Qwen/Qwen3-8B --num-gpus 2\n")
+    # --num-gpus alone is a diffusion server flag: fine for a diffusion model, no finding
+    assert not _findings("#!/bin/bash\nsglang serve Qwen/Qwen3-8B --num-gpus 2\n")
+    found = _findings(
+        "#!/bin/bash\nsglang serve Qwen/Qwen3-8B --num-gpus 2 --mem-fraction-static 0.8\n"
+    )
     assert [(c, s) for c, s, _ in found] == [("SL101", "warning")]
     assert "multimodal-generation server" in found[0][2]
+    # a flag neither parser takes fails whatever the model is
+    both = _findings("#!/bin/bash\nsglang serve Qwen/Qwen3-8B --random-input-len 10\n")
+    assert [(c, s) for c, s, _ in both] == [("SL101", "error")]
+    assert "it fails whatever the model is" in both[0][2]
     assert not _findings("#!/bin/bash\nsglang serve m --model-type diffusion --num-gpus 2\n")
     pinned = _findings("#!/bin/bash\nsglang serve m --model-type llm --num-gpus 2\n")
     assert [(c, s) for c, s, _ in pinned] == [("SL101", "error")]

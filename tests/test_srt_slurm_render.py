@@ -58,6 +58,38 @@ def test_rendering_equals_srtctl(item: str, rows: list[dict]) -> None:
         assert not result.launches
         assert any("override selector" in p.message for p in result.problems)
         return
+    _assert_same(result, rows)
+
+
+# Sweep recipes (tests/data/srt_slurm/sweeps: srt-slurm c88ef731 examples/example-sweep.yaml
+# and two reshaped from its recipes, each citing its source) expanded by srtctl's own
+# generate_sweep_configs before build_worker_command (tools/srt_slurm_oracle/run.py).
+SWEEPS = HERE / "data" / "srt_slurm" / "sweeps"
+SWEPT = json.loads((HERE / "data" / "srt_slurm" / "srtctl_sweeps.json").read_text())
+
+
+@pytest.mark.parametrize(("item", "rows"), sorted(SWEPT.items()))
+def test_sweep_arms_equal_srtctl(item: str, rows: list[dict]) -> None:
+    result = read_recipe(str(SWEEPS / item))
+    assert not [p.message for p in result.problems]
+    assert result.variants == len(rows)
+    _assert_same(result, rows)
+
+
+def test_sweep_value_is_pythons_str_of_the_yaml_value() -> None:
+    """``enable-expert-parallel: "{ep}"`` with ``ep: [true, false]``: srtctl writes "True" and
+    "False" after the flag (recorded above); the arm is named in the rendering."""
+    result = read_recipe(str(SWEEPS / "vllm-ep-sweep.yaml"))
+    seen = set()
+    for spec in result.launches:
+        texts = [t.text for t in spec.argv]
+        if spec.context["role"] == "prefill":
+            value = texts[texts.index("--enable-expert-parallel") + 1]
+            seen.add((spec.rendering.split("_ep")[1].split("_")[0], value))
+    assert seen == {("True", "True"), ("False", "False")}
+
+
+def _assert_same(result, rows: list[dict]) -> None:  # noqa: ANN001
     mine = {
         (s.context["recipe_name"], s.context["role"]): s
         for s in result.launches

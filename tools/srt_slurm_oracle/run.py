@@ -4,7 +4,9 @@ Run with srt-slurm's ``src`` on PYTHONPATH in a throwaway venv (its dependencies
 servelint's); nothing here is imported by servelint. For each recipe (``PATH[:selector]``)
 srtctl's own loader, allocator and ``build_worker_command`` run offline: node names are
 ``node0..``, every node resolves to 10.0.0.1, the model directory is ``/models/MODELDIR``.
-The leader process of each role's first worker is recorded, with its role + global env::
+A recipe with a ``sweep:`` block is expanded by srtctl's ``generate_sweep_configs`` (one
+record per combination, with its parameters). The leader process of each role's first
+worker is recorded, with its role + global env::
 
     PYTHONPATH=<srt-slurm>/src python tools/srt_slurm_oracle/run.py OUT.json RECIPE[:SEL]...
 """
@@ -82,6 +84,19 @@ def _record(raw: dict, log_dir: Path) -> dict:
     return {"name": config.name, "modes": out}
 
 
+def _records(cfg: dict, log_dir: Path) -> list[dict]:
+    """One record per job srtctl submits: a ``sweep`` recipe (or override variant) is
+    expanded by srtctl's own ``generate_sweep_configs`` first, as ``submit_sweep`` does."""
+    if "sweep" not in cfg:
+        return [_record(cfg, log_dir)]
+    from srtctl.core.sweep import generate_sweep_configs
+
+    return [
+        {"sweep": {k: repr(v) for k, v in params.items()}, **_record(job, log_dir)}
+        for job, params in generate_sweep_configs(cfg)
+    ]
+
+
 def main(argv: list[str]) -> int:
     from srtctl.core.config import generate_override_configs
 
@@ -103,7 +118,7 @@ def main(argv: list[str]) -> int:
             rows = []
             for suffix, cfg in chosen:
                 try:
-                    rows.append({"variant": suffix, **_record(cfg, Path(tmp))})
+                    rows.extend({"variant": suffix, **row} for row in _records(cfg, Path(tmp)))
                 except Exception as exc:  # record srtctl's own refusal
                     rows.append({"variant": suffix, "error": f"{type(exc).__name__}: {exc}"})
             found[item] = rows

@@ -146,6 +146,10 @@ def lint_parse(
             bad = _unrecognized_indices(result, kept)
             if not bad:
                 break
+            from_file = _config_file_keys(result, argv, bad)
+            if from_file:  # keys of a --config file: named, and nothing more to drop
+                out.problems.extend(from_file)
+                break
             out.problems.extend(_drop_unrecognized(argv, work, sym, literal_flag, removed, bad))
             continue
         if idx is None:
@@ -153,6 +157,8 @@ def lint_parse(
             break
         if idx not in sym or (idx in literal_flag and kind == "ambiguous"):
             out.problems.append(ArgProblem(idx, kind, result.error or "", opt))
+        if getattr(result, "config_file", None) and argv[idx] == "--config":
+            break  # a value from the --config file: dropping --config would drop the file
         _step_past_error(profile, work, removed, idx, kind)
     return out
 
@@ -254,6 +260,22 @@ def _run_starts_with_flag(work: list[str], removed: set[int], j: int) -> bool:
     while k >= 0 and k in removed and not work[k].startswith("-"):
         k -= 1
     return k >= 0 and k in removed and work[k].startswith("-") and "=" not in work[k]
+
+
+def _config_file_keys(result, argv: tuple[str, ...], bad: list[int]) -> list[ArgProblem]:
+    """Unrecognized tokens the release's ``--config`` merger made of the file's keys (they
+    all map to the ``--config`` token): one problem per flag, naming it in ``option``."""
+    names = list(getattr(result, "unrecognized", None) or [])
+    if not getattr(result, "config_file", None) or not names:
+        return []
+    if any(argv[j] != "--config" for j in bad):
+        return []
+    at = bad[0]
+    return [
+        ArgProblem(at, "unrecognized", f"unrecognized arguments: {name}", name)
+        for name in names
+        if name.startswith("-")
+    ]
 
 
 def _unrecognized_indices(result, kept: list[int]) -> list[int]:

@@ -31,6 +31,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
+from servelint.engines.sglang import serve_diffusion
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import drop_tokens, rename_token
 from servelint.rules._util import (
@@ -63,11 +64,13 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             continue
         span = token_span(spec, problem.index)
         text = tok.text
+        where = ""
+        if text == "--config" and problem.option and problem.option != text:
+            # a key of the --config file the release's merger turned into this flag
+            text, where = problem.option, f"key {problem.option[2:]!r} of the --config file: "
         if not text.startswith("-"):
-            yield finding(sys.modules[__name__], ctx, span,
-                          f'unexpected positional argument "{text}" for {prof.label}: '
-                          "the parser takes one positional (the model)",
-                          fix="remove it, or attach it to the flag it belongs to")
+            message, fix = _positional(ctx, problem.index, text)
+            yield finding(sys.modules[__name__], ctx, span, message, fix=fix)
             continue
         if " " in text.strip():
             yield finding(sys.modules[__name__], ctx, span,
@@ -79,9 +82,48 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         name = flag_name(text) if prof.rules.get("exact_names") else normalise_flag(text)
         base = name.split(".", 1)[0] if prof.rules.get("dotted_keys") else name
         message, fix = _explain(ctx, base, release)  # once per argv verdict
-        f = finding(sys.modules[__name__], ctx, span, message, fix=fix)
-        f.autofix = _autofix(ctx, problem.index, text)
+        message += _both_parsers(ctx, text)
+        f = finding(sys.modules[__name__], ctx, span, where + message, fix=fix)
+        f.autofix = None if where else _autofix(ctx, problem.index, text)
         yield f
+
+
+def _both_parsers(ctx: CheckContext, text: str) -> str:
+    """``sglang serve`` picks its parser from the model: say when the diffusion side
+    rejects the flag too (the release's own line), so it fails whatever the model is."""
+    routing = ctx.profile.rules.get("serve_routing") or {}
+    accepts = routing.get("diffusion_accepts")
+    if not accepts or not ctx.spec.entrypoint.endswith(" serve"):
+        return ""
+    if serve_diffusion.may_take(routing, text):
+        return ""
+    return (
+        "; nor does the multimodal-generation server `sglang serve` picks for a diffusion "
+        f"model take it ({accepts.get('rejects_unknown')}): it fails whatever the model is"
+    )
+
+
+def _positional(ctx: CheckContext, index: int, text: str) -> tuple[str, str]:
+    """An extra positional; after a flag that takes no value (``--enable-expert-parallel
+    True``, what a template's ``str(true)`` gives) say so: the value is the positional."""
+    prof = ctx.profile
+    before = token(ctx.spec, index - 1) if index > 0 else None
+    action = (
+        prof.option_index.get(before.text)
+        if before is not None and not before.symbolic and before.text.startswith("-")
+        else None
+    )
+    if action is not None and not action.takes_value:
+        return (
+            f'"{before.text} {text}": {before.text} takes no value in {prof.label}, so '
+            f'"{text}" is left as a positional argument the parser rejects',
+            f'write "{before.text}" alone to turn it on, leave it out to keep it off',
+        )
+    return (
+        f'unexpected positional argument "{text}" for {prof.label}: the parser takes one '
+        "positional (the model)",
+        "remove it, or attach it to the flag it belongs to",
+    )
 
 
 def _autofix(ctx: CheckContext, index: int, text: str) -> Fix | None:

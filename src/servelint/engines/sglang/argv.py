@@ -17,7 +17,7 @@ from typing import Any
 
 from servelint.engines import argparse_emul
 from servelint.engines.argparse_emul import ArgFail, arg_name, consume, effective_nargs, table_for
-from servelint.engines.sglang import config_merge, value_models
+from servelint.engines.sglang import config_merge, serve_diffusion, value_models
 from servelint.profiles import Action, Profile
 
 
@@ -40,6 +40,7 @@ class ParseResult(argparse_emul.ParseResult):
     routing: str = ""
 
 
+_NUMBER = re.compile(r"^-\d")
 # entrypoints whose argv this model pre-processes (servelint.pipeline.argv_memo.entry_of)
 ENTRIES = {"sglang serve": "serve"}
 
@@ -358,8 +359,39 @@ def _parse_serve(
     if forced not in (None, "llm"):
         return ParseResult(True, None, None, [], [], routing=_not_llm_note(profile, forced))
     result = parse(profile, inner, config_loader)
+    if forced != "llm":
+        split = _diffusion_split(profile, result, inner)
+        if split is not None:
+            return _remap(split, index_map)
     note = "" if forced == "llm" else _routing_note(profile, result)
     return dataclasses.replace(_remap(result, index_map), routing=note)
+
+
+def _diffusion_split(
+    profile: Profile, result: ParseResult, argv: list[str]
+) -> ParseResult | None:
+    """The LLM parser rejected flags: a diffusion model takes every flag (ok), or some flag
+    neither parser takes (only those stay, as certain failures); None: not decidable."""
+    routing = profile.rules.get("serve_routing") or {}
+    accepts = routing.get("diffusion_accepts")
+    flags = [t for t in result.unrecognized if t.startswith("-")]
+    if result.ok or not accepts or not flags:
+        return None
+    if len(result.unrecognized) != len(result.unrecognized_indices):
+        return None
+    never = serve_diffusion.never_taken(routing, result.unrecognized)
+    if not never:
+        words = [t for t in argv if t.startswith("-") and "$" not in t and not _NUMBER.match(t)]
+        if serve_diffusion.never_taken(routing, words):
+            return None  # each parser rejects a different flag: as before, the model decides
+        return ParseResult(True, None, None, [], [])  # a diffusion model takes it as written
+    kept = [result.unrecognized[k] for k in never]
+    return dataclasses.replace(
+        result,
+        error="unrecognized arguments: " + " ".join(kept),
+        unrecognized=kept,
+        unrecognized_indices=[result.unrecognized_indices[k] for k in never],
+    )
 
 
 def _failure(

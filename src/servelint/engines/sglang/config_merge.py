@@ -4,6 +4,7 @@ keys into argv tokens placed before the command line's own."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,12 +111,19 @@ def _config_tokens(profile: Profile, rules: dict, data: dict, at: int) -> list[s
         norm = str(key).replace("-", "_")
         if rules.get("unsupported_action_error") and norm in unsupported and norm not in store_true:
             raise ArgFail(f"Unsupported config option '{norm}'", at + 1, "exception")
-        out += _key_tokens(key, value, norm in store_true)
+        json_maps = rules.get("mapping_values", {}).get("form") == "json"
+        try:
+            out += _key_tokens(key, value, norm in store_true, json_maps)
+        except (TypeError, ValueError) as exc:  # json.dumps of a YAML date, as the release
+            raise ArgFail(f"Config option '{key}': {_first_line(exc)}", at + 1, "exception") from None
     return out
 
 
-def _key_tokens(key: Any, value: Any, store_true: bool) -> list[str]:
-    """One key's tokens: a flag for a true store_true, a flag with its values otherwise."""
+def _key_tokens(key: Any, value: Any, store_true: bool, json_maps: bool = False) -> list[str]:
+    """One key's tokens: a flag for a true store_true, a flag with its values otherwise (a
+    mapping as ``json.dumps`` writes it where the release's merger does so)."""
+    if isinstance(value, dict) and json_maps:
+        return [f"--{key}", json.dumps(value)]
     if isinstance(value, bool):
         if store_true:
             return [f"--{key}"] if value else []

@@ -28,6 +28,7 @@ from servelint.launches import assemble, config_file_value, expand_config_file
 from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
 from servelint.sources.common.deps import note
+from servelint.sources.common.placeholders import mark as mark_placeholders
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.markdown.doc_context import DocContext, prose_before
 from servelint.sources.markdown.env_mentions import attach, inline_names
@@ -413,9 +414,9 @@ def _adopt_launch(
     doc.apply(spec)  # what earlier blocks installed, exported and wrote
     _expand_config_file(spec, path)
     # a <placeholder> (read as $_NAME) is never a value, even inside single quotes
-    spec.argv = _prose_placeholders(
+    spec.argv = mark_placeholders(_prose_placeholders(
         [Token(t.text, t.span, True) if "$_" in t.text else t for t in spec.argv]
-    )
+    ))
 
 
 def decode_markdown(raw: bytes) -> tuple[str, str]:

@@ -4,7 +4,8 @@ Each block is interpreted on its own (an ``export`` in one block does not reach 
 guides list alternatives, not one script). Before interpretation a block is prepared
 without moving any word: prompts (``$ ``; ``# `` only in console blocks) become spaces,
 console output lines become empty lines, and ``<PLACEHOLDER>`` words become a symbolic
-``$_PLACEHOLDER`` of the same length (``<model>`` is not a redirection in a guide).
+``$_PLACEHOLDER`` of the same length (``<model>`` is not a redirection in a guide;
+:mod:`servelint.sources.common.placeholders`).
 ``docker run`` commands are read with :mod:`servelint.sources.docker_run.parse`; ``pip install
 vllm==X`` and release-tagged images are collected as *pins* for the document.
 """
@@ -19,6 +20,7 @@ from servelint.engines import registry
 from servelint.engines.images import resolve_image
 from servelint.model import PackageInstall, Span, Token
 from servelint.sources.common.pip import parse_pip_command
+from servelint.sources.common.placeholders import mask
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.docker_run.parse import parse_docker_run
 from servelint.sources.markdown.fences import Fence
@@ -26,14 +28,6 @@ from servelint.sources.shell.interpreter import Interpreter
 from servelint.sources.shell.launch import strip_wrappers
 from servelint.sources.shell.syntax import ParseTimeout, parse_source
 
-# placeholders a guide writes for words the reader fills in, each read as a symbolic
-# ``$_WORDS`` of the same length: ``<model>``, ``<logits processor 1>``, ``{your model dir}``,
-# ``{tp}``, ``[safetensors|gguf]`` (not ``${VAR}``, brace expansions ``{a,b}`` or JSON)
-_PLACEHOLDER = re.compile(
-    r"(?<![<\w$])<([A-Za-z][A-Za-z0-9_.:/\- ]*?[A-Za-z0-9_.])>(?![>\w])"
-    r"|(?<![$\w{])\{([A-Za-z][A-Za-z0-9_ ./\-]*)\}(?![}\w])"
-    r"|(?<![\w\[])\[([A-Za-z0-9_.\-]+(?:\|[A-Za-z0-9_.\-]+)+)\](?![\w\]])"
-)
 _PROMPT = re.compile(r"^(\s*)\$ ")
 _ROOT_PROMPT = re.compile(r"^(\s*)# ")
 _PS2 = re.compile(r"^(\s*)> ")
@@ -57,11 +51,6 @@ def _package_engines() -> dict[str, str]:
     return {e.package: e.name for e in registry.engines() if e.package}
 
 
-def _placeholder(m: re.Match[str]) -> str:
-    inner = next(g for g in m.groups() if g is not None)
-    return "$_" + re.sub(r"[^A-Za-z0-9_]", "_", inner)
-
-
 def prepare(fence: Fence) -> list[str]:
     """The block's lines ready for the bash reader, each word at its original column."""
     out: list[str] = []
@@ -83,7 +72,7 @@ def prepare(fence: Fence) -> list[str]:
             if m:
                 text = m.group(1) + "  " + text[m.end() :]
         continued = text.rstrip().endswith("\\") and bool(text.strip())
-        out.append(_PLACEHOLDER.sub(_placeholder, text))
+        out.append(mask(text))
     return out
 
 

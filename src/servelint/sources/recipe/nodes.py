@@ -7,6 +7,7 @@ import re
 from functools import lru_cache
 
 from servelint.model import EnvVar, Span, Token
+from servelint.sources.common.placeholders import is_placeholder
 from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, js_string
 from servelint.sources.recipe.load import HardwareProfile, Recipe, scalar_value
 
@@ -15,8 +16,9 @@ _SYMBOLIC = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 
 @lru_cache(maxsize=4096)
 def is_symbolic(text: str) -> bool:
-    """A value the launch leaves to the shell (``$HEAD_IP``): never judged as a value."""
-    return bool(_SYMBOLIC.match(text))
+    """A value the launch leaves to the shell (``$HEAD_IP``) or to the reader (``<model>``,
+    ``{tp}``, ``your-model``): never judged as a value."""
+    return bool(_SYMBOLIC.match(text)) or is_placeholder(text)
 
 
 def str_list(node: Node | None) -> list[Token]:

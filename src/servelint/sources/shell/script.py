@@ -34,7 +34,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from servelint.model import LaunchSpec, Span
+from servelint.model import LaunchSpec, Span, Token
+from servelint.sources.common.placeholders import mark as mark_placeholders
+from servelint.sources.common.placeholders import mask_bytes, spelling
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.shell.continuation import continuation_problems
 from servelint.sources.shell.interpreter import Interpreter
@@ -107,6 +109,10 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
             src = parse_source(path, data)
         if _encoding_problem(src, result):
             return result
+        written = src.data
+        masked = mask_bytes(written)
+        if masked != written:  # a template: <N>, {tp}, [args] are words, not redirections
+            src = parse_source(src.path, masked)
         _syntax_problems(src, result)
         result.problems.extend(continuation_problems(
             src.path, src.data.decode("utf-8", "replace").split("\n"),
@@ -117,6 +123,7 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
         interp.env_complete = env is not None and env_complete
         interp.run(src)
         result.launches = dedupe_launches(interp.launches)
+        _placeholders(result.launches, written.decode("utf-8", "replace").split("\n"))
         result.problems.extend(interp.problems)
         result.inputs = interp.inputs()
         result.exports = _exports(interp.end_states)
@@ -130,6 +137,16 @@ def read_script(path: str, text: str | None = None, env: dict[str, str | None] |
         result.problems.append(ReadProblem(path, None, f"internal reader error: {exc!r}",
                                            "read-error"))
     return result
+
+
+def _placeholders(launches: list[LaunchSpec], lines: list[str]) -> None:
+    """Placeholder words of a template script are symbolic, a masked one spelled as
+    written (:mod:`servelint.sources.common.placeholders`)."""
+    for spec in launches:
+        spec.argv = mark_placeholders(
+            [Token(spelling(t, lines), t.span, True) if "$_" in t.text and t.symbolic else t
+             for t in spec.argv]
+        )
 
 
 def _exports(states: list) -> dict[str, str | None]:

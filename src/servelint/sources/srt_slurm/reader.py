@@ -5,8 +5,8 @@ A recipe names the model (``model.{path, container, precision}``), the Dynamo in
 allocation (``resources``), the frontend, and per-role engine options
 (``backend.{vllm,sglang,trtllm}_config.{prefill,decode,aggregated}``) with per-role and
 global environments. Override recipes (``base`` + ``override_*``/``zip_override_*``) give
-one set of roles per variant (:mod:`.variants`); commands are built as srtctl builds them
-(:mod:`.command`).
+one set of roles per variant (:mod:`.variants`), a ``sweep:`` block one per combination
+(:mod:`.sweep`); commands are built as srtctl builds them (:mod:`.command`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from servelint import hardware
 from servelint.model import EnvVar, LaunchSpec, Span, Token
 from servelint.sources.common.deps import note
+from servelint.sources.common.placeholders import mark as mark_placeholders
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.srt_slurm import identity, setup_script
+from servelint.sources.srt_slurm import identity, setup_script, sweep
 from servelint.sources.srt_slurm.command import BUILDERS, Context, Topology, py_str
 from servelint.sources.srt_slurm.option_lines import engine_option_file
 from servelint.sources.srt_slurm.tree import Node, RecipeYamlError, load_tree
@@ -69,6 +70,7 @@ def read_recipe(
             ReadProblem(path, root.span, f"override selector: {exc}", "unresolved")
         )
         return result
+    chosen = [arm for variant in chosen for arm in sweep.arms(path, variant, result.problems)]
     result.variants = len(chosen)
     for variant in chosen:
         _read_variant(path, variant, containers or {}, result)
@@ -392,6 +394,7 @@ def _worker_launch(path: str, recipe: _Recipe, mode: str) -> LaunchSpec:
     if role_node is not None:
         ctx.anchor = role_node.span
     cmd = BUILDERS[recipe.btype](ctx)
+    cmd.argv = mark_placeholders(cmd.argv)  # "{model}" no sweep fills, "<your-dir>"
     env_key = "aggregated_environment" if mode == "agg" else f"{mode}_environment"
     role_env = _env(backend.get(env_key) if backend is not None else None)
     label = recipe.variant.name if recipe.variant.label else ""

@@ -91,12 +91,44 @@ def config_merge_rules(src: WheelSource) -> dict[str, Any]:
     )
     return {
         "empty_path_passthrough": passthrough,
+        "mapping_values": mapping_values(tree, path),
         "source": path,
         "order": order,
         "unsupported_action_error": "unsupported_actions" in text,
         "store_true_false_skipped": "store_true_actions" in text,
         "suffixes": [".yaml", ".yml"] if '".yml"' in text else [".yaml"],
     }
+
+
+def mapping_values(tree: ast.Module, path: str) -> dict[str, str]:
+    """How ``_convert_config_to_args`` turns a mapping value (``key: {a: 1}``) into the one
+    argv value: ``json`` where an ``isinstance(value, dict)`` branch calls ``json.dumps``,
+    else ``str`` (the scalar branch's ``str(value)``: Python's repr of the dict)."""
+    for fn in ast.walk(tree):
+        if not (isinstance(fn, ast.FunctionDef) and fn.name == "_convert_config_to_args"):
+            continue
+        for node in ast.walk(fn):
+            if (
+                isinstance(node, ast.If)
+                and isinstance(node.test, ast.Call)
+                and isinstance(node.test.func, ast.Name)
+                and node.test.func.id == "isinstance"
+                and len(node.test.args) == 2
+                and isinstance(node.test.args[1], ast.Name)
+                and node.test.args[1].id == "dict"
+                and any(
+                    isinstance(c, ast.Call)
+                    and isinstance(c.func, ast.Attribute)
+                    and c.func.attr == "dumps"
+                    and isinstance(c.func.value, ast.Name)
+                    and c.func.value.id == "json"
+                    for stmt in node.body
+                    for c in ast.walk(stmt)
+                )
+            ):
+                return {"form": "json", "source": f"{path}:{node.lineno}"}
+        return {"form": "str", "source": f"{path}:{fn.lineno}"}
+    return {"form": "str", "source": path}
 
 
 def value_remaps(ev: Evaluator, cls: ast.ClassDef) -> list[dict[str, Any]]:

@@ -5,7 +5,8 @@ models (a ``model_index.json`` naming ``_diffusers_version``) to the multimodal-
 server's parser and everything else to ``prepare_server_args``. Recorded: that it does,
 the file and key the detection reads, the ``--model-type`` backends a release registers,
 the diffusion parser's option strings and whether it passes unknown flags on
-(``parse_known_args``), each with its source line.
+(``parse_known_args``), each with its source line, and (``diffusion_accepts``) every flag the
+diffusion side may take and where it rejects the rest.
 """
 
 from __future__ import annotations
@@ -130,6 +131,73 @@ def model_path_flags(src: WheelSource) -> dict[str, Any] | None:
     }
 
 
+# where the multimodal-generation server's flags are declared (server args, the pipeline,
+# model and quantization configs a pipeline adds); not its benchmarks, apps or tests
+DIFFUSION_DIRS = ("sglang/multimodal_gen/runtime/", "sglang/multimodal_gen/configs/")
+
+
+def _flag_tail(node: ast.JoinedStr) -> str | None:
+    """``f"--{prefix}.flow-shift"`` -> ".flow-shift": the constant end of a built flag."""
+    last = node.values[-1] if node.values else None
+    if isinstance(last, ast.Constant) and isinstance(last.value, str) and last.value:
+        return last.value
+    return None
+
+
+def diffusion_accepts(src: WheelSource) -> dict[str, Any]:
+    """Every flag the multimodal-generation server may accept, a superset read from the
+    wheel: option strings of every ``add_argument`` call under :data:`DIFFUSION_DIRS`
+    (pipeline-specific ones too: which pipeline runs depends on the model), the constant
+    tails of flags built with an f-string, the prefixes and suffixes of the dynamic
+    per-component flags ``from_cli_args`` takes out of the unknown arguments, and the line
+    that rejects what is left (``SystemExit('... unrecognized arguments ...')``), if any."""
+    options: set[str] = set()
+    tails: set[str] = set()
+    prefixes: set[str] = set()
+    suffixes: set[str] = set()
+    rejects = None
+    for path in sorted(n for n in src.names if n.startswith(DIFFUSION_DIRS) and n.endswith(".py")):
+        tree = src.parse(path)
+        for call in _calls_named(tree, "add_argument"):
+            for arg in call.args:
+                if isinstance(arg, ast.Constant) and str(arg.value).startswith("-"):
+                    options.add(arg.value)
+                elif isinstance(arg, ast.JoinedStr) and _flag_tail(arg):
+                    tails.add(_flag_tail(arg))
+        for call in _calls_named(tree, "_extract_dynamic_component_map"):
+            for kw in call.keywords:
+                for node in ast.walk(kw.value):
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                        (suffixes if kw.arg == "alias_suffix" else prefixes).add(node.value)
+        for fn in ast.walk(tree):
+            if isinstance(fn, ast.FunctionDef) and fn.name.startswith("_extract_component"):
+                # every "--…" constant of the function (its prefix tuples), and what it
+                # compares with endswith
+                for node in ast.walk(fn):
+                    if isinstance(node, ast.Constant) and str(node.value).startswith("--"):
+                        prefixes.add(node.value)
+                for call in _calls_named(fn, "endswith"):
+                    suffixes |= {
+                        a.value for a in call.args if isinstance(a, ast.Constant)
+                        and isinstance(a.value, str) and a.value.startswith("-")
+                    }
+        for node in ast.walk(tree):
+            if (
+                rejects is None
+                and isinstance(node, ast.Raise)
+                and "SystemExit" in ast.unparse(node.exc or node)
+                and "unrecognized arguments" in ast.unparse(node.exc or node)
+            ):
+                rejects = f"{path}:{node.lineno}"
+    return {
+        "options": sorted(options),
+        "tails": sorted(tails),
+        "prefixes": sorted(p for p in prefixes if p.startswith("--")),
+        "suffixes": sorted(suffixes),
+        "rejects_unknown": rejects,
+    }
+
+
 def serve_routing(src: WheelSource) -> dict[str, Any] | None:
     if not src.exists(SERVE):
         return None
@@ -146,5 +214,6 @@ def serve_routing(src: WheelSource) -> dict[str, Any] | None:
         "diffusion_parser": where,
         "diffusion_options": options,
         "diffusion_passes_unknown": bool(_calls_named(tree, "parse_known_args")),
+        "diffusion_accepts": diffusion_accepts(src),
         "model_path": model_path_flags(src) if _calls_named(tree, "get_model_path") else None,
     }
