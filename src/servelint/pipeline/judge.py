@@ -74,7 +74,7 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
         out += adapter.file_findings(spec, worker, res, run.cap_guesses, _is_custom_image)
     if rng is not None and ranges.has_error_on(out, rng.today):
         passes.prefer = frozenset(f.code for f in out if f.severity == Severity.ERROR)
-        ranges.judge(out, rng, lambda f: _finding_works(spec, rng, passes, f))
+        ranges.judge(out, rng, _works_of(spec, rng, passes, out))
     for f in routed:  # after the range verdict, which keeps its own note
         f.severity = min(f.severity, Severity.WARNING)
     if rng is not None:
@@ -239,6 +239,22 @@ def first_error(
     opts = Options(cap_guesses=False, errors_only=True)
     found = _findings(spec, opts, _resolution(spec, opts, version), only=only, prefer=prefer)
     return next((f for f in found if f.severity == Severity.ERROR), None)
+
+
+# errors of one launch judged each on the releases where it holds; past this many, every
+# release would be re-judged with all of them (a launch with 300 unknown flags, called 100
+# times: minutes), so they share the launch's own releases, as one cause's verdict did before
+PER_FINDING_VERDICTS = 16
+
+
+def _works_of(
+    spec: LaunchSpec, rng: ranges.ReleaseRange, verdicts: _Verdicts, out: list[Finding]
+) -> Any:
+    errors = sum(f.severity == Severity.ERROR and f.release == rng.today for f in out)
+    if errors <= PER_FINDING_VERDICTS:
+        return lambda f: _finding_works(spec, rng, verdicts, f)
+    whole = ranges.range_works(spec, rng, verdicts)
+    return lambda f: whole
 
 
 def _finding_works(
