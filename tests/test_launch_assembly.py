@@ -11,7 +11,8 @@ import pytest
 from test_rule_cases import EXPECTED_HEADER, golden_line, read_expected
 
 from servelint.check import check_paths
-from servelint.model import Severity
+from servelint.launches import CommandRecord, Origin, assemble
+from servelint.model import PackageInstall, Severity, Span, Token
 from servelint.sources.markdown.reader import read_markdown
 
 CASES = Path(__file__).parent / "cases" / "launches"
@@ -57,3 +58,26 @@ def test_a_launch_takes_the_pins_of_its_own_engine_only() -> None:
     sglang, vllm = read_markdown(str(CASES / "pins_per_engine.md")).launches
     assert (sglang.engine, sglang.image) == ("sglang", "lmsysorg/sglang:v0.5.9")
     assert (vllm.engine, vllm.image, vllm.release) == ("vllm", None, None)
+
+
+def _tokens(text: str, line: int = 1) -> list:
+    out, col = [], 1
+    for word in text.split():
+        out.append(Token(word, Span("k.yaml", line, col, line, col + len(word))))
+        col += len(word) + 1
+    return out
+
+
+def test_a_documents_container_keeps_its_installs_a_hosts_docker_run_does_not() -> None:
+    pip = PackageInstall("fastokens==0.1.1", "fastokens", "==0.1.1", span=Span("k.yaml", 1, 1))
+    image, *args = _tokens("vllm/vllm-openai:v0.27.1 org/m --seed 1", 2)
+    own = CommandRecord(args, args[0].span, Origin("k8s", "k.yaml"), image=image,
+                        installs=[pip])
+    (spec,) = assemble(own).specs
+    assert (spec.entrypoint, spec.image, [i.name for i in spec.installs]) == (
+        "vllm serve", "vllm/vllm-openai:v0.27.1", ["fastokens"])
+    assert [t.text for t in spec.argv] == ["org/m", "--seed", "1"]
+    words = _tokens("docker run vllm/vllm-openai:v0.27.1 org/m --seed 1", 2)
+    host = CommandRecord(words, words[0].span, Origin("script", "k.yaml"), installs=[pip])
+    (spec,) = assemble(host).specs
+    assert (spec.image, spec.installs) == ("vllm/vllm-openai:v0.27.1", [])

@@ -28,7 +28,10 @@ def assemble(record: CommandRecord) -> Assembly:
     """The launches ``record`` starts, with their release pins, config files and container."""
     out = Assembly()
     if record.image is not None:
-        container = Container(record.image, record.anchor, list(record.env))
+        # the document's own container: its env and installs are the container's
+        container = Container(
+            record.image, record.anchor, list(record.env), installs=list(record.installs)
+        )
         cmd = container_command(record.image, record.entrypoint, record.words, "container")
         return _in_container(record, container, cmd, out)
     rest, _, _ = strip_wrappers(record.words)
@@ -59,7 +62,7 @@ def _in_container(record: CommandRecord, container: Container, cmd, out: Assembl
         )
     if cmd.assumed:
         container.context["entrypoint_assumed"] = cmd.assumed
-    # a container sees its own env only, and none of the host's installs
+    # a container sees its own env and installs only
     spec = _launch(record, cmd.words, [], [], out.problems)
     if spec is None:
         out.shell = list(cmd.words)
@@ -70,12 +73,13 @@ def _in_container(record: CommandRecord, container: Container, cmd, out: Assembl
 
 
 def in_container(spec: LaunchSpec, container: Container) -> None:
-    """A launch inside ``container``: its image, its env only, no host installs or pins."""
+    """A launch inside ``container``: its image, its env and installs only; the image, not
+    an install line, names the release."""
     image = container.image
     if image is not None and not image.symbolic:
         spec.image, spec.image_span = image.text, image.span
     spec.env = list(container.env)
-    spec.installs = []
+    spec.installs = list(container.installs)
     spec.release = spec.release_span = None
     spec.anchor = container.anchor or spec.anchor
     spec.context.update(container.context)

@@ -75,9 +75,11 @@ class Assembly:
 
 @dataclass(slots=True)
 class Container:
-    """The container a command runs in: its image, env, and how its command was found."""
+    """The container a command runs in: its image, env, the installs run inside it before the
+    command (none of a host's: a ``docker run`` line's), and how its command was found."""
 
     image: Token | None
     anchor: Span | None
     env: list[EnvVar] = field(default_factory=list)
     context: dict[str, str] = field(default_factory=dict)
+    installs: list[PackageInstall] = field(default_factory=list)

@@ -70,7 +70,7 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     run = options if rng is None else _uncapped(options)
     routed: list[Finding] = []  # errors of a parser the model may not pick (sglang serve)
     out = [] if engineless else list(_findings(spec, run, res, routed))
-    if worker is not None:  # what a worker hands the engine without argv (dynamo.trtllm)
+    if worker is not None:  # what a wrapper hands the engine without argv (a file)
         out += adapter.file_findings(spec, worker, res, run.cap_guesses, _is_custom_image)
     if rng is not None and ranges.has_error_on(out, rng.today):
         passes.prefer = frozenset(f.code for f in out if f.severity == Severity.ERROR)
