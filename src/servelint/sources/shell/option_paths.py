@@ -16,17 +16,56 @@ from servelint.sources.common.option_files import (
 from servelint.sources.shell.flows import unknown_var
 from servelint.sources.shell.values import Field, Piece, State, Var, VFile, is_symbolic, text_of
 
+STACK_VAR = "@dirstack"  # what pushd left, like CWD_VAR a name no script can spell
+_SEP = "\x1f"
+
 
 def track_cd(cmd: str, args: list[Field], st: State, launching_file: str) -> None:
-    """``cd DIR`` / ``pushd DIR`` move the working directory; ``popd``, ``cd`` alone, ``cd -``
-    and a directory the script does not fix make it unknown."""
+    """``cd DIR`` / ``pushd DIR`` move the working directory, ``popd`` goes back to where the
+    matching ``pushd`` was; ``cd`` alone, ``cd -`` and a directory the script does not fix
+    make it unknown."""
+    if cmd == "popd":
+        _popd(st)
+        return
     words = [a for a in args if not a.text.startswith("-") or a.text == "-"]
-    if cmd == "popd" or len(words) != 1 or words[0].symbolic:
+    cwd, known = current_dir(st)
+    if cmd == "pushd":
+        stack = _stack(st)
+        st.vars[STACK_VAR] = (
+            Var(scalar=(Piece(_SEP.join([*stack, cwd or ""])),))
+            if known and stack is not None
+            else unknown_var(STACK_VAR)
+        )
+    if len(words) != 1 or words[0].symbolic or not known:
         st.vars[CWD_VAR] = unknown_var(CWD_VAR)
         return
-    cwd, known = current_dir(st)
-    new = change_dir(cwd, words[0].text, launching_file) if known else None
+    new = change_dir(cwd, words[0].text, launching_file)
     st.vars[CWD_VAR] = Var(scalar=(Piece(new),)) if new is not None else unknown_var(CWD_VAR)
+
+
+def _stack(st: State) -> list[str] | None:
+    """The directories ``pushd`` left (``""``: where the script started); None if unknown."""
+    var = st.vars.get(STACK_VAR)
+    if var is None:
+        return []
+    pieces = var.scalar_value()
+    return None if is_symbolic(pieces) else text_of(pieces).split(_SEP)
+
+
+def _popd(st: State) -> None:
+    stack = _stack(st)
+    if not stack:  # unknown, or nothing pushed: popd fails or goes where we cannot know
+        st.vars[CWD_VAR] = unknown_var(CWD_VAR)
+        return
+    back, rest = stack[-1], stack[:-1]
+    if back:
+        st.vars[CWD_VAR] = Var(scalar=(Piece(back),))
+    else:
+        st.vars.pop(CWD_VAR, None)
+    if rest:
+        st.vars[STACK_VAR] = Var(scalar=(Piece(_SEP.join(rest)),))
+    else:
+        st.vars.pop(STACK_VAR, None)
 
 
 def current_dir(st: State) -> tuple[str | None, bool]:
