@@ -7,6 +7,7 @@ from pathlib import Path
 
 from servelint.sources.base import Head, Reader
 from servelint.sources.inferencex import InferenceXReader
+from servelint.sources.kubernetes import KubernetesReader
 from servelint.sources.markdown import MarkdownReader
 from servelint.sources.recipe import RecipeReader
 from servelint.sources.shell import ShellReader
@@ -14,6 +15,7 @@ from servelint.sources.srt_slurm import SrtSlurmReader
 
 READERS: tuple[Reader, ...] = (
     InferenceXReader(),
+    KubernetesReader(),
     RecipeReader(),
     SrtSlurmReader(),
     ShellReader(),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.kubernetes import is_manifest
 
 _YAML = {".yaml", ".yml"}
 _SUPPORT_NAMES = {"taxonomy.yaml", "platforms.yaml"}
@@ -23,8 +24,8 @@ class RecipeReader:
     def claims(self, path: Path, head: Head) -> bool:
         if path.suffix.lower() not in _YAML:
             return False
-        if "models" in path.parts:
-            return True
+        if "models" in path.parts:  # a recipes checkout's folder, yet never a manifest
+            return not is_manifest(head.text(1 << 16))
         text = "\n" + head.text(1 << 20)
         return "\nmodel:" in text[:4097] and "variants:" in text
 

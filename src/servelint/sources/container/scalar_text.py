@@ -1,0 +1,83 @@
+"""A YAML scalar's text placed where the file holds it, so that the shell reader's spans
+are the file's own.
+
+The file's lines from the scalar's first to its last are kept with everything that is not
+the scalar blanked to spaces (indicators, keys, quotes): every word stays at its column.
+YAML folds a line break of a plain, quoted or ``>`` scalar into a space; the shell would
+end the command there, so such a break gets `` \\`` after the line's text (a continuation:
+the words after it keep their places). ``|`` scalars keep their breaks. The placed text is
+used only when its words are the value's words (a double-quoted scalar with escapes is
+not): otherwise None, and the caller spans every word at the scalar."""
+
+from __future__ import annotations
+
+from servelint.sources.common.yamlpos import Scalar
+from servelint.sources.container.record import ShellText
+
+
+def placed_text(lines: list[str], scalar: Scalar) -> ShellText | None:
+    """The scalar's text at its columns (see the module doc), or None."""
+    if not isinstance(scalar.value, str):
+        return None
+    span = scalar.span
+    first = span.line - 1
+    if first >= len(lines):
+        return None
+    indicator = lines[first][span.column - 1:span.column]
+    if indicator in ("|", ">"):
+        body = _block_lines(lines, first, span.end_line or span.line)
+        placed = [""] + (_fold_block(body) if indicator == ">" else body)
+    else:
+        placed = _flow_lines(lines, scalar, indicator in ("'", '"'))
+        if placed is None:
+            return None
+    text = "\n".join(placed)
+    if _words(text.replace(" \\\n", " ")) != _words(scalar.value):
+        return None
+    return ShellText(text, first)
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+def _block_lines(lines: list[str], first: int, end_line: int) -> list[str]:
+    """The content lines of a block scalar (after its indicator line), as written."""
+    stop = min(end_line, len(lines))
+    return [lines[i] for i in range(first + 1, stop)]
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _fold_block(body: list[str]) -> list[str]:
+    """``>``: a break between two non-empty lines of the block's own indent is a space."""
+    nonempty = [line for line in body if line.strip()]
+    base = min((_indent(line) for line in nonempty), default=0)
+    out = list(body)
+    for i in range(len(body) - 1):
+        a, b = body[i], body[i + 1]
+        if a.strip() and b.strip() and _indent(a) == base and _indent(b) == base:
+            out[i] = a + " \\"
+    return out
+
+
+def _flow_lines(lines: list[str], scalar: Scalar, quoted: bool) -> list[str] | None:
+    """A plain or quoted scalar's lines, blanked outside it, breaks folded."""
+    span = scalar.span
+    first, last = span.line - 1, (span.end_line or span.line) - 1
+    end_col = (span.end_column or 1) - 1
+    if last >= len(lines):
+        return None
+    out: list[str] = []
+    for i in range(first, last + 1):
+        line = lines[i]
+        start = span.column - 1 + (1 if quoted else 0) if i == first else 0
+        stop = end_col - (1 if quoted else 0) if i == last else len(line)
+        piece = " " * start + line[start:stop]
+        out.append(piece.rstrip())
+    for i in range(len(out) - 1):
+        if out[i].strip() and out[i + 1].strip():
+            out[i] += " \\"
+    return out
