@@ -12,6 +12,7 @@ from servelint.sources.markdown import MarkdownReader
 from servelint.sources.recipe import RecipeReader
 from servelint.sources.shell import ShellReader
 from servelint.sources.srt_slurm import SrtSlurmReader
+from servelint.sources.unread import UnreadReader
 
 READERS: tuple[Reader, ...] = (
     InferenceXReader(),
@@ -20,6 +21,7 @@ READERS: tuple[Reader, ...] = (
     SrtSlurmReader(),
     ShellReader(),
     MarkdownReader(),
+    UnreadReader(),  # last: what mentions an engine and no reader claims gets a note
 )
 
 
