@@ -4,8 +4,9 @@ import shlex
 
 import pytest
 
+from servelint.launches.containers import container_command as image_command
 from servelint.model import Span, Token
-from servelint.sources.docker_run.parse import container_command, parse_docker_run
+from servelint.sources.docker_run.parse import parse_docker_run
 from servelint.sources.markdown.reader import read_markdown
 
 
@@ -15,6 +16,11 @@ def toks(command: str) -> list[Token]:
         out.append(Token(word, Span("x", 1, col, 1, col + len(word))))
         col += len(word) + 1
     return out
+
+
+def container_command(r):
+    entry = [r.entrypoint] if r.entrypoint is not None else None
+    return image_command(r.image, entry, r.args, "docker run")
 
 
 def run(command: str):

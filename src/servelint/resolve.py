@@ -37,17 +37,18 @@ class Target:
     """One release a launch is judged against, and how it was chosen (a plain slotted
     record: nothing compares, hashes or copies one)."""
 
-    __slots__ = ("profile", "role", "how", "floating", "neighbour")
+    __slots__ = ("profile", "role", "how", "floating", "neighbour", "bumped")
 
     def __init__(
         self, profile: Profile, role: str, how: str, floating: bool = False,
-        neighbour: bool = False,
+        neighbour: bool = False, bumped: bool = False,
     ) -> None:
         self.profile = profile
         self.role = role  # primary | floor
         self.how = how  # human text: "image tag v0.27.1", "latest → newest profile 0.33.0", ...
         self.floating = floating  # the release is a guess: findings are capped at warning
         self.neighbour = neighbour  # a profiled neighbour of an unprofiled release
+        self.bumped = bumped  # judged as if the launch's image were bumped to this release
 
 
 @dataclass(slots=True, eq=False, repr=False)
@@ -163,7 +164,10 @@ def _resolve_target_version(spec: LaunchSpec, target_version: str, res: Resoluti
     guessed = release_kind(spec) in (ReleaseFrom.FLOOR, ReleaseFrom.RECIPE_IMAGE)
     pinned = not guessed and bool(spec.image or spec.release)
     res.targets.append(
-        Target(prof, "primary", f"--target-version {target_version}", floating=not pinned)
+        Target(
+            prof, "primary", f"--target-version {target_version}", floating=not pinned,
+            bumped=True,
+        )
     )
     res.capped = not pinned
 

@@ -40,12 +40,17 @@ class Command:
 class Module:
     """A launch by ``python -m MODULE [then...]``; argv starts after ``then``."""
 
-    __slots__ = ("module", "entrypoint", "then")
+    __slots__ = ("module", "entrypoint", "then", "starts")
 
-    def __init__(self, module: str, entrypoint: str = "", then: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, module: str, entrypoint: str = "", then: tuple[str, ...] = (), starts: str = ""
+    ) -> None:
         self.module = module
         self.entrypoint = entrypoint  # default: "python -m MODULE"
         self.then = then
+        # a wrapper's module that starts another engine (``dynamo.vllm``): the launch is that
+        # engine's (default: the engine declaring the launcher)
+        self.starts = starts
 
     @property
     def name(self) -> str:
@@ -62,7 +67,15 @@ def release_from_version_tag(tag: str) -> tuple[str | None, bool, str]:
 class Images:
     """The engine's container images and how their tags name releases."""
 
-    __slots__ = ("repositories", "official", "wrappers", "name_words", "release_of")
+    __slots__ = (
+        "repositories",
+        "official",
+        "wrappers",
+        "name_words",
+        "release_of",
+        "entrypoints",
+        "assumed_entrypoint",
+    )
 
     def __init__(
         self,
@@ -72,6 +85,8 @@ class Images:
         wrappers: tuple[str, ...] = (),
         name_words: tuple[str, ...] = (),
         release_of: Callable[[str], tuple[str | None, bool, str]] = release_from_version_tag,
+        entrypoints: dict[str, tuple[str, ...]] | None = None,
+        assumed_entrypoint: tuple[str, ...] = (),
     ) -> None:
         self.repositories = repositories  # registry-relative, lowercase ("vllm/vllm-openai")
         # repositories whose floating ``latest`` is the newest release (the engine's own)
@@ -82,6 +97,19 @@ class Images:
         self.name_words = name_words
         # tag -> (release or None, custom build?, why no release)
         self.release_of = release_of
+        # repository -> the command words its ENTRYPOINT runs before the container's arguments
+        # (read from the engine's Dockerfile: vllm/vllm-openai runs ``vllm serve``)
+        self.entrypoints = entrypoints or {}
+        # the entrypoint taken for this engine's other repositories, whose Dockerfiles servelint
+        # cannot see (used only when the arguments start with a flag or a model id)
+        self.assumed_entrypoint = assumed_entrypoint
+
+    def entrypoint(self, repository: str, release: str | None = None) -> tuple[str, ...] | None:
+        """The words the image ``repository`` at ``release`` runs before its arguments (its
+        ``ENTRYPOINT``), or None when servelint does not know it. Today's knowledge is one
+        entrypoint per repository for every release; per-release entrypoints read from each
+        release's Dockerfile plug in here (``release`` is None when the tag names none)."""
+        return self.entrypoints.get(repository)
 
 
 class ArgvModel(Protocol):
@@ -109,6 +137,9 @@ class Engine:
         "option_file_checks",
         "judged_entrypoints",
         "sparse_profiles",
+        "config_expander",
+        "launch_adapter",
+        "adapted_entrypoints",
     )
 
     def __init__(
@@ -126,6 +157,9 @@ class Engine:
         option_file_checks: bool = False,
         judged_entrypoints: tuple[str, ...] = (),
         sparse_profiles: bool = False,
+        config_expander: str | None = None,
+        launch_adapter: str | None = None,
+        adapted_entrypoints: tuple[str, ...] = (),
     ) -> None:
         self.name = name  # as in profiles and findings: "vllm"
         self.package = package  # PyPI distribution whose ``==`` pin names the release
@@ -149,6 +183,26 @@ class Engine:
         # profiles exist for some releases only: an unprofiled image release is judged by its
         # profiled neighbours, capped at warning (servelint.release_range)
         self.sparse_profiles = sparse_profiles
+        # "module:function" turning the lines of the file a config flag names into the argv
+        # the engine reads from it (``fn(lines) -> list[Token] | None``, None: not a flat
+        # mapping); None: the file is not expanded (servelint.launches)
+        self.config_expander = config_expander
+        # a wrapper's launch adapter (Dynamo workers): a module with ``adapt(spec)`` and the
+        # functions the judge calls on what it returns, for launches whose entrypoint is one
+        # of ``adapted_entrypoints`` (servelint.pipeline.judge)
+        self.launch_adapter = launch_adapter
+        self.adapted_entrypoints = adapted_entrypoints
+
+    def expand_config(self, lines: tuple) -> list | None:
+        """The argv the engine reads from its config file's ``lines`` ((text, span, symbolic)
+        each), or None when it cannot say (not expanded, or not a flat mapping)."""
+        if self.config_expander is None:
+            return None
+        module, _, function = self.config_expander.partition(":")
+        return getattr(importlib.import_module(module), function)(lines)
+
+    def adapter(self) -> ModuleType | None:
+        return importlib.import_module(self.launch_adapter) if self.launch_adapter else None
 
     def judges(self, entrypoint: str) -> bool:
         return not self.judged_entrypoints or entrypoint in self.judged_entrypoints

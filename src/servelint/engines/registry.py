@@ -42,7 +42,7 @@ def unregister(name: str) -> None:
 
 
 def _changed() -> None:
-    for table in (_by_name, repositories, commands, modules, shell_words):
+    for table in (_by_name, repositories, commands, modules, shell_words, _adapters):
         table.cache_clear()
     from servelint import profiles
 
@@ -91,3 +91,19 @@ def modules() -> dict[str, tuple[tuple[Engine, Module], ...]]:
 @cache
 def shell_words() -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for e in _ENGINES for w in e.shell_words))
+
+
+@cache
+def _adapters() -> dict[str, Engine]:
+    return {ep: e for e in _ENGINES for ep in e.adapted_entrypoints if e.launch_adapter}
+
+
+def adapter_for(entrypoint: str) -> Engine | None:
+    """The wrapper engine whose launch adapter splits launches by ``entrypoint`` (a Dynamo
+    worker), or None: the pipeline asks before judging, never naming an engine."""
+    return _adapters().get(entrypoint)
+
+
+def starts(engine: Engine, launcher: Command | Module) -> str:
+    """The engine a launcher starts: a wrapper's module names the engine it wraps."""
+    return getattr(launcher, "starts", "") or engine.name

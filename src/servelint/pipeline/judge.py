@@ -8,6 +8,7 @@ from typing import Any
 
 from servelint import ranges
 from servelint.engines import history as history_mod
+from servelint.engines import registry as engine_registry
 from servelint.install_pins import pin_from_installs
 from servelint.model import Finding, LaunchSpec, Severity
 from servelint.pipeline import argv_memo
@@ -41,16 +42,12 @@ def _is_custom_image(spec: LaunchSpec, prof) -> bool:
     return not official or not ref.repository or ref.repository != official
 
 
-def _dynamo_launch(spec: LaunchSpec):
-    """servelint.engines.dynamo.launch for a Dynamo worker launch (a Dynamo worker: the
-    engine half is judged from here), else None: other launches do not import it."""
-    from servelint.engines.dynamo.entrypoints import WORKER_MODULES
-
-    if spec.entrypoint not in WORKER_MODULES:
-        return None
-    from servelint.engines.dynamo import launch
-
-    return launch
+def _adapter(spec: LaunchSpec):  # noqa: ANN202
+    """The launch adapter of a wrapper whose entrypoint this launch is (a Dynamo worker: the
+    engine half is judged from here, ``Engine.launch_adapter``), else None: other launches
+    do not import it."""
+    wrapper = engine_registry.adapter_for(spec.entrypoint)
+    return wrapper.adapter() if wrapper is not None else None
 
 
 def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
@@ -58,8 +55,8 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     for every output format, and its report (``works_on`` only for JSON / ``--works-on``)."""
     from servelint import works_on as works_on_mod
 
-    dynamo_launch = _dynamo_launch(spec)
-    spec, worker = dynamo_launch.adapt(spec) if dynamo_launch else (spec, None)
+    adapter = _adapter(spec)
+    spec, worker = adapter.adapt(spec) if adapter else (spec, None)
     passes = _Verdicts()  # the range's verdict and works-on ask about the same releases
     res = _resolution(spec, options)
     rng = None
@@ -68,15 +65,13 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     report = LaunchReport(
         spec, [f"{t.profile.label} ({t.how})" for t in res.targets if t.role == "primary"]
     )
-    # a Dynamo entrypoint with no engine behind it (the frontend): no engine rules
-    engineless = worker is not None and worker.worker in dynamo_launch.NO_ENGINE_ARGV
+    # a wrapper entrypoint with no engine behind it (Dynamo's frontend): no engine rules
+    engineless = worker is not None and adapter.engineless(worker)
     run = options if rng is None else _uncapped(options)
     routed: list[Finding] = []  # errors of a parser the model may not pick (sglang serve)
     out = [] if engineless else list(_findings(spec, run, res, routed))
     if worker is not None:  # what a worker hands the engine without argv (dynamo.trtllm)
-        out += dynamo_launch.engine_file_findings(
-            spec, worker.worker, res, run.cap_guesses, _is_custom_image
-        )
+        out += adapter.file_findings(spec, worker, res, run.cap_guesses, _is_custom_image)
     if rng is not None and ranges.has_error_on(out, rng.today):
         passes.prefer = frozenset(f.code for f in out if f.severity == Severity.ERROR)
         ranges.judge(out, rng, ranges.range_works(spec, rng, passes))
@@ -89,16 +84,32 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
         out.append(below)
     if worker is not None:
         primary = [t.profile for t in res.targets if t.role == "primary"]
-        out += dynamo_launch.findings(worker, primary)
-        report.judged += [f"dynamo {t.version} ({t.how})" for t in worker.targets]
-    if spec.origin == "srt-slurm":
-        from servelint.sources.srt_slurm.reader import cap_srtctl_added
-
-        cap_srtctl_added(spec, out)
+        out += adapter.findings(worker, primary)
+        report.judged += adapter.judged(worker)
+    _cap_tool_added(spec, out)
     if options.works_on:  # JSON's launch summary, --works-on
         report.works_on = works_on_mod.works_on(spec, passes, exhaustive=options.works_on == "all")
     report.errors = sum(1 for f in out if f.severity == Severity.ERROR)
     return out, report
+
+
+def _cap_tool_added(spec: LaunchSpec, findings: list[Finding]) -> None:
+    """Errors on options a launcher tool adds (not spelled by the document) depend on the
+    version of that tool, which the document does not pin: warnings, saying so. The reader
+    names the places (``context["tool_added_at"]``: "line:column;…") and the note."""
+    added = spec.context.get("tool_added_at")
+    if not added:
+        return
+    places = {tuple(int(x) for x in p.split(":")) for p in added.split(";")}
+    note = spec.context.get("tool_added_note", "")
+    for f in findings:
+        if (
+            f.span.path == spec.path
+            and (f.span.line, f.span.column) in places
+            and f.severity > Severity.WARNING
+        ):
+            f.severity = Severity.WARNING
+            f.message += f" ({note})"
 
 
 _UNCAPPED: list[tuple[Options, Options]] = []  # the last run's (options, uncapped copy)
@@ -111,14 +122,17 @@ def _uncapped(options: Options) -> Options:
     return _UNCAPPED[0][1]
 
 
-def _resolution(spec: LaunchSpec, options: Options) -> Resolution:
+def _resolution(spec: LaunchSpec, options: Options, bump: str | None = None) -> Resolution:
+    """The releases to judge ``spec`` against: ``bump`` (a release of its engine to judge it
+    as if bumped to), else ``--target-version`` when it names the launch's engine, else
+    what the launch says."""
     _apply_options(spec, options)
     # a config that maps images to releases (else None: resolutions are then memoised)
     image_map = options.config.image_release if getattr(options.config, "images", None) else None
-    target = options.target_version.partition("==")[2] if options.target_version else None
-    if options.target_version and options.target_version.partition("==")[0] != spec.engine:
-        target = None
-    return resolve(spec, target_version=target, image_map=image_map)
+    if bump is None and options.target_version:
+        engine, _, version = options.target_version.partition("==")
+        bump = version if engine == spec.engine else None
+    return resolve(spec, target_version=bump, image_map=image_map)
 
 
 def _findings(
@@ -142,6 +156,7 @@ def _findings(
     for tgt in primary:
         ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating)
         ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
+        ctx.extra["bumped"] = tgt.bumped
         ctx.how = tgt.how
         routing = getattr(ctx.parsed, "routing", "")
         for rule in primary_rules:
@@ -221,8 +236,8 @@ def first_error(
     """The first error the launch gets judged as if its image were bumped to ``version``
     (from the rules named in ``only``, when given; the rules whose codes are in ``prefer``
     run first)."""
-    opts = Options(target_version=f"{spec.engine}=={version}", cap_guesses=False, errors_only=True)
-    found = _findings(spec, opts, _resolution(spec, opts), only=only, prefer=prefer)
+    opts = Options(cap_guesses=False, errors_only=True)
+    found = _findings(spec, opts, _resolution(spec, opts, version), only=only, prefer=prefer)
     return next((f for f in found if f.severity == Severity.ERROR), None)
 
 

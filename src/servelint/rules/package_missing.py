@@ -330,7 +330,7 @@ def _message(ctx: CheckContext, gate: dict[str, Any], shown: str, requirement: s
     """The finding's text and whether it is only a warning (an inferred link or set)."""
     prof = ctx.profile
     where = f"image {ctx.spec.image}" if ctx.spec.image else f"the {prof.engine} {prof.version} wheel"
-    if ctx.spec.image and ctx.how.startswith("--target-version"):
+    if ctx.spec.image and ctx.extra.get("bumped"):
         where = f"the {prof.label} image (its image {ctx.spec.image}, bumped)"
     if inst is not None:
         msg = (f'{shown} makes {prof.label} import "{requirement}", but the launch installs '

@@ -7,9 +7,22 @@ worker does, so the engine half is judged against the engine release and the Dyn
 against the Dynamo release.
 """
 
-from servelint.engines.base import Engine
+from servelint.engines.base import Engine, Module
+from servelint.engines.dynamo.entrypoints import WORKER_MODULES
 
-# No launchers or images of its own: a Dynamo worker launch is a launch of the engine it
-# wraps (engine "vllm", entrypoint "python3 -m dynamo.vllm"); servelint.engines.dynamo.launch
-# splits its argv. The registry entry makes its profiles visible to `servelint profile`.
-ENGINE = Engine(name="dynamo", package="ai-dynamo")
+# No images of its own: a Dynamo worker launch is a launch of the engine it wraps (engine
+# "vllm", entrypoint "python3 -m dynamo.vllm", ``Module.starts``); its launch adapter
+# (servelint.engines.dynamo.launch) splits the argv. The registry entry also makes its
+# profiles visible to `servelint profile`. The frontend starts no engine of its own: it is
+# judged only where a reader knows the backend (srt-slurm recipes).
+ENGINE = Engine(
+    name="dynamo",
+    package="ai-dynamo",
+    launchers=tuple(
+        Module(f"dynamo.{w}", f"python3 -m dynamo.{w}", starts=w)
+        for w in ("vllm", "sglang", "trtllm")
+    ),
+    shell_words=("dynamo.",),
+    launch_adapter="servelint.engines.dynamo.launch",
+    adapted_entrypoints=tuple(WORKER_MODULES),
+)

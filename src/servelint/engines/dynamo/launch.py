@@ -1,5 +1,9 @@
 """A Dynamo worker launch: the engine half for the engine's rules, the Dynamo half judged
-here against the ai-dynamo release (:mod:`servelint.rules.dynamo_worker`)."""
+here against the ai-dynamo release (:mod:`servelint.rules.dynamo_worker`).
+
+The Dynamo engine's ``launch_adapter``: ``servelint.pipeline.judge`` calls ``adapt`` for a
+launch whose entrypoint is one of ``Engine.adapted_entrypoints``, then ``engineless``,
+``file_findings``, ``findings`` and ``judged`` on what it returned, naming no engine."""
 
 from __future__ import annotations
 
@@ -76,6 +80,21 @@ def adapt(spec: LaunchSpec) -> tuple[LaunchSpec, WorkerLaunch | None]:
         else [t for i, t in enumerate(spec.argv) if i not in wl.consumed]
     )
     return replace(spec, argv=argv, context=dict(spec.context)), wl
+
+
+def engineless(wl: WorkerLaunch) -> bool:
+    """A Dynamo entrypoint with no engine behind it (the frontend): no engine rules."""
+    return wl.worker in NO_ENGINE_ARGV
+
+
+def file_findings(spec: LaunchSpec, wl: WorkerLaunch, res, cap_guesses: bool, custom_image):  # noqa: ANN001, ANN201
+    """What a worker hands the engine without argv (dynamo.trtllm's option file)."""
+    return engine_file_findings(spec, wl.worker, res, cap_guesses, custom_image)
+
+
+def judged(wl: WorkerLaunch) -> list[str]:
+    """The ai-dynamo releases judged, for the launch report."""
+    return [f"dynamo {t.version} ({t.how})" for t in wl.targets]
 
 
 def findings(wl: WorkerLaunch, engine_profiles: list) -> list[Finding]:

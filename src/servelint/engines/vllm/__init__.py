@@ -18,6 +18,11 @@ ENGINE = Engine(
         official=("vllm/vllm-openai", "vllm/vllm-openai-rocm"),
         wrappers=("nvidia/ai-dynamo/vllm-runtime",),
         name_words=("vllm",),
+        # docker/Dockerfile, target vllm-openai: ENTRYPOINT ["vllm", "serve"]
+        entrypoints={"vllm/vllm-openai": ("vllm", "serve")},
+        # the ROCm/CPU/TPU builds' Dockerfiles are not read: arguments that start with a flag
+        # or a model id are taken as `vllm serve` arguments, saying so
+        assumed_entrypoint=("vllm", "serve"),
     ),
     launchers=(
         Command(("vllm", "serve")),
@@ -25,6 +30,7 @@ ENGINE = Engine(
         Module("vllm.entrypoints.cli.main", "vllm serve", then=("serve",)),
     ),
     config_flags=("--config",),
+    config_expander="servelint.engines.vllm.config_file:config_tokens",
     shell_words=("vllm", "api_server"),
     argv_module="servelint.engines.vllm.argv",
     extractors=(

@@ -2,22 +2,9 @@
 
 ``parse_docker_run(tokens)`` reads one command (wrappers such as ``sudo`` already removed)
 that starts ``docker run`` / ``docker container run`` / ``podman run`` / ``nvidia-docker run``
-and returns the options, the image and the arguments after it. ``container_command`` then
-applies the image's entrypoint shape:
-
-* ``--entrypoint X`` replaces the image entrypoint: the command is ``X ARGS…``.
-* ``vllm/vllm-openai`` runs ``vllm serve`` itself (``ENTRYPOINT ["vllm", "serve"]``), so the
-  arguments are ``<model> --flags``. Arguments that start by repeating an entrypoint
-  (``vllm serve m`` or ``python3 -m vllm.entrypoints.openai.api_server``) are the
-  entrypoint-shape mistake of engine-churn.md section 4: the server would receive
-  ``vllm serve vllm serve m`` and stop on the extra positionals (the real 0.21.0 parser:
-  ``vllm: error: unrecognized arguments: serve org/m``). The repeated words are
-  dropped (so the flags are still checked) and the mistake is returned as ``shape_error``.
-  The same holds for an image whose entrypoint is the older ``api_server`` module.
-* Other vLLM images (ROCm, CPU, TPU builds) have entrypoints servelint cannot see: arguments
-  that start with a flag are taken as ``vllm serve`` arguments (``assumed`` says so);
-  arguments that start with a command are that command.
-* Any other image: the arguments are the command (``python3 -m sglang.launch_server …``).
+and returns the options, the image and the arguments after it. What the container runs
+(the image's entrypoint, asked of the engine that owns the image) is
+``servelint.launches.containers``.
 """
 
 from __future__ import annotations
@@ -25,7 +12,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from servelint.engines.images import resolve_image
 from servelint.model import EnvVar, Span, Token
 
 # long options that take a value (docker run reference); every other long option is a flag
@@ -51,10 +37,7 @@ VALUE_OPTIONS = frozenset({
 SHORT_VALUE = frozenset("acehlmpuvw")  # -e K=V, -v a:b, -p 8000:8000, -w DIR, -u USER, ...
 SHORT_FLAGS = frozenset("dit" "P" "q")  # -d, -i, -t, -P, -q (combinable: -itd)
 _ENV_OPTIONS = ("--env", "-e")
-# images whose entrypoint is `vllm serve` (vllm-project Dockerfile, target vllm-openai)
-SERVE_REPOSITORIES = frozenset({"vllm/vllm-openai"})
 _RUNNERS = {"docker", "podman", "nvidia-docker"}
-_API_SERVER = "vllm.entrypoints.openai.api_server"
 
 
 @dataclass
@@ -80,16 +63,6 @@ class DockerRun:
 
     def option(self, *names: str) -> DockerOption | None:
         return next((o for o in self.options if o.name in names), None)
-
-
-@dataclass
-class ContainerCommand:
-    """The command a container runs, and whether its entrypoint is assumed or misshapen."""
-
-    words: list[Token]  # the command the container runs (entrypoint + arguments)
-    assumed: str = ""  # why the entrypoint is an assumption, when it is
-    shape_error: str = ""  # the entrypoint-shape mistake, when there is one
-    shape_span: Span | None = None
 
 
 def run_start(tokens: list[Token]) -> int | None:
@@ -185,57 +158,3 @@ def _env_var(tok: Token) -> EnvVar:
     if not eq:  # `-e NAME`: the value comes from the caller's environment
         return EnvVar(name, f"${name}", tok.span, True)
     return EnvVar(name, value, tok.span, tok.symbolic)
-
-
-def _repeats_entrypoint(args: list[Token]) -> int:
-    """How many leading words repeat a vLLM server entrypoint (0 when none)."""
-    words = [t.text for t in args[:4]]
-    if len(words) >= 2 and os.path.basename(words[0]) == "vllm" and words[1] == "serve":
-        return 2
-    if len(words) >= 3 and os.path.basename(words[0]).startswith("python") and \
-            words[1] == "-m" and words[2] == _API_SERVER:
-        return 3
-    return 0
-
-
-def _word(text: str, at: Token) -> Token:
-    return Token(text, at.span)
-
-
-def container_command(run: DockerRun) -> ContainerCommand | None:
-    """What the container runs, with the entrypoint shape applied (None: nothing to judge)."""
-    if run.image is None:
-        return None
-    if run.entrypoint is not None:
-        return ContainerCommand([run.entrypoint, *run.args])
-    if run.image.symbolic:
-        return ContainerCommand(list(run.args)) if _repeats_entrypoint(run.args) else None
-    ref = resolve_image(run.image.text)
-    if ref.repository in SERVE_REPOSITORIES:
-        entry = [_word("vllm", run.image), _word("serve", run.image)]
-        skip = _repeats_entrypoint(run.args)
-        if skip:
-            written = " ".join(t.text for t in run.args[:skip])
-            first = run.args[0].span
-            return ContainerCommand(
-                entry + run.args[skip:],
-                shape_error=(f"docker run: the image {run.image.text} already runs `vllm serve` "
-                             f"(its entrypoint); the arguments repeat `{written}`, so the "
-                             f"server receives `vllm serve {written} …` and stops at parse time "
-                             "(\"unrecognized arguments\"). Pass only `<model> --flags` after "
-                             "the image, or set --entrypoint"),
-                shape_span=first)
-        return ContainerCommand(entry + run.args)
-    if ref.engine == "vllm":
-        if not run.args:
-            return None  # an interactive container: the command comes later
-        if run.args[0].text.startswith("-") or _looks_like_model(run.args[0].text):
-            return ContainerCommand(
-                [_word("vllm", run.image), _word("serve", run.image), *run.args],
-                assumed=f"the entrypoint of {ref.repository} is taken to be `vllm serve`")
-    return ContainerCommand(list(run.args))
-
-
-def _looks_like_model(text: str) -> bool:
-    """``org/name`` (a Hugging Face id) rather than a command word."""
-    return text.count("/") == 1 and not text.startswith(("/", ".")) and " " not in text

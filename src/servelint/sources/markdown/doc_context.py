@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from servelint.launches import config_file_value, expand_config_file
 from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.markdown.fences import Fence
@@ -150,28 +151,10 @@ class DocContext:
         written = [f for f in written if _before(f[1], spec.anchor)]
         if not written:
             return
-        from servelint.sources.shell.launch import vllm_config_tokens  # (a written --config)
-
         lines = written[-1][2]
-        extra = vllm_config_tokens(lines)
-        if extra is not None:
-            spec.argv[at_value + 1 : at_value + 1] = extra
+        if expand_config_file(spec, at_value, lines):
             spec.context["config_text"] = "\n".join(t for t, _, _ in lines)
             spec.context["config_from"] = f"written at line {written[-1][1].line}"
-
-
-def config_file_value(spec: LaunchSpec) -> tuple[str, int] | None:
-    """(file name, argv index of the ``--config`` value) of a vLLM launch whose literal
-    ``--config FILE`` is not yet expanded into options; else None."""
-    name = spec.context.get("config_file")
-    if spec.engine != "vllm" or not name or "config_text" in spec.context:
-        return None
-    from servelint.sources.shell.launch import config_flags, config_value  # (a --config file)
-
-    hit = config_value(spec.argv, config_flags("vllm"))
-    if hit is None or hit[1].symbolic:
-        return None
-    return name, hit[0]
 
 
 def prose_before(text_lines: list[str], fence: Fence, previous_end: int) -> str:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from servelint.engines import registry
+
 _OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _QUOTE = re.compile(r" {0,3}> ?")  # one block-quote marker
 SHELL_LANGS = frozenset({
@@ -109,8 +111,9 @@ def find_fences(text: str) -> list[Fence]:
     return out
 
 
-# a block worth interpreting mentions one of these (exports and heredocs: for later blocks)
-_KEYWORDS = ("vllm", "sglang", "docker", "podman", "pip ", "api_server", "export ", "<<")
+# a block worth interpreting mentions an engine's shell words (engines.registry) or one of
+# these: containers, installs, exports and heredocs (for later blocks)
+_KEYWORDS = ("docker", "podman", "pip ", "export ", "<<")
 
 
 def worth_reading(fence: Fence) -> bool:
@@ -119,4 +122,4 @@ def worth_reading(fence: Fence) -> bool:
     if not fence.is_shell:
         return False
     body = "\n".join(fence.lines)
-    return any(k in body for k in _KEYWORDS)
+    return any(k in body for k in _KEYWORDS) or any(w in body for w in registry.shell_words())

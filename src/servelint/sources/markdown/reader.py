@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from servelint import budget
+from servelint.launches import config_file_value, expand_config_file
 from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.markdown.doc_context import DocContext, config_file_value, prose_before
+from servelint.sources.markdown.doc_context import DocContext, prose_before
 from servelint.sources.markdown.fences import Fence, find_fences, worth_reading
 
 if TYPE_CHECKING:  # the shell interpreter is imported for a block worth reading only
@@ -165,11 +166,7 @@ def _expand_config_file(spec: LaunchSpec, md_path: str) -> None:
         (line, Span(str(config), i, 1, i, len(line) + 1), False)
         for i, line in enumerate(text.splitlines(), start=1)
     )
-    from servelint.sources.shell.launch import vllm_config_tokens  # (a --config file read)
-
-    extra = vllm_config_tokens(lines)
-    if extra is not None:
-        spec.argv[at_value + 1 : at_value + 1] = extra
+    if expand_config_file(spec, at_value, lines):
         spec.context["config_text"] = text
 
 

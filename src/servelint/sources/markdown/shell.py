@@ -16,15 +16,13 @@ import re
 from dataclasses import dataclass
 
 from servelint.engines.images import resolve_image
-from servelint.model import LaunchSpec, PackageInstall, Span, Token
+from servelint.model import PackageInstall, Span, Token
 from servelint.sources.common.pip import parse_pip_command
-from servelint.sources.common.problems import ReadProblem
-from servelint.sources.docker_run.parse import container_command, parse_docker_run, run_start
+from servelint.sources.docker_run.parse import parse_docker_run
 from servelint.sources.markdown.fences import Fence
 from servelint.sources.shell.interpreter import Interpreter
 from servelint.sources.shell.launch import strip_wrappers
 from servelint.sources.shell.syntax import parse_source
-from servelint.sources.shell.values import Field, Piece
 
 # placeholders a guide writes for words the reader fills in, each read as a symbolic
 # ``$_WORDS`` of the same length: ``<model>``, ``<logits processor 1>``, ``{your model dir}``,
@@ -80,10 +78,6 @@ def prepare(fence: Fence) -> list[str]:
     return out
 
 
-def _field(tok: Token) -> Field:
-    return Field((Piece(tok.text, tok.symbolic, tok.span),), tok.span)
-
-
 class BlockInterpreter(Interpreter):
     """The bash reader's interpreter, plus ``docker run`` launches and release pins."""
 
@@ -98,7 +92,6 @@ class BlockInterpreter(Interpreter):
     def on_command(self, fields, prefix, src, st, node) -> None:  # noqa: ANN001
         tokens = [f.token() for f in fields]
         rest, _, _ = strip_wrappers(tokens)
-        offset = len(tokens) - len(rest)
         pip = parse_pip_command(rest)
         if pip is not None:
             self.installs_seen.extend(pip.installs)
@@ -113,10 +106,11 @@ class BlockInterpreter(Interpreter):
                     self._pin(inst.span, None, inst.specifier[2:])
         if len(rest) >= 3 and rest[0].text in ("docker", "podman") and rest[1].text == "pull":
             self._image_pin(rest[2])
-        if run_start(rest) is None:
-            super().on_command(fields, prefix, src, st, node)
-            return
-        self._docker(rest, fields[offset:], src, st, node)
+        run = parse_docker_run(rest)
+        if run is not None and run.image is not None:
+            self.docker_runs += 1
+            self._image_pin(run.image)
+        super().on_command(fields, prefix, src, st, node)
 
     def _pin(self, span: Span | None, image: str | None, release: str | None) -> None:
         if span is not None:
@@ -125,46 +119,6 @@ class BlockInterpreter(Interpreter):
     def _image_pin(self, tok: Token) -> None:
         if not tok.symbolic and resolve_image(tok.text).release:
             self._pin(tok.span, tok.text, None)
-
-    def _docker(self, tokens: list[Token], fields, src, st, node) -> None:  # noqa: ANN001
-        run = parse_docker_run(tokens)
-        if run is None or run.image is None:
-            return
-        self.docker_runs += 1
-        self._image_pin(run.image)
-        cmd = container_command(run)
-        if cmd is None or not cmd.words:
-            return
-        if cmd.shape_error:
-            self.problems.append(
-                ReadProblem(
-                    self.main_path,
-                    cmd.shape_span or run.anchor.span,
-                    cmd.shape_error,
-                    "entrypoint-shape",
-                )
-            )
-        first = len(self.launches)
-        super().on_command([_field(t) for t in cmd.words], [], src, st, node)
-        for spec in self.launches[first:]:
-            _containerise(spec, run, cmd.assumed)
-
-
-def _containerise(spec: LaunchSpec, run, assumed: str) -> None:  # noqa: ANN001
-    """A launch inside ``docker run``: image, ``-e`` env only, no host pip installs."""
-    if run.image is not None and not run.image.symbolic:
-        spec.image, spec.image_span = run.image.text, run.image.span
-    spec.env = list(run.env)
-    spec.installs = []
-    spec.release = spec.release_span = None
-    spec.anchor = run.anchor.span or spec.anchor
-    spec.context["docker"] = "run"
-    if run.entrypoint is not None:
-        spec.context["docker_entrypoint"] = run.entrypoint.text
-    if assumed:
-        spec.context["entrypoint_assumed"] = assumed
-    if run.env_files:
-        spec.context["env_file"] = ",".join(t.text for t in run.env_files)
 
 
 def interpret(path: str, fence: Fence, lines: list[str], *, max_steps: int = 100_000,

@@ -15,25 +15,20 @@ try:
 except ImportError:  # tree-sitter < 0.25
     QueryCursor = None
 
-from servelint.engines import registry
-from servelint.model import EnvVar, LaunchSpec
+from servelint.launches import CommandRecord, Origin, assemble, in_container, starts_launch
+from servelint.model import EnvVar, Token
 from servelint.sources.common.pip import parse_pip_command
 from servelint.sources.shell.flows import (
     fork,
     unknown_var,
 )
-from servelint.sources.shell.launch import (
-    config_flags,
-    config_value,
-    match_launch,
-    strip_wrappers,
-    vllm_config_tokens,
-)
+from servelint.sources.shell.launch import strip_wrappers
 from servelint.sources.shell.syntax import (
     global_assignments,
 )
 from servelint.sources.shell.values import (
     Field,
+    Piece,
     Source,
     State,
     is_symbolic,
@@ -52,6 +47,10 @@ _TABLES: dict[tuple, int] = {}  # function table content -> its number in ``_REL
 
 def first_named_or_self(node):
     return first_named(node) or node
+
+
+def _field(tok: Token) -> Field:
+    return Field((Piece(tok.text, tok.symbolic, tok.span),), tok.span)
 
 
 class CommandMixin:
@@ -132,9 +131,8 @@ class CommandMixin:
         self, fields: list[Field], prefix: list[EnvVar], src: Source, st: State, node
     ) -> None:
         tokens = [f.token() for f in fields]
-        match = match_launch(tokens)
-        if match is not None:
-            self.record_launch(match, prefix, src, st, node)
+        if starts_launch(tokens):
+            self.record_command(fields, tokens, prefix, src, st, node)
             return
         rest, wrapper_env, _ = strip_wrappers(tokens)
         pip = parse_pip_command(rest)
@@ -145,65 +143,38 @@ class CommandMixin:
             start = len(tokens) - len(rest)
             self.run_child(fields[start + 1 :], prefix + wrapper_env, src, st, node)
 
-    def record_launch(self, match, prefix: list[EnvVar], src: Source, st: State, node) -> None:
+    def record_command(
+        self, fields: list[Field], tokens, prefix: list[EnvVar], src: Source, st: State, node
+    ) -> None:
+        """An engine or container command -> its record, assembled into launches
+        (``servelint.launches``); a container's own shell command is interpreted here."""
         env = [
             EnvVar(n, text_of(v.scalar_value()), v.span, is_symbolic(v.scalar_value()))
             for n, v in sorted(st.vars.items())
             if v.exported and not v.external
         ]
-        names = {e.name for e in prefix + match.env}
-        env = [e for e in env if e.name not in names] + prefix + match.env
-        argv = list(match.argv)
-        context: dict[str, str] = {}
-        option_file = None
-        hit = config_value(argv, config_flags(match.engine))
-        if hit is not None:
-            idx, value = hit
-            context["config_file"] = value.text
-            vf = st.files.get(value.text) if not value.symbolic else None
-            if vf is None and not value.symbolic:
-                vf = st.files.get(os.path.basename(value.text))
-            if vf is not None and not vf.unknown:
-                context["config_text"] = "\n".join(line for line, _, _ in vf.lines)
-                option_file = vf.lines
-                if match.engine == "vllm":
-                    extra = vllm_config_tokens(vf.lines)
-                    if extra is None:
-                        self.problem(
-                            value.span,
-                            f"config file {value.text!r} written by the "
-                            "script is not a flat YAML mapping",
-                            "unsupported",
-                        )
-                    else:
-                        argv[idx + 1 : idx + 1] = extra
-        spec = LaunchSpec(
-            engine=match.engine,
-            entrypoint=match.entrypoint,
-            argv=argv,
-            path=self.main_path,
-            anchor=match.anchor.span or src.span(node),
-            env=env,
+        names = {e.name for e in prefix}
+        record = CommandRecord(
+            words=tokens,
+            anchor=src.span(node),
+            origin=Origin(self.origin_kind, self.main_path, "; ".join(st.labels)),
+            env=[e for e in env if e.name not in names] + prefix,
             installs=list(st.installs),
-            rendering="; ".join(st.labels),
-            origin="script",
-            context=context,
+            files={
+                name: (None if vf.unknown else vf.lines) for name, vf in st.files.items()
+            },
         )
-        engine = registry.find(match.engine)
-        if engine is not None and engine.option_file_checks:
-            spec.option_file = option_file  # the engine judges the file's lines itself
-        package = engine.package if engine else None
-        for inst in st.installs:
-            if (
-                inst.name == package
-                and not inst.symbolic
-                and inst.specifier.startswith("==")
-                and "," not in inst.specifier
-                and "*" not in inst.specifier
-            ):
-                spec.release, spec.release_span = inst.specifier[2:], inst.span
-        self.launches.append(spec)
-        self.last_launch_step = self.steps
+        asm = assemble(record)
+        for problem in asm.problems:
+            self.problem(problem.span, problem.message, problem.kind)
+        self.launches.extend(asm.specs)
+        if asm.specs:
+            self.last_launch_step = self.steps
+        if asm.shell and asm.container is not None:
+            first = len(self.launches)
+            self.run_fields([_field(t) for t in asm.shell], [], src, st, node)
+            for spec in self.launches[first:]:
+                in_container(spec, asm.container)
 
     # ------------------------------------------------------------ calls/files
     def call(

@@ -47,6 +47,8 @@ class Budget(Exception):
 
 
 class Interpreter(FlowMixin, StatementMixin, CommandMixin, NestedMixin, Expander):
+    origin_kind = "script"  # the file kind its launches come from (LaunchSpec.origin)
+
     def __init__(
         self,
         main_path: str,

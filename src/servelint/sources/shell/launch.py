@@ -9,15 +9,12 @@ sglang.launch_server``, ...): command words, or an interpreter's ``-m MODULE``. 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 
-import yaml
-
 from servelint.engines import registry
-from servelint.model import EnvVar, Span, Token
+from servelint.model import EnvVar, Token
 
 WRAPPERS = frozenset({
     "exec", "nohup", "env", "timeout", "time", "sudo", "setsid", "stdbuf", "nice", "ionice",
@@ -54,8 +51,13 @@ def _module_at(tokens: list[Token], k: int) -> tuple[str, str, int] | None:
         start = k + 2
         then = [t.text for t in tokens[start:start + len(launcher.then)]]
         if then == list(launcher.then):
-            return engine.name, launcher.name, start + len(launcher.then)
+            return registry.starts(engine, launcher), launcher.name, start + len(launcher.then)
     return None
+
+
+def launcher_at(tokens: list[Token], j: int) -> tuple[str, str, int] | None:
+    """-> (engine, entrypoint, index of first argv token) if an engine launcher starts at j."""
+    return _entry_at(tokens, j) if j < len(tokens) else None
 
 
 def _entry_at(tokens: list[Token], j: int) -> tuple[str, str, int] | None:
@@ -69,7 +71,7 @@ def _entry_at(tokens: list[Token], j: int) -> tuple[str, str, int] | None:
         n = len(command.words)
         if word == command.words[0] and \
                 [t.text for t in tokens[j + 1:j + n]] == list(command.words[1:]):
-            return engine.name, command.name, j + n
+            return registry.starts(engine, command), command.name, j + n
     if is_python(word):
         k = j + 1
         while k < len(tokens) and tokens[k].text.startswith("-") and tokens[k].text != "-m":
@@ -148,58 +150,3 @@ def config_value(tokens: list[Token], flags: tuple[str, ...]) -> tuple[int, Toke
             if i + 1 < len(tokens):
                 return i + 1, tokens[i + 1]
     return None
-
-
-def vllm_config_tokens(lines: tuple[tuple[str, Span | None, bool], ...]) -> list[Token] | None:
-    """vLLM ``--config FILE`` semantics (``FlexibleArgumentParser.load_config_file``,
-    read from the 0.21.0 wheel): top-level keys become ``--key``; ``true`` -> flag only,
-    ``false`` -> nothing, list -> ``--key item...``, mapping -> ``--key <json>``,
-    other -> ``--key str(value)``. Blocks holding an unknown value stay symbolic."""
-    blocks: list[list[tuple[str, Span | None, bool]]] = []
-    for line in lines:
-        text = line[0]
-        if not text.strip() or text.lstrip().startswith("#"):
-            if blocks:
-                blocks[-1].append(line)
-            continue
-        if not text[0].isspace() and not text.startswith("-"):
-            blocks.append([line])
-        elif blocks:
-            blocks[-1].append(line)
-        else:
-            return None
-    out: list[Token] = []
-    for block in blocks:
-        head, span, _ = block[0]
-        m = re.match(r"^([^:#\s][^:]*?)\s*:(\s|$)", head)
-        if not m:
-            return None
-        key = m.group(1).strip("'\"")
-        key_span = Span(span.path, span.line, span.column, span.line,
-                        span.column + len(m.group(1))) if span else None
-        val_span = Span(span.path, span.line, span.column + m.end(), span.line,
-                        span.column + len(head)) if span else None
-        symbolic = any(sym for _, _, sym in block)
-        flag = Token("--" + key, key_span)
-        if symbolic:
-            out += [flag, Token(head[m.end():].strip() or "<mapping>", val_span, True)]
-            continue
-        try:
-            loaded = yaml.safe_load("\n".join(t for t, _, _ in block))
-        except yaml.YAMLError:
-            return None
-        if not isinstance(loaded, dict) or len(loaded) != 1:
-            return None
-        value = next(iter(loaded.values()))
-        if isinstance(value, bool):
-            if value:
-                out.append(flag)
-        elif isinstance(value, list):
-            if value:
-                out.append(flag)
-                out += [Token(str(v), val_span) for v in value]
-        elif isinstance(value, dict):
-            out += [flag, Token(json.dumps(value), val_span)]
-        else:
-            out += [flag, Token(str(value), val_span)]
-    return out

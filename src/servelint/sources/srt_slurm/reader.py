@@ -441,32 +441,15 @@ def _worker_context(recipe: _Recipe, role: str, cmd, topo: Topology) -> dict[str
         context["setup_script"] = py_str(recipe.setup.value)
     added = cmd.added_spans()
     if added:
-        context["srtctl_added"] = ";".join(f"{a}:{b}" for a, b in sorted(added))
+        # the judge caps errors there at warning (pipeline.judge._cap_tool_added)
+        context["tool_added_at"] = ";".join(f"{a}:{b}" for a, b in sorted(added))
+        context["tool_added_note"] = (
+            f"srtctl adds this option as srt-slurm {SRTCTL_COMMIT} builds the "
+            "command; the srtctl that runs the recipe is not pinned"
+        )
     if cmd.files:
         context["config_files"] = ",".join(cmd.files)
     return context
 
 
 SRTCTL_COMMIT = "c88ef731"  # the srt-slurm commit whose build_worker_command is followed
-
-
-def cap_srtctl_added(spec: LaunchSpec, findings: list) -> None:
-    """Errors on options srtctl adds (not spelled by the recipe) depend on the srtctl
-    version that builds the command, which a recipe does not pin: warnings, saying so."""
-    from servelint.model import Severity
-
-    added = spec.context.get("srtctl_added")
-    if not added:
-        return
-    places = {tuple(int(x) for x in p.split(":")) for p in added.split(";")}
-    for f in findings:
-        if (
-            f.span.path == spec.path
-            and (f.span.line, f.span.column) in places
-            and f.severity > Severity.WARNING
-        ):
-            f.severity = Severity.WARNING
-            f.message += (
-                f" (srtctl adds this option as srt-slurm {SRTCTL_COMMIT} builds the "
-                "command; the srtctl that runs the recipe is not pinned)"
-            )
