@@ -10,23 +10,24 @@ from __future__ import annotations
 
 import re
 
+from servelint.launches import CommandRecord, Lines, Origin
 from servelint.model import EnvVar, Span, Token
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq
-from servelint.sources.container.record import CommandRecord, ShellText
+from servelint.sources.container.record import ShellText
 from servelint.sources.container.scalar_text import placed_text
 from servelint.sources.kubernetes.objects import ContainerAt, K8sObject
-from servelint.sources.shell.values import VFile
 
 _REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
 PLACEHOLDER = re.compile(r"\$_T_+")  # a template expression (``sources/helm``)
 
 
 def container_record(obj: K8sObject, at: ContainerAt, lines: list[str], path: str,
-                     maps: dict[str, Map], origin: str,
-                     problems: list[ReadProblem]) -> CommandRecord:
+                     maps: dict[str, Map], origin: str, problems: list[ReadProblem]
+                     ) -> tuple[CommandRecord, dict[int, ShellText]]:
+    """The container's command record, and its script words' placed texts (by identity)."""
     c = at.container
-    env = _env(at, problems, path)
+    env = _env(at)
     known = {e.name: e for e in env}
     entry = _words(c.get("command"), known, "command", path, problems)
     args = _words(c.get("args"), known, "args", path, problems) or []
@@ -34,19 +35,25 @@ def container_record(obj: K8sObject, at: ContainerAt, lines: list[str], path: st
     label = f"{obj.kind} {obj.name}".strip() + f" {at.where}"
     if isinstance(name, Scalar) and name.value is not None:
         label += f" ({name.value})"
-    record = CommandRecord(origin, path, label, c.span, entry, args, env,
-                           _image(c.get("image")))
-    items = [*(_items(c.get("command"))), *(_items(c.get("args")))]
-    for i, item in enumerate(items):
+    first = next((t.span for t in (entry or []) + args if t.span is not None), None)
+    record = CommandRecord(args, first or c.span, Origin(origin, path, label), env,
+                           files=_mounted(at, maps, lines), image=_image(c.get("image")),
+                           entrypoint=entry)
+    if record.image is None:  # a container without an image is refused by the API server
+        record.image = Token("<no image>", c.span, True)
+    scripts: dict[int, ShellText] = {}
+    words = (entry or []) + args
+    items = [*_items(c.get("command")), *_items(c.get("args"))]
+    for word, item in zip(words, items, strict=False):
         if isinstance(item, Scalar) and isinstance(item.value, str) and (
                 " " in item.value or "\n" in item.value):
             placed = placed_text(lines, item)
             if placed is not None:
-                record.scripts[i] = ShellText(_shell_refs(placed.text, known), placed.line_offset)
-    record.files = _mounted(at, maps, lines)
+                scripts[id(word)] = ShellText(_shell_refs(placed.text, known),
+                                              placed.line_offset)
     if isinstance(c.get("envFrom"), Seq):
         record.context["env_from"] = "envFrom (values not in the file)"
-    return record
+    return record, scripts
 
 
 def _items(node: Node | None) -> list[Node]:
@@ -110,7 +117,7 @@ def _shell_refs(text: str, env: dict[str, EnvVar]) -> str:
                     text)
 
 
-def _env(at: ContainerAt, problems: list[ReadProblem], path: str) -> list[EnvVar]:
+def _env(at: ContainerAt) -> list[EnvVar]:
     out: list[EnvVar] = []
     for lst in [*at.shared_env, at.container.get("env")]:
         if not isinstance(lst, Seq):
@@ -131,7 +138,7 @@ def _env(at: ContainerAt, problems: list[ReadProblem], path: str) -> list[EnvVar
     return out
 
 
-def _mounted(at: ContainerAt, maps: dict[str, Map], lines: list[str]) -> dict[str, VFile]:
+def _mounted(at: ContainerAt, maps: dict[str, Map], lines: list[str]) -> dict[str, Lines | None]:
     """ConfigMap keys the container mounts, by the path it sees them at."""
     volumes = at.pod.get("volumes") if at.pod is not None else None
     by_volume: dict[str, tuple[Map, dict[str, str]]] = {}
@@ -149,7 +156,7 @@ def _mounted(at: ContainerAt, maps: dict[str, Map], lines: list[str]) -> dict[st
                  if isinstance(i, Map) and isinstance(i.get("key"), Scalar)
                  and isinstance(i.get("path"), Scalar)}
         by_volume[str(name.value)] = (data, paths)
-    files: dict[str, VFile] = {}
+    files: dict[str, Lines | None] = {}
     for mount in _items(at.container.get("volumeMounts")):
         if not isinstance(mount, Map):
             continue
@@ -170,11 +177,11 @@ def _mounted(at: ContainerAt, maps: dict[str, Map], lines: list[str]) -> dict[st
                 target = str(where.value)
             else:
                 target = str(where.value).rstrip("/") + "/" + rel
-            files[target] = VFile(_file_lines(value, lines))
+            files[target] = _file_lines(value, lines)
     return files
 
 
-def _file_lines(value: Scalar, raw: list[str]) -> tuple[tuple[str, Span | None, bool], ...]:
+def _file_lines(value: Scalar, raw: list[str]) -> Lines:
     """A ConfigMap value's lines with their spans (a block scalar's lines are the file's;
     any other value's are the scalar's)."""
     text = str(value.value)

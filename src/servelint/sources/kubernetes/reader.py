@@ -57,8 +57,9 @@ def read_manifests(path: str, text: str | None = None, origin: str = "kubernetes
                 "read", "unsupported"))
             continue
         for at in containers_of(obj):
-            record = container_record(obj, at, lines, path, maps, origin, result.problems)
-            specs, found = container_launches(record)
+            record, scripts = container_record(obj, at, lines, path, maps, origin,
+                                               result.problems)
+            specs, found = container_launches(record, scripts)
             result.specs.extend(specs)
             result.problems.extend(found)
     return result
