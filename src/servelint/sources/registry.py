@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelint.sources.base import Head, Reader
+from servelint.sources.helm import HelmReader
 from servelint.sources.inferencex import InferenceXReader
 from servelint.sources.kubernetes import KubernetesReader
 from servelint.sources.markdown import MarkdownReader
@@ -17,6 +18,7 @@ from servelint.sources.unread import UnreadReader
 READERS: tuple[Reader, ...] = (
     InferenceXReader(),
     KubernetesReader(),
+    HelmReader(),
     RecipeReader(),
     SrtSlurmReader(),
     ShellReader(),

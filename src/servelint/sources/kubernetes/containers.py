@@ -23,7 +23,8 @@ PLACEHOLDER = re.compile(r"\$_T_+")  # a template expression (``sources/helm``)
 
 
 def container_record(obj: K8sObject, at: ContainerAt, lines: list[str], path: str,
-                     maps: dict[str, Map], origin: str, problems: list[ReadProblem]
+                     maps: dict[str, Map], origin: str, problems: list[ReadProblem],
+                     unknown_lines: frozenset[int] = frozenset()
                      ) -> tuple[CommandRecord, dict[int, ShellText]]:
     """The container's command record, and its script words' placed texts (by identity)."""
     c = at.container
@@ -31,6 +32,12 @@ def container_record(obj: K8sObject, at: ContainerAt, lines: list[str], path: st
     known = {e.name: e for e in env}
     entry = _words(c.get("command"), known, "command", path, problems)
     args = _words(c.get("args"), known, "args", path, problems) or []
+    hidden = _hidden_words(c, unknown_lines)
+    if hidden is not None:  # a template adds words nobody can see here
+        if "command" in hidden and entry is not None:
+            entry.append(hidden["command"])
+        if "args" in hidden:
+            args.append(hidden["args"])
     name = c.get("name")
     label = f"{obj.kind} {obj.name}".strip() + f" {at.where}"
     if isinstance(name, Scalar) and name.value is not None:
@@ -56,6 +63,23 @@ def container_record(obj: K8sObject, at: ContainerAt, lines: list[str], path: st
     return record, scripts
 
 
+def _hidden_words(c: Map, unknown_lines: frozenset[int]) -> dict[str, Token] | None:
+    """A symbolic word for ``command``/``args`` where a template line inside their part of
+    the container (from the key to the next key) adds what cannot be seen."""
+    if not unknown_lines:
+        return None
+    out: dict[str, Token] = {}
+    keys = [k.span.line for k, _ in c.entries] + [(c.span.end_line or c.span.line) + 1]
+    for i, (key, _) in enumerate(c.entries):
+        name = str(key.value)
+        if name not in ("command", "args"):
+            continue
+        hit = next((n for n in sorted(unknown_lines) if keys[i] <= n < keys[i + 1]), None)
+        if hit is not None:
+            out[name] = Token("{{ … }}", Span(key.span.path, hit, 1, hit, 1), True)
+    return out or None
+
+
 def _items(node: Node | None) -> list[Node]:
     return list(node.items) if isinstance(node, Seq) else []
 
@@ -71,6 +95,8 @@ def _words(node: Node | None, env: dict[str, EnvVar], key: str, path: str,
            problems: list[ReadProblem]) -> list[Token] | None:
     if node is None or isinstance(node, Scalar) and node.value is None:
         return None
+    if isinstance(node, Scalar) and PLACEHOLDER.search(_text(node.value)):
+        return [Token(_text(node.value), node.span, True)]  # a template fills it
     if not isinstance(node, Seq):
         problems.append(ReadProblem(path, node.span, f"container {key} is not a list (the API "
                                     "server rejects it); not read", "parse-error"))

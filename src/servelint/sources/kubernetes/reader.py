@@ -37,9 +37,11 @@ def read_text(path: str) -> tuple[str | None, ReadResult]:
                                                       "read-error")])
 
 
-def read_manifests(path: str, text: str | None = None, origin: str = "kubernetes"
-                   ) -> ReadResult:
-    """Every launch of the objects in ``path`` (or in ``text``, the file's prepared text)."""
+def read_manifests(path: str, text: str | None = None, origin: str = "kubernetes",
+                   unknown_lines: frozenset[int] = frozenset()) -> ReadResult:
+    """Every launch of the objects in ``path`` (or in ``text``, the file's prepared text;
+    ``unknown_lines``: lines a template fills with what cannot be seen, see
+    ``sources/templates/text.py``)."""
     if text is None:
         text, failed = read_text(path)
         if text is None:
@@ -58,7 +60,7 @@ def read_manifests(path: str, text: str | None = None, origin: str = "kubernetes
             continue
         for at in containers_of(obj):
             record, scripts = container_record(obj, at, lines, path, maps, origin,
-                                               result.problems)
+                                               result.problems, unknown_lines)
             specs, found = container_launches(record, scripts)
             result.specs.extend(specs)
             result.problems.extend(found)
