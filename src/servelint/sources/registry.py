@@ -13,6 +13,7 @@ from servelint.sources.markdown import MarkdownReader
 from servelint.sources.recipe import RecipeReader
 from servelint.sources.shell import ShellReader
 from servelint.sources.srt_slurm import SrtSlurmReader
+from servelint.sources.templates import TemplateReader
 from servelint.sources.unread import UnreadReader
 
 READERS: tuple[Reader, ...] = (
@@ -23,6 +24,7 @@ READERS: tuple[Reader, ...] = (
     SrtSlurmReader(),
     ShellReader(),
     MarkdownReader(),
+    TemplateReader(),
     UnreadReader(),  # last: what mentions an engine and no reader claims gets a note
 )
 

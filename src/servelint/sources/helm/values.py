@@ -26,6 +26,7 @@ from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import Map, Scalar, Seq, at, load_yaml_stream
 from servelint.sources.container.launch import container_launches
 from servelint.sources.helm.gotemplate import Line, Piece, Renderer
+from servelint.sources.templates.text import PLACEHOLDER
 
 _MARK = re.compile(r"__P(\d+)__")
 
@@ -114,10 +115,11 @@ def _item_word(line: Line) -> Token | None:
     used = [table[int(m.group(1))] for m in _MARK.finditer(word)]
     whole = len(used) == 1 and _MARK.fullmatch(word) is not None  # YAML took its quotes
     final = used[0].text if whole else _MARK.sub(lambda m: _printed(table[int(m.group(1))]), word)
+    templated = PLACEHOLDER.search(final) is not None  # a template file's own expression
     if not used:
-        return Token(final, line.context)
+        return Token(final, line.context, templated)
     span = next((p.span for p in used if p.span is not None), line.context)
-    return Token(final, span, any(p.symbolic for p in used))
+    return Token(final, span, templated or any(p.symbolic for p in used))
 
 
 def _printed(piece: Piece) -> str:
@@ -137,7 +139,8 @@ def _image(chart: dict, top: Map, variables: dict, item: Map) -> Token:
     final = _MARK.sub(lambda m: table[int(m.group(1))].text, value)
     tag = item.get("tag")
     span = tag.span if isinstance(tag, Scalar) else (used[-1].span if used else item.span)
-    return Token(final, span, any(p.symbolic for p in used) or not final or ":" not in final)
+    return Token(final, span, any(p.symbolic for p in used) or not final or ":" not in final
+                 or PLACEHOLDER.search(final) is not None)
 
 
 def _env(root: Map, item: Map) -> list[EnvVar]:

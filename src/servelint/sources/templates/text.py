@@ -1,4 +1,5 @@
-"""Go templates (Helm) and Jinja: a template's text with its expressions as placeholders,
+"""Go templates (Helm), Jinja and Terraform ``templatefile`` directives (``%{ for }``): a
+template's text with its expressions as placeholders,
 every other character where it was (spans stay the file's).
 
 * A value expression inside a line (``image: "{{ .Values.image }}:{{ .Values.tag }}"``)
@@ -18,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_ACTION = re.compile(r"\{\{-?(.*?)-?\}\}|\{%-?(.*?)-?%\}|\{#.*?#\}", re.S)
+_ACTION = re.compile(r"\{\{-?(.*?)-?\}\}|\{%-?(.*?)-?%\}|%\{~?(.*?)~?\}|\{#.*?#\}", re.S)
 _OPENERS = ("if", "with", "range", "define", "block", "for", "macro", "filter", "set ")
 _ELSE = ("else", "elif")
 _ENDS = ("end", "endif", "endfor", "endmacro", "endfilter", "endwith", "endset", "endblock")
@@ -68,9 +69,9 @@ def prepare(text: str) -> Prepared:
         cursor = m.end()
         raw = m.group(0)
         prepared.expressions += 1
-        inner = m.group(1) if m.group(1) is not None else (m.group(2) or "")
+        inner = m.group(1) if m.group(1) is not None else (m.group(2) or m.group(3) or "")
         word = _word(inner)
-        is_statement = m.group(2) is not None
+        is_statement = m.group(2) is not None or m.group(3) is not None
         if raw.startswith("{#") or inner.strip().startswith("/*"):
             out.append(_blank(raw))
         elif word in _OPENERS or (word + " ") in _OPENERS or (is_statement and word == "set"):
