@@ -6,12 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelint.sources.base import Head, Reader
+from servelint.sources.compose import ComposeReader
 from servelint.sources.helm import HelmReader
 from servelint.sources.inferencex import InferenceXReader
 from servelint.sources.kubernetes import KubernetesReader
 from servelint.sources.markdown import MarkdownReader
 from servelint.sources.recipe import RecipeReader
 from servelint.sources.shell import ShellReader
+from servelint.sources.skypilot import SkyPilotReader
 from servelint.sources.srt_slurm import SrtSlurmReader
 from servelint.sources.templates import TemplateReader
 from servelint.sources.unread import UnreadReader
@@ -20,6 +22,8 @@ READERS: tuple[Reader, ...] = (
     InferenceXReader(),
     KubernetesReader(),
     HelmReader(),
+    ComposeReader(),
+    SkyPilotReader(),
     RecipeReader(),
     SrtSlurmReader(),
     ShellReader(),

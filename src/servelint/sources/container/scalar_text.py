@@ -25,7 +25,7 @@ def placed_text(lines: list[str], scalar: Scalar) -> ShellText | None:
         return None
     indicator = lines[first][span.column - 1:span.column]
     if indicator in ("|", ">"):
-        body = _block_lines(lines, first, span.end_line or span.line)
+        body = _block_lines(lines, first, span)
         placed = [""] + (_fold_block(body) if indicator == ">" else body)
     else:
         placed = _flow_lines(lines, scalar, indicator in ("'", '"'))
@@ -41,10 +41,15 @@ def _words(text: str) -> list[str]:
     return text.split()
 
 
-def _block_lines(lines: list[str], first: int, end_line: int) -> list[str]:
-    """The content lines of a block scalar (after its indicator line), as written."""
-    stop = min(end_line, len(lines))
-    return [lines[i] for i in range(first + 1, stop)]
+def _block_lines(lines: list[str], first: int, span) -> list[str]:  # noqa: ANN001
+    """The content lines of a block scalar (after its indicator line), as written. Its end
+    mark is where the next token starts: that line holds no content before it."""
+    end = (span.end_line or span.line) - 1  # 0-based line of the end mark
+    if end < len(lines) and not lines[end][: (span.end_column or 1) - 1].strip():
+        stop = end
+    else:
+        stop = end + 1
+    return [lines[i] for i in range(first + 1, min(stop, len(lines)))]
 
 
 def _indent(line: str) -> int:
