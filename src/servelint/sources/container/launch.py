@@ -76,7 +76,10 @@ def _shell_script(words: list[Token]) -> int | None:
             i += 2
             continue
         if not flag.startswith("--") and "c" in flag[1:]:
-            return i + 1 if i + 1 < len(words) else None
+            j = i + 1
+            if j < len(words) and words[j].text == "--":  # `bash -lc -- SCRIPT`
+                j += 1
+            return j if j < len(words) else None
         i += 1
     return None
 

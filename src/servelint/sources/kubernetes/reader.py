@@ -5,14 +5,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from servelint.launches import CommandRecord, Origin
+from servelint.model import Token
 from servelint.sources.base import ReadResult
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.common.yamlpos import load_yaml_stream
+from servelint.sources.common.yamlpos import Scalar, at, load_yaml_stream
 from servelint.sources.container.launch import container_launches
-from servelint.sources.kubernetes.containers import container_record
+from servelint.sources.container.scalar_text import placed_text
+from servelint.sources.kubernetes.containers import PLACEHOLDER, container_record
 from servelint.sources.kubernetes.objects import config_maps, containers_of, objects_of
-from servelint.sources.kubernetes.schema import CONTROLLER_BUILT, group_of
+from servelint.sources.kubernetes.schema import (
+    CONTROLLER_BUILT,
+    SHELL_FIELDS,
+    ShellField,
+    group_of,
+)
 
 MAX_BYTES = 4_000_000
 
@@ -58,10 +66,37 @@ def read_manifests(path: str, text: str | None = None, origin: str = "kubernetes
                 path, obj.root.span, f"{obj.kind} {obj.name}: {built}; its launch is not "
                 "read", "unsupported"))
             continue
-        for at in containers_of(obj):
-            record, scripts = container_record(obj, at, lines, path, maps, origin,
+        for field in SHELL_FIELDS:
+            if field.kind == obj.kind and field.group == group_of(obj.api_version):
+                _shell_field(path, obj, field, lines, origin, result)
+        for found_at in containers_of(obj):
+            record, scripts = container_record(obj, found_at, lines, path, maps, origin,
                                                result.problems, unknown_lines)
             specs, found = container_launches(record, scripts)
             result.specs.extend(specs)
             result.problems.extend(found)
     return result
+
+
+def _shell_field(path: str, obj, field: ShellField, lines: list[str], origin: str,  # noqa: ANN001
+                 result: ReadResult) -> None:
+    """A command string the object's controller runs in one of its containers (RayJob)."""
+    node = at(obj.root, *_keys(field.command))
+    image = at(obj.root, *_keys(field.image))
+    if not isinstance(node, Scalar) or not isinstance(node.value, str):
+        return
+    word = Token(node.value, node.span, bool(PLACEHOLDER.search(node.value)))
+    image_token = Token(str(image.value), image.span, bool(PLACEHOLDER.search(
+        str(image.value)))) if isinstance(image, Scalar) and image.value is not None else None
+    shell = [Token("bash", node.span), Token("-c", node.span)]
+    record = CommandRecord([word], node.span,
+                           Origin(origin, path, f"{obj.kind} {obj.name} {field.command}"),
+                           image=image_token, entrypoint=shell)
+    placed = placed_text(lines, node)
+    specs, found = container_launches(record, {id(word): placed} if placed else None)
+    result.specs.extend(specs)
+    result.problems.extend(found)
+
+
+def _keys(dotted: str) -> list[str | int]:
+    return [int(k) if k.isdigit() else k for k in dotted.split(".")]

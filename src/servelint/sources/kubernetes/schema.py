@@ -96,3 +96,23 @@ def group_of(api_version: str) -> str:
 def known(api_version: str, kind: str) -> KnownKind | None:
     group = group_of(api_version)
     return next((k for k in KNOWN_KINDS if k.kind == kind and k.group == group), None)
+
+
+@dataclass(frozen=True, slots=True)
+class ShellField:
+    """A string field a controller runs as a shell command in one of the object's
+    containers (the image is that container's)."""
+
+    group: str
+    kind: str
+    command: str  # key path of the command string
+    image: str  # key path of the image of the container it runs in
+    source: str
+
+
+SHELL_FIELDS: tuple[ShellField, ...] = (
+    ShellField("ray.io", "RayJob", "spec.entrypoint",
+               "spec.rayClusterSpec.headGroupSpec.template.spec.containers.0.image",
+               "ray-project/kuberay: ray-operator/apis/ray/v1/rayjob_types.go "
+               "RayJobSpec.Entrypoint (run by `ray job submit` on the head)"),
+)
