@@ -14,6 +14,8 @@ from __future__ import annotations
 from servelint.sources.common.yamlpos import Scalar
 from servelint.sources.container.record import ShellText
 
+_ADDED = " \\"  # a folded line break written as a shell continuation
+
 
 def placed_text(lines: list[str], scalar: Scalar) -> ShellText | None:
     """The scalar's text at its columns (see the module doc), or None."""
@@ -24,15 +26,23 @@ def placed_text(lines: list[str], scalar: Scalar) -> ShellText | None:
     if first >= len(lines):
         return None
     indicator = lines[first][span.column - 1:span.column]
+    added: set[int] = set()  # lines that end with a continuation written here
     if indicator in ("|", ">"):
         body = _block_lines(lines, first, span)
         placed = [""] + (_fold_block(body) if indicator == ">" else body)
+        if indicator == ">":
+            added = {k for k, line in enumerate(placed) if line.endswith(_ADDED)}
     else:
-        placed = _flow_lines(lines, scalar, indicator in ("'", '"'))
-        if placed is None:
+        flow = _flow_lines(lines, scalar, indicator in ("'", '"'))
+        if flow is None:
             return None
+        placed = flow
+        added = {k for k, line in enumerate(placed) if line.endswith(_ADDED)}
     text = "\n".join(placed)
-    if _words(text.replace(" \\\n", " ")) != _words(scalar.value):
+    # the continuations this module added are spaces in the value; any other text is as is
+    meaning = "\n".join(line[:-2] if line.endswith(_ADDED) and k in added else line
+                        for k, line in enumerate(placed))
+    if _words(meaning) != _words(scalar.value):
         return None
     return ShellText(text, first)
 
