@@ -14,6 +14,7 @@ from servelint.sources.compose.words import split_words
 from servelint.sources.container.launch import container_launches
 from servelint.sources.container.scalar_text import placed_text
 from servelint.sources.kubernetes.reader import read_text
+from servelint.sources.unread import no_launch_note
 
 _INTERPOLATION = re.compile(r"\$(?!\$)(\{[^}]*\}|[A-Za-z_]\w*)")
 
@@ -46,7 +47,7 @@ def read_compose(path: str) -> ReadResult:
         specs, found = container_launches(record)
         result.specs.extend(specs)
         result.problems.extend(found)
-    return result
+    return no_launch_note(path, text, result, "compose file")
 
 
 def _token(text: str, node: Scalar) -> Token:

@@ -27,6 +27,7 @@ from servelint.sources.common.yamlpos import Map, Scalar, Seq, at, load_yaml_str
 from servelint.sources.container.launch import container_launches
 from servelint.sources.helm.gotemplate import Line, Piece, Renderer
 from servelint.sources.templates.text import PLACEHOLDER
+from servelint.sources.unread import no_launch_note
 
 _MARK = re.compile(r"__P(\d+)__")
 
@@ -58,7 +59,7 @@ def read_values(path: str, text: str) -> ReadResult:
         for i, item in enumerate(items.items):
             if isinstance(item, Map):
                 _read_item(path, chart, root, item, i, result)
-    return result
+    return no_launch_note(path, text, result, "Helm values file")
 
 
 def _read_item(path: str, chart: dict, root: Map, item: Map, index: int,

@@ -17,10 +17,12 @@ from servelint.sources.kubernetes.containers import PLACEHOLDER, container_recor
 from servelint.sources.kubernetes.objects import config_maps, containers_of, objects_of
 from servelint.sources.kubernetes.schema import (
     CONTROLLER_BUILT,
+    MERGED_FROM,
     SHELL_FIELDS,
     ShellField,
     group_of,
 )
+from servelint.sources.unread import no_launch_note
 
 MAX_BYTES = 4_000_000
 
@@ -75,7 +77,11 @@ def read_manifests(path: str, text: str | None = None, origin: str = "kubernetes
             specs, found = container_launches(record, scripts)
             result.specs.extend(specs)
             result.problems.extend(found)
-    return result
+    kinds = ", ".join(dict.fromkeys(o.kind for o in objs)) or "no object"
+    merged = [MERGED_FROM[k] for k in dict.fromkeys(f"{group_of(o.api_version)}/{o.kind}"
+                                                     for o in objs) if k in MERGED_FROM]
+    what = f"{origin} file ({kinds})" + "".join(f"; {m}" for m in merged)
+    return no_launch_note(path, text, result, what)
 
 
 def _shell_field(path: str, obj, field: ShellField, lines: list[str], origin: str,  # noqa: ANN001

@@ -48,7 +48,7 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
               "(corev1.PodSpec inline)"),
     *(KnownKind("serving.kserve.io", k,
                 ("spec.template", "spec.worker", "spec.prefill.template", "spec.prefill.worker"),
-                "kserve/kserve: pkg/apis/serving/v1alpha1/llm_inference_service_types.go "
+                "kserve/kserve: pkg/apis/serving/v1alpha2/llm_inference_service_types.go "
                 "WorkloadSpec.Template/Worker (*corev1.PodSpec)")
       for k in ("LLMInferenceService", "LLMInferenceServiceConfig")),
     KnownKind("nvidia.com", "DynamoGraphDeployment",
@@ -85,6 +85,16 @@ CONTROLLER_BUILT: dict[str, str] = {
     "container from spec.model and spec.vllmConfig (vllm-project/production-stack: operator/)",
     "llmd.ai/ModelService": "llm-d's model service controller builds the pods from its "
     "baseConfig and spec.decode/prefill",
+}
+
+
+# kinds whose containers their controller merges with another object's before they run:
+# a container without a command of its own takes that object's
+MERGED_FROM: dict[str, str] = {
+    "serving.kserve.io/LLMInferenceService": "KServe merges its pod templates with the "
+    "LLMInferenceServiceConfig it names (spec.baseRefs, else its well-known "
+    "kserve-config-llm-* configs), whose command is checked where that config is "
+    "(kserve/kserve: pkg/controller/v1alpha2/llmisvc/config_merge.go combineBaseRefsConfig)",
 }
 
 

@@ -13,6 +13,7 @@ from servelint.sources.container.launch import container_launches
 from servelint.sources.container.record import ShellText
 from servelint.sources.container.scalar_text import placed_text
 from servelint.sources.kubernetes.reader import read_text
+from servelint.sources.unread import no_launch_note
 
 
 def read_task(path: str) -> ReadResult:
@@ -25,7 +26,7 @@ def read_task(path: str) -> ReadResult:
     for k, task in enumerate(docs):  # a pipeline: one task per document
         if isinstance(task, Map) and isinstance(task.get("run"), Scalar):
             _read_one(path, task, lines, k, len(docs), result)
-    return result
+    return no_launch_note(path, text, result, "SkyPilot task")
 
 
 def _read_one(path: str, task: Map, lines: list[str], index: int, count: int,

@@ -41,6 +41,23 @@ def what_it_is(path: Path, text: str) -> str:
     return f"{path.suffix.lstrip('.') or 'text'} file"
 
 
+def no_launch_note(path: str, text: str, result: ReadResult, what: str) -> ReadResult:
+    """A file a reader read that found no launch although it mentions an engine: one note
+    saying so (``what``: the kind and why), never silence."""
+    if result.specs:
+        return result
+    m = engine_words().search(text)
+    if m is None:
+        return result
+    line = text.count("\n", 0, m.start()) + 1
+    column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    result.problems.append(ReadProblem(
+        path, Span(path, line, column, line, column + len(m.group(0))),
+        f"{what} mentions `{m.group(0)}` but starts no engine servelint recognises "
+        "(no container's command is a launcher it knows); nothing checked", "unsupported"))
+    return result
+
+
 class UnreadReader:
     name = "unread"
 
