@@ -1,3 +1,4 @@
-"""What deployment files share: a container's command record (``record``), YAML scalars
-read as shell text at their own columns (``scalar_text``), and the one function that turns
-a record into launch specs (``launch.container_launches``). No reader of its own."""
+"""What the deployment readers share: YAML scalars read as shell text at their own columns
+(``scalar_text``, ``record.ShellText``) and the one function that turns a container's
+``launches.CommandRecord`` into launch specs (``launch.container_launches``). No reader of
+its own."""
