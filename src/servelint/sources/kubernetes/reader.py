@@ -81,7 +81,7 @@ def read_manifests(path: str, text: str | None = None, origin: str = "kubernetes
     merged = [MERGED_FROM[k] for k in dict.fromkeys(f"{group_of(o.api_version)}/{o.kind}"
                                                      for o in objs) if k in MERGED_FROM]
     what = f"{origin} file ({kinds})" + "".join(f"; {m}" for m in merged)
-    return no_launch_note(path, text, result, what)
+    return no_launch_note(path, text, result, what, always=bool(merged))
 
 
 def _shell_field(path: str, obj, field: ShellField, lines: list[str], origin: str,  # noqa: ANN001

@@ -95,6 +95,10 @@ MERGED_FROM: dict[str, str] = {
     "LLMInferenceServiceConfig it names (spec.baseRefs, else its well-known "
     "kserve-config-llm-* configs), whose command is checked where that config is "
     "(kserve/kserve: pkg/controller/v1alpha2/llmisvc/config_merge.go combineBaseRefsConfig)",
+    "serving.kserve.io/InferenceService": "KServe merges spec.predictor.model into the "
+    "container of the ServingRuntime it selects, whose command is checked where that "
+    "runtime is (kserve/kserve: pkg/controller/v1beta1/inferenceservice/utils/utils.go "
+    "MergeRuntimeContainers)",
 }
 
 

@@ -41,12 +41,18 @@ def what_it_is(path: Path, text: str) -> str:
     return f"{path.suffix.lstrip('.') or 'text'} file"
 
 
-def no_launch_note(path: str, text: str, result: ReadResult, what: str) -> ReadResult:
-    """A file a reader read that found no launch although it mentions an engine: one note
-    saying so (``what``: the kind and why), never silence."""
+def no_launch_note(path: str, text: str, result: ReadResult, what: str,
+                   always: bool = False) -> ReadResult:
+    """A file a reader read that found no launch although it mentions an engine (or,
+    ``always``, whose kind says a launch is made elsewhere): one note saying so (``what``:
+    the kind and why), never silence."""
     if result.specs:
         return result
     m = engine_words().search(text)
+    if m is None and always:
+        result.problems.append(ReadProblem(path, Span(path, 1, 1, 1, 1),
+                                           f"{what}; nothing checked here", "unsupported"))
+        return result
     if m is None:
         return result
     line = text.count("\n", 0, m.start()) + 1
