@@ -278,6 +278,7 @@ def emit(report: CheckReport, findings, fmt: str, out, *, view=None, read_source
         kwargs["extra"] = {"launches": report.launch_items(),
                            "stats": report.stats}
     if fmt == "text" and view is not None:
+        view.kinds = report.stats.get("kinds", {})
         kwargs["view"] = view
         kwargs["color"] = view.color
     reporters.render(findings, fmt, **kwargs)

@@ -77,10 +77,22 @@ def check_paths(
     report.findings = one_note_per_file(apply_control(findings, options, report))
     report.stats = {
         "files": len(report.files),
+        "kinds": _kinds(jobs, results),
         "launches": sum(r.launch_count for r in results),
         "seconds": round(time.perf_counter() - t0, 3),
     }
     return report
+
+
+def _kinds(jobs: list, results: list[FileResult]) -> dict[str, int]:
+    """Files reported per file kind (the reader's name; "none" for a path no reader read),
+    most first."""
+    reader_of = {j.path: (j.reader.name if j.reader is not None else "none") for j in jobs}
+    counts: dict[str, int] = {}
+    for r in results:
+        kind = reader_of.get(r.path, "none")
+        counts[kind] = counts.get(kind, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _counter(total: int, on_done: Callable[[int, int], None] | None) -> Callable[[int], None]:

@@ -34,7 +34,8 @@ Line = list[str | tuple[str, str]]
 class TextView:
     """How the text report is shown (set by the command line); a plain slotted record."""
 
-    __slots__ = ("shown", "hidden", "hidden_by", "quiet", "statistics", "color", "width")
+    __slots__ = ("shown", "hidden", "hidden_by", "quiet", "statistics", "color", "width",
+                 "kinds")
 
     def __init__(
         self,
@@ -53,6 +54,7 @@ class TextView:
         self.statistics = statistics  # counts per rule instead of the findings
         self.color = color  # None: decide from the stream and the environment
         self.width = width  # None: the terminal's width, else DEFAULT_WIDTH
+        self.kinds: dict[str, int] = {}  # files checked per file kind (reader)
 
 
 def use_color(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
@@ -247,9 +249,12 @@ class TextReporter:
 
     def summary(self, findings: Sequence[Finding], files_checked: int,
                 profiles_used: Sequence[str], ignored: int = 0,
-                hidden: Mapping[Severity, int] | None = None, hidden_by: str = "") -> None:
+                hidden: Mapping[Severity, int] | None = None, hidden_by: str = "",
+                kinds: Mapping[str, int] | None = None) -> None:
         counts = {sev: sum(f.severity == sev for f in findings) for sev in Severity}
         files = f"{files_checked} file{'s' if files_checked != 1 else ''} checked"
+        if kinds and len(kinds) > 1:  # files per kind, when there is more than one
+            files += " (" + ", ".join(f"{n} {k}" for k, n in kinds.items()) + ")"
         hidden = {sev: n for sev, n in (hidden or {}).items() if n}
         if findings:
             parts = [_plural(counts[Severity.ERROR], "error"),
@@ -313,7 +318,7 @@ def render_text(findings: Sequence[Finding], stream: TextIO, *, files_checked: i
     if findings:
         reporter.write([[]])
     reporter.summary(findings, files_checked, profiles_used, ignored, view.hidden,
-                     view.hidden_by)
+                     view.hidden_by, view.kinds)
     if findings:
         reporter.write([[docs_line(findings)]])
 

@@ -12,20 +12,32 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelint.sources.base import Head, Reader
+from servelint.sources.compose import ComposeReader
+from servelint.sources.helm import HelmReader
 from servelint.sources.inferencex import InferenceXReader
+from servelint.sources.kubernetes import KubernetesReader
 from servelint.sources.markdown import MarkdownReader
 from servelint.sources.option_file import OptionFileReader
 from servelint.sources.recipe import RecipeReader
 from servelint.sources.shell import ShellReader
+from servelint.sources.skypilot import SkyPilotReader
 from servelint.sources.srt_slurm import SrtSlurmReader
+from servelint.sources.templates import TemplateReader
+from servelint.sources.unread import UnreadReader
 
 READERS: list[Reader] = [
     InferenceXReader(),
+    KubernetesReader(),
+    HelmReader(),
+    ComposeReader(),
+    SkyPilotReader(),
     RecipeReader(),
     SrtSlurmReader(),
     ShellReader(),
     MarkdownReader(),
-    OptionFileReader(),  # last: a YAML file no other reader took, told by its keys
+    TemplateReader(),
+    OptionFileReader(),  # a YAML file no other reader took, told by its keys
+    UnreadReader(),  # last: what mentions an engine and no reader claims gets a note
 ]
 
 

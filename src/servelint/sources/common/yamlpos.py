@@ -407,3 +407,27 @@ def at(node: Node | None, *keys: str | int) -> Node | None:
         if node is None:
             return None
     return node
+
+
+def load_yaml_stream(text: str, path: str) -> tuple[list[Node], list[ReadProblem]]:
+    """Every document of a multi-document stream (``---``), each with positions; empty
+    documents are left out. A stream that stops composing keeps the documents before the
+    error and reports it (never raised)."""
+    docs: list[Node] = []
+    problems: list[ReadProblem] = []
+    try:
+        for node in yaml.compose_all(text, Loader=SAFE_LOADER):
+            if node is None:
+                continue
+            builder = _Builder(path)
+            try:
+                docs.append(builder.build(node))
+            except _YamlInputError as exc:
+                problems.append(ReadProblem(path, exc.span, str(exc), "read-error"))
+            problems.extend(builder.warnings)
+    except yaml.MarkedYAMLError as exc:
+        message, span = compose_error(exc, path)
+        problems.append(ReadProblem(path, span, f"malformed YAML: {message}", "read-error"))
+    except (yaml.YAMLError, RecursionError, MemoryError, ValueError, TypeError) as exc:
+        problems.append(ReadProblem(path, None, f"unreadable YAML: {exc}", "read-error"))
+    return docs, problems

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.kubernetes import is_manifest
 
 _YAML = {".yaml", ".yml"}
 _SUPPORT_NAMES = {"taxonomy.yaml", "platforms.yaml"}
@@ -23,8 +24,10 @@ class RecipeReader:
     def claims(self, path: Path, head: Head) -> bool:
         if path.suffix.lower() not in _YAML:
             return False
-        if "models" in path.parts:
-            return True
+        if "models" in path.parts:  # a recipes checkout's folder: a YAML there is a recipe
+            # unless its content says otherwise (a manifest, a Helm chart's files)
+            head_text = head.text(1 << 16)
+            return not is_manifest(head_text) and not _helm_chart_file(path, head_text)
         text = "\n" + head.text(1 << 20)
         return "\nmodel:" in text[:4097] and "variants:" in text
 
@@ -32,3 +35,11 @@ class RecipeReader:
         from servelint.sources.recipe.reader import read_recipe  # the renderer: on first use
 
         return read_recipe(path)
+
+
+def _helm_chart_file(path: Path, text: str) -> bool:
+    """``Chart.yaml``, or a values file / template of a chart (a ``Chart.yaml`` beside it or
+    one folder up): what Helm reads, never a recipe."""
+    if path.name == "Chart.yaml" or "{{" in text:
+        return True
+    return any((d / "Chart.yaml").is_file() for d in (path.parent, path.parent.parent))

@@ -1,0 +1,31 @@
+"""Helm: a chart's templates (``{{ }}`` kept symbolic, see ``sources/templates/text.py``)
+read as manifests, and the values files users keep for public charts whose engine command
+servelint maps by reading the chart's own template (``sources/helm/values.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.kubernetes import is_manifest
+
+_YAML = {".yaml", ".yml"}
+
+
+class HelmReader:
+    name = "helm"
+
+    def claims(self, path: Path, head: Head) -> bool:
+        if path.suffix.lower() not in _YAML:
+            return False
+        text = head.text(1 << 16)
+        if "{{" in text:
+            return is_manifest(text)
+        from servelint.sources.helm.values import charts_of  # on first use
+
+        return bool(charts_of(text))
+
+    def read(self, path: str, ctx: ReadContext) -> ReadResult:
+        from servelint.sources.helm.reader import read_helm  # on first use
+
+        return read_helm(path)

@@ -1,0 +1,26 @@
+"""Read a Helm template as manifests with its expressions symbolic, or a values file through
+the chart mapping it is for."""
+
+from __future__ import annotations
+
+from servelint.sources.base import ReadResult
+from servelint.sources.helm.values import read_values
+from servelint.sources.kubernetes.reader import read_manifests, read_text
+from servelint.sources.templates.reader import templated
+from servelint.sources.templates.text import prepare
+
+
+def read_helm(path: str) -> ReadResult:
+    text, failed = read_text(path)
+    if text is None:
+        return failed
+    if "{{" in text:
+        return read_template(path, text, "helm")
+    return read_values(path, text)
+
+
+def read_template(path: str, text: str, origin: str) -> ReadResult:
+    """A templated manifest: its expressions as placeholders, then read as manifests."""
+    prepared = prepare(text)
+    return templated(read_manifests(path, prepared.text, origin,
+                                    frozenset(prepared.unknown_lines)))

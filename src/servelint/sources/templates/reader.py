@@ -1,0 +1,53 @@
+"""A template file -> the readers of the kind it renders to (see the package doc)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from servelint.sources.base import ReadResult
+from servelint.sources.common.problems import ReadProblem
+from servelint.sources.helm.values import charts_of, read_values
+from servelint.sources.kubernetes import is_manifest
+from servelint.sources.kubernetes.reader import read_manifests, read_text
+from servelint.sources.shell.script import read_script
+from servelint.sources.templates.text import prepare
+from servelint.sources.unread import engine_words, what_it_is
+
+_SHELL = {".sh", ".bash"}
+
+
+def read_template_file(path: str) -> ReadResult:
+    text, failed = read_text(path)
+    if text is None:
+        return failed
+    prepared = prepare(text)
+    inner = Path(Path(path).stem).suffix.lower()
+    body = prepared.text
+    if inner in _SHELL or body.lstrip().startswith("#!") and "sh" in body.split("\n", 1)[0]:
+        found = read_script(path, text=body)
+        return ReadResult(list(found.launches), list(found.problems))
+    if is_manifest(body):
+        return templated(read_manifests(path, body, "template",
+                                        frozenset(prepared.unknown_lines)))
+    if charts_of(body):
+        return templated(read_values(path, body))
+    m = engine_words().search(text)
+    if m is None:
+        return ReadResult()
+    line = text.count("\n", 0, m.start()) + 1
+    return ReadResult(problems=[ReadProblem(
+        path, None, f"{what_it_is(Path(path), text)} mentions `{m.group(0)}` (line {line}) "
+        "but renders to no kind servelint reads (a manifest, a chart's values file, a shell "
+        "script); not checked", "unsupported")])
+
+
+def templated(result: ReadResult) -> ReadResult:
+    """A template that is no YAML once its expressions are placeholders says so as a note:
+    what the template renders may well be YAML, and its expressions are never an error."""
+    for problem in result.problems:
+        if problem.kind == "read-error" and problem.message.startswith("malformed YAML"):
+            problem.message = ("the template is not YAML once its expressions are read as "
+                               f"placeholders ({problem.message}); what it renders is not "
+                               "checked")
+            problem.kind = "unsupported"
+    return result
