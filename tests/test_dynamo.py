@@ -216,3 +216,21 @@ def test_frontend_args_are_judged_against_the_frontend_parser(tmp_path) -> None:
     assert "no option --router-session-affinity-ttl-secs in ai-dynamo 1.2.1" in old[0].message
     new = _check(tmp_path, FRONTEND.replace("DYN", "1.3.1"))
     assert not [f for f in new if f.severity.label == "error"]
+
+
+def test_an_option_of_an_older_worker_is_no_engine_error_when_no_release_is_pinned(
+    tmp_path,
+) -> None:
+    """`--is-decode-worker` is dynamo.vllm's own option up to ai-dynamo 1.3.x (its profile)
+    and gone in 1.4.0: with no Dynamo release pinned it never reaches vLLM's parser on the
+    releases that define it, so vLLM's SL101 "fails on every release" would be false."""
+    assert any(
+        "--is-decode-worker" in str(profiles.load("dynamo", v).data["workers"]["vllm"])
+        for v in profiles.available("dynamo")
+    )
+    script = tmp_path / "worker.sh"
+    script.write_text(
+        "#!/bin/bash\npython3 -m dynamo.vllm --model Qwen/Qwen3-8B --is-decode-worker\n"
+    )
+    report = check_paths([str(script)], Options())
+    assert not [f for f in report.findings if f.code == "SL101"]

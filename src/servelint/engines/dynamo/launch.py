@@ -69,7 +69,9 @@ def adapt(spec: LaunchSpec) -> tuple[LaunchSpec, WorkerLaunch | None]:
         split = split_argv(w, spec.argv)
         wl.splits[t.version] = split
         wl.consumed.update(i for i, _, _ in split.dynamo)
-    if not wl.splits:  # no readable worker: keep every option any release defines away
+    if not wl.splits or not any(t.certain for t in tgts):
+        # no readable worker, or a release not known: an option some release's worker
+        # defines is the worker's (it reaches the engine on none of those releases)
         for v in profiles.available("dynamo"):
             w = profiles.load("dynamo", v).data.get("workers", {}).get(worker)
             if w:
