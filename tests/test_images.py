@@ -13,6 +13,12 @@ from servelint.engines.images import resolve_image
     ("vllm/vllm-openai:v0.20.1-ubuntu2404", "vllm", "0.20.1", False, False),
     ("docker.io/vllm/vllm-openai:v0.27.1", "vllm", "0.27.1", False, False),
     ("vllm/vllm-openai-rocm:v0.22.1", "vllm", "0.22.1", False, False),
+    # four-part releases (vllm 0.10.1.1 is on the package index and has a profile)
+    ("vllm/vllm-openai:v0.10.1.1", "vllm", "0.10.1.1", False, False),
+    ("vllm/vllm-openai:0.10.1.1-cu126", "vllm", "0.10.1.1", False, False),
+    ("vllm/vllm-openai:v0.10.1.1.1", "vllm", None, False, True),
+    ("rocm/atom:rocm7.2.4_ubuntu24.04_py3.12_pytorch_release_2.10.0_atom0.1.3.1", "atom",
+     "0.1.3.1", False, False),
     ("vllm/vllm-openai:latest", "vllm", None, True, False),
     ("vllm/vllm-openai:nightly", "vllm", None, True, False),
     ("vllm/vllm-openai", "vllm", None, True, False),

@@ -17,8 +17,9 @@ from servelint.engines import registry as engines
 from servelint.lazy_re import LazyPattern
 
 _FLOATING_TAGS = {"latest", "nightly", "main", "dev", "stable", "edge", "nightly-dev", "dev-nightly"}
-_VERSION = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?"
-# "v0.21.0", "v0.21.0-cu130", "v0.5.14-rocm720-mi35x-20260701", "0.21.0" ; suffix = build variant
+# three or four release parts (vLLM published 0.10.1.1, SGLang 0.4.3.post2 is a post release)
+_VERSION = r"\d+\.\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?"
+# "v0.21.0", "v0.10.1.1", "v0.21.0-cu130", "v0.5.14-rocm720-mi35x-20260701"; suffix = variant
 _RELEASE_TAG = re.compile(rf"^v?(?P<version>{_VERSION})(?P<suffix>-[A-Za-z0-9._-]+)?$")
 # build-variant suffix words that do not change the engine release
 _VARIANT_WORD = LazyPattern(
