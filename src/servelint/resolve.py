@@ -41,13 +41,14 @@ class Target:
 
     def __init__(
         self, profile: Profile, role: str, how: str, floating: bool = False,
-        neighbour: bool = False,
+        neighbour: str = "",
     ) -> None:
         self.profile = profile
         self.role = role  # primary | floor
         self.how = how  # human text: "image tag v0.27.1", "latest → newest profile 0.33.0", ...
         self.floating = floating  # the release is a guess: findings are capped at warning
-        self.neighbour = neighbour  # a profiled neighbour of an unprofiled release
+        # a profiled neighbour of an unprofiled release: "below" (an older profile) | "above"
+        self.neighbour = neighbour
 
 
 @dataclass(slots=True, eq=False, repr=False)
@@ -253,13 +254,15 @@ def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution) -> bool:
 
     sides = release_range.neighbours(spec.engine, ref.release)
     how = release_range.how(ref.tag, sides)
-    for version, _side in sides:
+    for version, side in sides:
         prof = profiles.load(spec.engine, version)
         assert prof is not None
-        res.targets.append(Target(prof, "primary", how, floating=True, neighbour=True))
+        res.targets.append(Target(prof, "primary", how, floating=True, neighbour=side))
     if sides:
         res.capped = True
         res.notes.append(how)
+    if sides and all(release_range.judges_newer(side) for _v, side in sides):
+        res.notes.append(release_range.newer_note(spec.engine, ref.release, sides))
     return bool(sides)
 
 

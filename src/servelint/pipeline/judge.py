@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from servelint import ranges
+from servelint import ranges, release_range
 from servelint.engines import history as history_mod
 from servelint.install_pins import pin_from_installs
 from servelint.model import Finding, LaunchSpec, Severity
@@ -74,6 +74,8 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     routed: list[Finding] = []  # errors of a parser the model may not pick (sglang serve)
     out = [] if engineless else list(_findings(spec, run, res, routed))
     if worker is not None:  # what a worker hands the engine without argv (dynamo.trtllm)
+        if engineless and worker.worker == dynamo_launch.engine_file.WORKER:
+            out += _notes(spec, run, res)  # the engine release its option file is judged on
         out += dynamo_launch.engine_file_findings(
             spec, worker.worker, res, run.cap_guesses, _is_custom_image
         )
@@ -143,8 +145,13 @@ def _findings(
         ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating)
         ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
         ctx.how = tgt.how
+        # an older profile judging a newer release: names it lacks may be new (release_range)
+        newer = release_range.judges_newer(tgt.neighbour)
+        ctx.extra["judges_newer"] = newer
         routing = getattr(ctx.parsed, "routing", "")
         for rule in primary_rules:
+            if newer and rule.name in release_range.UNKNOWN_NAME_RULES:
+                continue
             found = argv_memo.findings(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
             for f in found:
                 # the entrypoint picks its parser from the model (sglang serve): the text
@@ -158,6 +165,17 @@ def _findings(
                     f.severity = min(f.severity, Severity.WARNING)
                     f.message += f" (release not pinned: {tgt.how})"
                 yield f
+
+
+def _notes(spec: LaunchSpec, options: Options, res: Resolution) -> list[Finding]:
+    """The once-per-launch notes (how the release was resolved) alone."""
+    notes_rules, _ = _rules_by_role(options.errors_only)
+    primary = [t for t in res.targets if t.role == "primary"]
+    if not notes_rules or not primary:
+        return []
+    hist = history_mod.load(spec.engine)
+    ctx = _context(spec, primary[0].profile, hist, res, floating=True)
+    return [f for rule in notes_rules for f in rule.check(ctx)]
 
 
 def _rules_for(
