@@ -41,7 +41,21 @@ from servelint.engines.images import resolve_image
     ("nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc14", "trtllm", "1.3.0rc14", False, False),
     ("nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc22.post1", "trtllm", "1.3.0rc22.post1", False,
      False),
-    ("nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1.post1", "trtllm", None, False, True),
+    # NGC Dynamo runtimes: the Dynamo release's engine, from ai-dynamo/dynamo's release notes
+    # (docs/reference/support-matrix.md @00552b2 line 48; compatibility.mdx @724168c line 31)
+    ("nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1.post1", "trtllm", "1.2.0rc6.post1",
+     False, False),
+    ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0-dev.1-cuda13", "vllm", "0.22.0", False, False),
+    ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.2.1", "vllm", None, False, True),  # a range
+    ("nvcr.io/nvidia/ai-dynamo/sglang-runtime:latest", "sglang", None, True, True),
+    # ROCm vLLM: rocm/vllm tags spell the release of the fork's build; -dev builds name none
+    ("rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521", "vllm", "0.8.5", False, False),
+    ("rocm/vllm:rocm6.4.1_vllm_0.9.0.1_20250605", "vllm", "0.9.0.1", False, False),
+    ("rocm/vllm:rocm7.0_vllm_qwen3coder_next", "vllm", None, False, True),
+    ("rocm/vllm-dev:nightly", "vllm", None, True, True),
+    # llm-d images build vLLM from a commit: never a release (llm-d/llm-d Dockerfile)
+    ("ghcr.io/llm-d/llm-d-cuda:v0.5.1", "vllm", None, False, True),
+    ("ghcr.io/llm-d/llm-d:0.0.8", "vllm", None, False, True),
     ("rocm/atom:rocm7.2.4_ubuntu24.04_py3.12_pytorch_release_2.10.0_atom0.1.3", "atom", "0.1.3",
      False, False),
     ("rocm/atom-dev:nightly_202606101403", "atom", None, False, True),
@@ -87,3 +101,24 @@ def test_every_inferencex_image_resolves_without_error():
     refs = [resolve_image(i) for i in images]
     assert all(r.engine != "unknown" for r in refs)
     assert sum(r.release is not None for r in refs) >= 40
+
+
+@pytest.mark.parametrize("ref, lo, hi, fork", [
+    ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.2.1-cuda13", "0.20.1", "0.22.0", False),
+    ("nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:1.3.0", "1.3.0rc17", None, False),
+    ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.5.0", None, "0.11.0", False),
+    ("ghcr.io/llm-d/llm-d-cuda:v0.5.1", None, None, True),
+    ("ghcr.io/llm-d/llm-d:0.0.8", None, None, True),
+    ("rocm/vllm-dev:nightly", None, None, True),
+])
+def test_an_image_naming_no_release_is_a_range(ref, lo, hi, fork):
+    img = resolve_image(ref)
+    assert (img.ranged, img.lo, img.hi, img.fork) == (True, lo, hi, fork)
+    assert img.basis  # says what it is known from
+
+
+def test_the_table_release_says_where_it_comes_from():
+    img = resolve_image("nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1.post1")
+    assert img.basis == ("the Dynamo release 0.8.1.post1 holds trtllm 1.2.0rc6.post1 "
+                         "(ai-dynamo/dynamo@00552b233629 docs/reference/support-matrix.md:48)")
+    assert resolve_image("rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521").fork

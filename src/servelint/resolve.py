@@ -284,10 +284,19 @@ def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
     if ref.release:
         res.image_release = ref.release
         prof, why = profile_for(spec.engine, ref.release)
+        how = ref.basis or f"image tag {ref.tag}"  # (the basis names the tag)
         if prof:
-            res.targets.append(Target(prof, "primary", f"image tag {ref.tag}"))
+            # a fork's build of the release may accept more than the release: a guess
+            res.targets.append(Target(prof, "primary", how, floating=ref.fork))
+            if ref.fork:
+                res.capped = True
+                res.notes.append(f"{how}; findings capped at warning")
         elif not _judge_by_neighbours(spec, ref, res):
             res.notes.append(f"cannot check image {spec.image}: {why}")
+        return
+    if ref.ranged:  # what it holds is a range of releases (servelint.ranges judges it)
+        res.unknown_image = True
+        res.note_guess(f"image {spec.image}: {ref.basis}")
         return
     newest = profiles.newest(spec.engine)
     official = ref.repository in official_repositories(spec.engine)

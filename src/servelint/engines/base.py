@@ -59,10 +59,36 @@ def release_from_version_tag(tag: str) -> tuple[str | None, bool, str]:
     return release_from_tag(tag)
 
 
+class ImageEntrypoint:
+    """What an image runs before the arguments ``docker run IMAGE ARGS`` gives it: its
+    ENTRYPOINT words (empty: none, the arguments are the command) and CMD, read from the
+    release's own Dockerfile (``at``: file:line). ``exact`` is False when the release's build
+    files were not read and its profiled neighbours', which agree, stand in (``why``)."""
+
+    __slots__ = ("words", "cmd", "at", "exact", "why")
+
+    def __init__(
+        self, words: tuple[str, ...], cmd: tuple[str, ...], at: str, exact: bool = True,
+        why: str = "",
+    ) -> None:
+        self.words = words
+        self.cmd = cmd
+        self.at = at
+        self.exact = exact
+        self.why = why
+
+
+def no_entrypoint_table(repository: str, release: str | None) -> ImageEntrypoint | None:
+    """An engine without a table of its images' entrypoints: unknown."""
+    return None
+
+
 class Images:
     """The engine's container images and how their tags name releases."""
 
-    __slots__ = ("repositories", "official", "wrappers", "name_words", "release_of")
+    __slots__ = (
+        "repositories", "official", "wrappers", "name_words", "release_of", "entrypoint",
+    )
 
     def __init__(
         self,
@@ -72,6 +98,7 @@ class Images:
         wrappers: tuple[str, ...] = (),
         name_words: tuple[str, ...] = (),
         release_of: Callable[[str], tuple[str | None, bool, str]] = release_from_version_tag,
+        entrypoint: Callable[[str, str | None], ImageEntrypoint | None] = no_entrypoint_table,
     ) -> None:
         self.repositories = repositories  # registry-relative, lowercase ("vllm/vllm-openai")
         # repositories whose floating ``latest`` is the newest release (the engine's own)
@@ -82,6 +109,8 @@ class Images:
         self.name_words = name_words
         # tag -> (release or None, custom build?, why no release)
         self.release_of = release_of
+        # (repository, release; None = the newest) -> what the image runs, None = unknown
+        self.entrypoint = entrypoint
 
 
 class ArgvModel(Protocol):

@@ -13,7 +13,9 @@ import re
 
 from packaging.version import InvalidVersion, Version
 
+from servelint.engines import image_table
 from servelint.engines import registry as engines
+from servelint.engines.base import ImageEntrypoint
 from servelint.lazy_re import LazyPattern
 
 _FLOATING_TAGS = {"latest", "nightly", "main", "dev", "stable", "edge", "nightly-dev", "dev-nightly"}
@@ -34,7 +36,7 @@ class ImageRef:
 
     __slots__ = (
         "engine", "release", "floating", "custom", "repository", "tag", "registry", "digest",
-        "note",
+        "note", "basis", "ranged", "lo", "hi", "fork",
     )
 
     def __init__(
@@ -58,6 +60,12 @@ class ImageRef:
         self.registry = registry  # e.g. "nvcr.io", "" for Docker Hub
         self.digest = digest  # "sha256:..." when pinned by digest
         self.note = note  # why release is None, when it is
+        # from the table of images whose tag names no release (engines.image_table):
+        self.basis = ""  # where the release (or the range) comes from
+        self.ranged = False  # the release is unknown: it is the range lo–hi
+        self.lo: str | None = None  # lowest release it can hold (None: open)
+        self.hi: str | None = None  # highest release it can hold (None: open)
+        self.fork = False  # a fork's build of the release (findings capped at warning)
 
 
 def _split(ref: str) -> tuple[str, str, str, str]:
@@ -111,11 +119,25 @@ def release_from_tag(tag: str) -> tuple[str | None, bool, str]:
     return m.group("version"), False, ""
 
 
+def _from_table(
+    found: image_table.TableRelease, floating: bool, repo: str, tag: str, registry: str,
+    digest: str,
+) -> ImageRef:
+    ref = ImageRef(found.engine, found.release, floating, found.release is None, repo, tag,
+                   registry, digest, "" if found.release else found.basis)
+    ref.basis, ref.fork = found.basis, found.fork
+    ref.ranged, ref.lo, ref.hi = found.release is None, found.lo, found.hi
+    return ref
+
+
 def resolve_image(ref: str) -> ImageRef:
     """Parse an image reference into engine + release (``release=None``: cannot check)."""
     registry, repo, tag, digest = _split(ref)
-    engine = _engine_for(repo)
     floating = (not tag and not digest) or (tag.lower() in _FLOATING_TAGS and not digest)
+    found = image_table.lookup(repo, tag)
+    if found is not None:  # a tag that names no engine release: what its project says
+        return _from_table(found, floating, repo, tag, registry, digest)
+    engine = _engine_for(repo)
     if engine == "unknown":
         return ImageRef(engine, None, floating, False, repo, tag, registry, digest,
                         "repository is not a known engine image")
@@ -134,3 +156,20 @@ def resolve_image(ref: str) -> ImageRef:
                         f"tag {tag!r} is the Dynamo version, not the engine release")
     release, custom, note = images.release_of(tag)
     return ImageRef(engine, release, floating, custom, repo, tag, registry, digest, note)
+
+
+def image_entrypoint(ref: ImageRef) -> ImageEntrypoint | None:
+    """What the image runs before ``docker run IMAGE ARGS``' arguments, read from its
+    release's own Dockerfile (``Images.entrypoint``): for a tag naming a release, that
+    release's; for an official floating tag (``latest``), the newest release read; None when
+    it cannot be known (nightly, custom and other repositories' images). Readers of
+    ``docker run`` and container ``args`` call it, keeping their own default on None."""
+    found = engines.find(ref.engine)
+    if found is None or ref.repository not in found.images.repositories:
+        return None
+    if ref.release:
+        return found.images.entrypoint(ref.repository, ref.release)
+    if ref.floating and not ref.custom and ref.tag.lower() in ("", "latest") \
+            and ref.repository in found.images.official:
+        return found.images.entrypoint(ref.repository, None)
+    return None

@@ -1,6 +1,7 @@
 """vLLM: ``vllm serve`` and the OpenAI api_server module, images ``vllm/vllm-openai*``."""
 
 from servelint.engines.base import Command, Engine, Images, Module
+from servelint.engines.vllm import image_entrypoints
 
 ENGINE = Engine(
     name="vllm",
@@ -18,6 +19,7 @@ ENGINE = Engine(
         official=("vllm/vllm-openai", "vllm/vllm-openai-rocm"),
         wrappers=("nvidia/ai-dynamo/vllm-runtime",),
         name_words=("vllm",),
+        entrypoint=image_entrypoints.entrypoint,  # read from each release's Dockerfile
     ),
     launchers=(
         Command(("vllm", "serve")),
