@@ -13,6 +13,12 @@
 * ROCm vLLM images: ``rocm/vllm`` tags spell the vLLM release their ROCm/vllm fork build
   is cut from (``rocm6.3.1_vllm_0.8.5_20250521``, ``…_vllm_0.16.0``): that release, judged
   as a fork (findings capped at warning); ``rocm/vllm-dev`` builds name none (the range).
+* SGLang ROCm images with a build date (``lmsysorg/sglang-rocm:v0.5.14-rocm720-mi35x-20260706``,
+  ``rocm/sgl-dev:…-20260101``): SGLang's AMD nightly job tags each day's build of main
+  ``v${version}-${rocm_tag}-${DATE}`` with the last release's version.py
+  (sgl-project/sglang@5a7255c .github/workflows/release-docker-amd-nightly.yml:41,55,57;
+  release tags carry no date, release-docker-amd.yml@5618ebb): at or after that release and
+  before the next, judged at it and never as an error.
 
 What cannot be known is a range (``lo``/``hi``, None = open), never a guess.
 """
@@ -32,6 +38,14 @@ _VARIANT = LazyPattern(r"^(cuda\d+(\.\d+)*|cu\d+|efa|amd64|arm64|x86_64|aarch64)
 _ROCM_VLLM = LazyPattern(r"(?:^|_)vllm_?(?P<version>\d+\.\d+\.\d+(?:\.\d+)?)(?:_|$)")
 ROCM_FORK = "rocm/vllm"
 ROCM_DEV = "rocm/vllm-dev"
+SGLANG_NIGHTLY_REPOSITORIES = ("lmsysorg/sglang-rocm", "rocm/sgl-dev")
+_SGLANG_DATED = LazyPattern(
+    r"^v?(?P<version>\d+\.\d+\.\d+(?:\.\d+)?(?:rc\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9._]+)*"
+    r"-(?P<date>20\d{6})$"
+)
+_SGLANG_NIGHTLY_JOB = (
+    "sgl-project/sglang@5a7255c6fb57 .github/workflows/release-docker-amd-nightly.yml:41,55,57"
+)
 
 
 class TableRelease:
@@ -85,6 +99,8 @@ def lookup(repository: str, tag: str) -> TableRelease | None:
     """What the image holds, or None when the repository is not in the table."""
     if repository == ROCM_FORK:
         return _rocm_fork(tag)
+    if repository in SGLANG_NIGHTLY_REPOSITORIES:
+        return _sglang_dated(tag)
     if repository == ROCM_DEV:
         return TableRelease("vllm", None, f"{ROCM_DEV} builds of the ROCm/vllm fork name no "
                             "vLLM release", fork=True)
@@ -149,4 +165,20 @@ def _rocm_fork(tag: str) -> TableRelease:
         "vllm", m.group("version"),
         f"{ROCM_FORK} tag {tag} is the ROCm/vllm fork's build of vLLM {m.group('version')}",
         fork=True,
+    )
+
+
+def _sglang_dated(tag: str) -> TableRelease | None:
+    """A dated SGLang ROCm tag: a nightly of main after the release it spells (None: the
+    tag grammar decides, as for an undated release tag)."""
+    m = _SGLANG_DATED.match(tag)
+    if m is None:
+        return None
+    version = m.group("version")
+    return TableRelease(
+        "sglang", None,
+        f"tag {tag} is a build of main dated {m.group('date')} that still carries sglang "
+        f"{version}'s version (the AMD nightly job, {_SGLANG_NIGHTLY_JOB}): at or after "
+        f"{version}, before the next release",
+        lo=version, hi=version, fork=True,
     )

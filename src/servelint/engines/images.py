@@ -26,7 +26,7 @@ _RELEASE_TAG = re.compile(rf"^v?(?P<version>{_VERSION})(?P<suffix>-[A-Za-z0-9._-
 # build-variant suffix words that do not change the engine release
 _VARIANT_WORD = LazyPattern(
     r"^(cu\d+(\.\d+)*|cuda\d+(\.\d+)*|rocm\d+|mi\d+x|ubuntu\d+(\.\d+)?|x86_64|amd64|arm64|aarch64"
-    r"|runtime|py3\d*|\d{8})$"
+    r"|runtime|py3\d*|srt|\d{8})$"
 )
 
 
