@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from servelint.engines.images import image_entrypoint, resolve_image
+from servelint.engines.images import image_entrypoint, image_launcher, resolve_image
 from servelint.engines.vllm import image_entrypoints
 from servelint.engines.vllm.builder.image_entrypoint import read_flavour
 
@@ -103,3 +103,11 @@ def test_image_references_reach_the_table() -> None:
     assert old is not None and list(old.words) == API_SERVER
     latest = image_entrypoint(resolve_image("vllm/vllm-openai:latest"))
     assert latest is not None and list(latest.words) == ["vllm", "serve"]
+
+
+def test_the_image_entrypoint_as_the_engine_launcher_it_is() -> None:
+    assert image_launcher(resolve_image("vllm/vllm-openai:v0.10.1.1")) == (
+        "python -m vllm.entrypoints.openai.api_server"
+    )
+    assert image_launcher(resolve_image("vllm/vllm-openai:v0.21.0")) == "vllm serve"
+    assert image_launcher(resolve_image("vllm/vllm-openai-rocm:v0.10.1.1")) is None  # unknown

@@ -9,13 +9,14 @@ releases, each engine says (``engines/<name>/__init__.py``).
 
 from __future__ import annotations
 
+import os
 import re
 
 from packaging.version import InvalidVersion, Version
 
 from servelint.engines import image_table
 from servelint.engines import registry as engines
-from servelint.engines.base import ImageEntrypoint
+from servelint.engines.base import Command, ImageEntrypoint, Module
 from servelint.lazy_re import LazyPattern
 
 _FLOATING_TAGS = {"latest", "nightly", "main", "dev", "stable", "edge", "nightly-dev", "dev-nightly"}
@@ -172,4 +173,24 @@ def image_entrypoint(ref: ImageRef) -> ImageEntrypoint | None:
     if ref.floating and not ref.custom and ref.tag.lower() in ("", "latest") \
             and ref.repository in found.images.official:
         return found.images.entrypoint(ref.repository, None)
+    return None
+
+
+def image_launcher(ref: ImageRef) -> str | None:
+    """The name of the engine launcher the image's own entrypoint is (``python -m
+    vllm.entrypoints.openai.api_server`` for ``vllm/vllm-openai:v0.10.1.1``), or None when
+    the entrypoint is unknown, empty or not one of the engine's launchers."""
+    ep = image_entrypoint(ref)
+    found = engines.find(ref.engine)
+    if ep is None or not ep.words or found is None:
+        return None
+    words = ep.words
+    for launcher in found.launchers:
+        if isinstance(launcher, Command) and len(words) == len(launcher.words) and \
+                (os.path.basename(words[0]), *words[1:]) == launcher.words:
+            return launcher.name
+        if isinstance(launcher, Module) and not launcher.then and len(words) == 3 and \
+                os.path.basename(words[0]).startswith("python") and words[1] == "-m" and \
+                words[2] == launcher.module:
+            return launcher.name
     return None

@@ -15,11 +15,16 @@ import os
 import re
 from dataclasses import dataclass
 
-from servelint.engines.images import resolve_image
+from servelint.engines.images import image_launcher, resolve_image
 from servelint.model import LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.common.pip import parse_pip_command
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.docker_run.parse import container_command, parse_docker_run, run_start
+from servelint.sources.docker_run.parse import (
+    SERVE_REPOSITORIES,
+    container_command,
+    parse_docker_run,
+    run_start,
+)
 from servelint.sources.markdown.fences import Fence
 from servelint.sources.shell.interpreter import Interpreter
 from servelint.sources.shell.launch import strip_wrappers
@@ -163,6 +168,22 @@ def _containerise(spec: LaunchSpec, run, assumed: str) -> None:  # noqa: ANN001
         spec.context["docker_entrypoint"] = run.entrypoint.text
     if assumed:
         spec.context["entrypoint_assumed"] = assumed
+    _image_entrypoint(spec, run)
+
+
+def _image_entrypoint(spec: LaunchSpec, run) -> None:  # noqa: ANN001
+    """The container runs its image's own entrypoint, read per release from the release's
+    Dockerfile (``engines.images.image_launcher``): the vllm/vllm-openai images up to 0.11.0
+    run ``python3 -m vllm.entrypoints.openai.api_server``, not the ``vllm serve`` the
+    docker run grammar puts first for that repository."""
+    if run.entrypoint is not None or run.image is None or run.image.symbolic:
+        return
+    ref = resolve_image(run.image.text)
+    if ref.repository not in SERVE_REPOSITORIES or spec.entrypoint != "vllm serve":
+        return
+    own = image_launcher(ref)
+    if own is not None and own != spec.entrypoint:
+        spec.entrypoint = own
     if run.env_files:
         spec.context["env_file"] = ",".join(t.text for t in run.env_files)
 
