@@ -51,9 +51,10 @@ from servelint.engines.images import resolve_image
     ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0-dev.1-cuda13", "vllm", "0.22.0", False, False),
     ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.2.1", "vllm", None, False, True),  # a range
     ("nvcr.io/nvidia/ai-dynamo/sglang-runtime:latest", "sglang", None, True, True),
-    # ROCm vLLM: rocm/vllm tags spell the release of the fork's build; -dev builds name none
-    ("rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521", "vllm", "0.8.5", False, False),
-    ("rocm/vllm:rocm6.4.1_vllm_0.9.0.1_20250605", "vllm", "0.9.0.1", False, False),
+    # ROCm vLLM: rocm/vllm tags spell the release the fork's build starts from (a range);
+    # -dev builds name none
+    ("rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521", "vllm", None, False, True),
+    ("rocm/vllm:rocm6.4.1_vllm_0.9.0.1_20250605", "vllm", None, False, True),
     ("rocm/vllm:rocm7.0_vllm_qwen3coder_next", "vllm", None, False, True),
     ("rocm/vllm-dev:nightly", "vllm", None, True, True),
     # llm-d images build vLLM from a commit: never a release (llm-d/llm-d Dockerfile)
@@ -115,6 +116,10 @@ def test_every_inferencex_image_resolves_without_error():
     ("ghcr.io/llm-d/llm-d:0.0.8", None, None, True),
     ("rocm/vllm-dev:nightly", None, None, True),
     ("lmsysorg/sglang-rocm:v0.5.14-rocm720-mi35x-20260706", "0.5.14", "0.5.14", True),
+    # a public write-up reads 0.11.0rc2.dev160 inside this one: within the range
+    ("rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006", "0.10.2", "0.11.0", True),
+    ("rocm/vllm:rocm7.12.0_gfx1151_ubuntu24.04_py3.12_pytorch_2.9.1_vllm_0.16.0", "0.16.0",
+     "0.16.0", True),
 ])
 def test_an_image_naming_no_release_is_a_range(ref, lo, hi, fork):
     img = resolve_image(ref)
@@ -127,3 +132,6 @@ def test_the_table_release_says_where_it_comes_from():
     assert img.basis == ("the Dynamo release 0.8.1.post1 holds trtllm 1.2.0rc6.post1 "
                          "(ai-dynamo/dynamo@00552b233629 docs/reference/support-matrix.md:48)")
     assert resolve_image("rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521").fork
+    assert "up to 0.11.0, the newest release dated on or before its build (2025-10-06)" in (
+        resolve_image("rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006").basis
+    )

@@ -306,9 +306,10 @@ def verdict(rng: ReleaseRange, works: dict[str, Any] | None) -> tuple[Severity, 
             f"fails on {engine} {since}; passes on {last}: {rng.source} can hold any of {lo}–{hi}"
         )
     if rng.kind == "image":  # fails everywhere, on a fork's build
+        where = f"every {engine} release {lo}–{hi}" if lo != hi else f"{engine} {hi}, the release"
         return Severity.WARNING, (
-            f"fails on every {engine} release {lo}–{hi} {rng.source} can hold; a build of a "
-            "fork or an unreleased commit may accept it"
+            f"fails on {where} {rng.source} can hold; a build of a fork or an unreleased "
+            "commit may accept it"
         )
     who = rng.source if rng.kind == "latest" else "an unpinned install"
     return Severity.WARNING, f"fails on {engine} {since}, which {who} installs today ({hi})"

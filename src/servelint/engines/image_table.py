@@ -11,8 +11,11 @@
 * llm-d images (``ghcr.io/llm-d/llm-d*``) build vLLM from a commit, often of a fork: the
   tags read say which, none names a release; every tag is the range of every release.
 * ROCm vLLM images: ``rocm/vllm`` tags spell the vLLM release their ROCm/vllm fork build
-  is cut from (``rocm6.3.1_vllm_0.8.5_20250521``, ``…_vllm_0.16.0``): that release, judged
-  as a fork (findings capped at warning); ``rocm/vllm-dev`` builds name none (the range).
+  starts from (``rocm6.3.1_vllm_0.8.5_20250521``, ``…_vllm_0.16.0``), but the build may be
+  ahead of it (``rocm7.0.0_vllm_0.10.2_20251006`` reports 0.11.0rc2.dev160 inside, a public
+  write-up says): at or after that release, up to the newest release dated on or before the
+  tag's build date when it has one (``release_facts``), never an error; ``rocm/vllm-dev``
+  builds name none (the whole range).
 * SGLang ROCm images with a build date (``lmsysorg/sglang-rocm:v0.5.14-rocm720-mi35x-20260706``,
   ``rocm/sgl-dev:…-20260101``): SGLang's AMD nightly job tags each day's build of main
   ``v${version}-${rocm_tag}-${DATE}`` with the last release's version.py
@@ -32,6 +35,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from servelint import release_facts
 from servelint.lazy_re import LazyPattern
 
 _VARIANT = LazyPattern(r"^(cuda\d+(\.\d+)*|cu\d+|efa|amd64|arm64|x86_64|aarch64)$")
@@ -161,10 +165,20 @@ def _rocm_fork(tag: str) -> TableRelease:
     if m is None:
         return TableRelease("vllm", None, f"{ROCM_FORK} tag {tag!r} names no vLLM release",
                             fork=True)
+    version = m.group("version")
+    built = release_facts.tag_date(tag)
+    place = release_facts.placed("vllm", built) if built else None
+    hi = version
+    if place is not None and (_version(place.at) or Version("0")) > (_version(version) or
+                                                                     Version("0")):
+        hi = place.at
+    upto = f", up to {hi}, the newest release dated on or before its build ({built})" \
+        if hi != version else ""
     return TableRelease(
-        "vllm", m.group("version"),
-        f"{ROCM_FORK} tag {tag} is the ROCm/vllm fork's build of vLLM {m.group('version')}",
-        fork=True,
+        "vllm", None,
+        f"{ROCM_FORK} tag {tag} is a ROCm/vllm fork build from vLLM {version} on, which may "
+        f"be ahead of it{upto}",
+        lo=version, hi=hi, fork=True,
     )
 
 
