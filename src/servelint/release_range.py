@@ -55,10 +55,13 @@ def newer_note(engine: str, release: str, others: list[tuple[str, str]]) -> str:
     )
 
 
-def how(image_tag: str, others: list[tuple[str, str]]) -> str:
-    """The note (and each target's ``how``) of a launch judged by ``others``."""
+def how(image_tag: str, others: list[tuple[str, str]], basis: str = "") -> str:
+    """The note (and each target's ``how``) of a launch judged by ``others``; ``basis``:
+    where the release comes from when the tag does not spell it (``engines.image_table``)."""
     judged = " and ".join(f"{v} ({s})" for v, s in others)
+    lead = f"{basis}: no profile of that release" if basis else \
+        f"image tag {image_tag} has no profile"
     return (
-        f"image tag {image_tag} has no profile; judged by the nearest profiled "
+        f"{lead}; judged by the nearest profiled "
         f"release{'s' if len(others) > 1 else ''} {judged}, findings capped at warning"
     )

@@ -253,7 +253,7 @@ def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution) -> bool:
     from servelint import release_range
 
     sides = release_range.neighbours(spec.engine, ref.release)
-    how = release_range.how(ref.tag, sides)
+    how = release_range.how(ref.tag, sides, ref.basis)
     for version, side in sides:
         prof = profiles.load(spec.engine, version)
         assert prof is not None
