@@ -78,9 +78,13 @@ def test_entrypoint_override():
 
 
 def test_other_vllm_images_are_assumed_and_other_images_run_their_args():
-    rocm = container_command(run("docker run vllm/vllm-openai-rocm:v0.22.1 --model m"))
+    # 0.22.1's docker/Dockerfile.rocm sets ENTRYPOINT ["vllm", "serve"] (read, not assumed);
+    # up to 0.13.0 the ROCm base image, built elsewhere, decides: assumed, saying so
+    read = container_command(run("docker run vllm/vllm-openai-rocm:v0.22.1 --model m"))
+    assert [t.text for t in read.words][:2] == ["vllm", "serve"] and not read.assumed
+    rocm = container_command(run("docker run vllm/vllm-openai-rocm:v0.12.0 --model m"))
     assert [t.text for t in rocm.words][:2] == ["vllm", "serve"] and "rocm" in rocm.assumed
-    assert container_command(run("docker run -it vllm/vllm-openai-rocm:v0.15.1")) is None
+    assert container_command(run("docker run -it vllm/vllm-openai-rocm:v0.12.0")) is None
     sgl = container_command(run("docker run lmsysorg/sglang:v0.5.9 python3 -m "
                                 "sglang.launch_server --model-path m"))
     assert [t.text for t in sgl.words][:3] == ["python3", "-m", "sglang.launch_server"]

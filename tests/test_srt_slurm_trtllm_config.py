@@ -95,9 +95,15 @@ def test_worker_files_are_judged_per_role_against_the_release(tmp_path: Path) ->
 def test_an_unprofiled_release_is_judged_by_its_neighbour_as_warnings(tmp_path: Path) -> None:
     text = RECIPE.replace("release:1.3.0rc3", "release:1.3.0rc24")
     report = check_paths([str(_write(tmp_path, text))], Options())
-    found = [f for f in report.findings if f.code == "SL113"]
-    assert len(found) == 3 and {f.severity.name for f in found} == {"WARNING"}
-    assert all("judged by the nearest profiled release 1.3.0rc3" in f.message for f in found)
+    found = sorted((f.span.line, f.severity.name) for f in report.findings if f.code == "SL113")
+    # the older profile judges what it knows (a wrong type, a field of the other backend),
+    # as warnings; the key it lacks (line 21) may be new in 1.3.0rc24: not judged
+    assert found == [(12, "WARNING"), (18, "WARNING")]
+    assert all(
+        "judged by the nearest profiled release 1.3.0rc3" in f.message
+        for f in report.findings
+        if f.code == "SL113"
+    )
 
 
 def test_a_file_naming_another_backend_is_not_judged(tmp_path: Path) -> None:

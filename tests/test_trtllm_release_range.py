@@ -28,10 +28,27 @@ def test_neighbours_on_each_side() -> None:
 
 
 def test_a_guess_is_never_an_error() -> None:
-    report = _check("1.3.0rc18", "trtllm-serve Qwen/Qwen3-8B --max-batch-size 8\n")
+    report = _check("1.2.0rc2", "trtllm-serve Qwen/Qwen3-8B --max-batch-size 8\n")
     flagged = [f for f in report.findings if f.code == "SL101"]
     assert flagged and all(f.severity == Severity.WARNING for f in flagged)
-    assert "1.3.0rc3 (below)" in flagged[0].message
+    assert "1.3.0rc3 (above)" in flagged[0].message
+
+
+def test_an_older_profile_says_nothing_of_names_a_newer_release_may_add() -> None:
+    """1.3.0rc18 is judged by 1.3.0rc3 (below): a flag 1.3.0rc3 lacks may be new, so no
+    unknown-name finding; one note names the missing profile and how to build it."""
+    report = _check("1.3.0rc18", "trtllm-serve Qwen/Qwen3-8B --max-batch-size 8\n")
+    assert not [f for f in report.findings if f.code == "SL101"]
+    (note,) = [f for f in report.findings if f.code == "SL142"]
+    assert "names it may have added since 1.3.0rc3" in note.message
+    assert "`servelint profile build trtllm 1.3.0rc18 --source-dir" in note.message
+
+
+def test_an_older_profile_still_judges_values_of_names_it_knows() -> None:
+    report = _check("1.3.0rc18", "trtllm-serve Qwen/Qwen3-8B --max_batch_size eight\n")
+    assert [f.severity for f in report.findings if f.severity >= Severity.WARNING] == [
+        Severity.WARNING
+    ]
 
 
 def test_the_profiled_release_itself_gives_errors() -> None:

@@ -8,7 +8,7 @@ from servelint.lazy_re import LazyPattern
 from servelint.model import LaunchSpec, PackageInstall, ReleaseFrom
 
 # a release in a wheel index URL: ``…/rocm/0.14.1/rocm700``, ``…/0.20.0/cu129``
-_INDEX_RELEASE = LazyPattern(r"/v?(\d+\.\d+\.\d+(?:\.post\d+)?)(?:/|$)")
+_INDEX_RELEASE = LazyPattern(r"/v?(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:/|$)")
 _INDEX_OPTIONS = (
     "--extra-index-url",
     "--index-url",

@@ -18,6 +18,9 @@ A launch that pins a release (image tag, ``pip install vllm==X``, a versioned wh
 * ``local``: the engine run from a project's own environment by a relative path
   (``.venv/bin/vllm``, ``"$REPO/.venv/bin/vllm"``) that nothing in the document installs:
   any build (a fork, a checkout), judged as the newest release, never above warning.
+* ``image``: an image whose tag names no engine release (a Dynamo runtime the release notes
+  read lack, llm-d, ``rocm/vllm-dev``): the releases its project's files say it can hold
+  (``engines.image_table``), every profile when they say nothing.
 
 ``judge`` turns each error found on the release a launch is judged against into the range's
 verdict, from the releases on which that error's option fails (another cause failing every
@@ -65,7 +68,7 @@ class ReleaseRange:
     """The releases a launch can meet, and how that is known."""
 
     engine: str
-    kind: str  # pinned | floor | latest | any | nightly | after-newest | local
+    kind: str  # pinned | floor | latest | any | nightly | after-newest | local | image
     releases: tuple[str, ...]  # profiled releases of the range, oldest first
     source: str  # what says so: "`uv pip install -U vllm` (line 12)", "min_vllm_version 0.10.0"
     placement: release_facts.Placement | None = None  # a dated nightly among the releases
@@ -73,6 +76,8 @@ class ReleaseRange:
     # verb (an official `:latest` image "is", an unpinned engine install "installs"); "" when
     # nothing does
     newest_by: str = ""
+    basis: str = ""  # kind "image": what the image's project says it holds
+    fork: bool = False  # kind "image": a fork's or an unreleased commit's build (never an error)
 
     @property
     def today(self) -> str | None:
@@ -96,6 +101,8 @@ class ReleaseRange:
                 f"(judged as {hi})"
             )
         span = f"{self.engine} {lo}–{hi}" if lo != hi else f"{self.engine} {hi}"
+        if self.kind == "image":
+            return f"{self.source}: {self.basis}; judged across {span}"
         if self.kind == "floor":
             return f"no release pinned: judged across {span} ({self.source} up to the newest)"
         if self.kind == "latest":
@@ -134,9 +141,13 @@ def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | Non
     if release_kind(spec) == ReleaseFrom.FLOOR:
         rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
     elif spec.image:
-        if not is_engines_own_image(spec.engine, spec.image):
+        ref = image_ref(spec.image)
+        if ref.ranged and ref.engine == spec.engine:
+            rng = _table_range(spec, ref, have)
+        elif not is_engines_own_image(spec.engine, spec.image):
             return None, res
-        rng = _image_range(spec, have)
+        else:
+            rng = _image_range(spec, have)
     else:
         rng = _install_range(spec, have)
     if rng is None:
@@ -180,6 +191,23 @@ def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None
             return replace(rng, newest_by=by) if rng is not None else None
         return ReleaseRange(spec.engine, "latest", have, f"image {spec.image}", newest_by=by)
     return _nightly_range(spec.engine, ref.tag, have, f"image {spec.image}")
+
+
+def _table_range(spec: LaunchSpec, ref, have: tuple[str, ...]) -> ReleaseRange | None:  # noqa: ANN001
+    """The profiled releases between the lowest and highest an image can hold (its project's
+    files, ``engines.image_table``); None when they are all older than every profile."""
+    lo, hi = release_version(ref.lo), release_version(ref.hi)
+    releases = tuple(
+        r for r in have
+        if (lo is None or release_version(r) >= lo) and (hi is None or release_version(r) <= hi)
+    )
+    source = f"image {spec.image}"
+    if releases:
+        return ReleaseRange(spec.engine, "image", releases, source, basis=ref.basis,
+                            fork=ref.fork)
+    if lo is not None and lo > release_version(have[-1]):
+        return ReleaseRange(spec.engine, "after-newest", (have[-1],), source)
+    return None
 
 
 def _nightly_range(engine: str, tag: str, have: tuple[str, ...], source: str) -> ReleaseRange:
@@ -288,11 +316,12 @@ def verdict(rng: ReleaseRange, works: dict[str, Any] | None) -> tuple[Severity, 
             f"fails on {engine} {hi}, the newest release servelint knows; "
             f"{rng.source} is newer and cannot be checked exactly"
         )
-    if fails_everywhere(rng, works):
+    if fails_everywhere(rng, works) and not rng.fork:
         where = f"every {engine} release {lo}–{hi}" if lo != hi else f"{engine} {hi}"
         how = {
             "latest": f", whichever {rng.source} installs",
             "floor": f", from {rng.source} to the newest",
+            "image": f" {rng.source} can hold",
         }.get(rng.kind, " (none is pinned)")
         return Severity.ERROR, f"fails on {where}{how}"
     last = (works or {}).get("last")
@@ -301,6 +330,16 @@ def verdict(rng: ReleaseRange, works: dict[str, Any] | None) -> tuple[Severity, 
         since = f"{start} and later" if start != hi else start
     else:
         since = hi
+    if rng.kind == "image" and last:
+        return Severity.WARNING, (
+            f"fails on {engine} {since}; passes on {last}: {rng.source} can hold any of {lo}–{hi}"
+        )
+    if rng.kind == "image":  # fails everywhere, on a fork's build
+        where = f"every {engine} release {lo}–{hi}" if lo != hi else f"{engine} {hi}, the release"
+        return Severity.WARNING, (
+            f"fails on {where} {rng.source} can hold; a build of a fork or an unreleased "
+            "commit may accept it"
+        )
     if rng.newest_by:  # everyone who follows it today gets the newest release: it crashes
         return Severity.ERROR, (
             f"fails on {engine} {since}, and {rng.newest_by} {hi} today "

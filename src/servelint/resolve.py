@@ -41,13 +41,14 @@ class Target:
 
     def __init__(
         self, profile: Profile, role: str, how: str, floating: bool = False,
-        neighbour: bool = False, bumped: bool = False,
+        neighbour: str = "", bumped: bool = False,
     ) -> None:
         self.profile = profile
         self.role = role  # primary | floor
         self.how = how  # human text: "image tag v0.27.1", "latest → newest profile 0.33.0", ...
         self.floating = floating  # the release is a guess: findings are capped at warning
-        self.neighbour = neighbour  # a profiled neighbour of an unprofiled release
+        # a profiled neighbour of an unprofiled release: "below" (an older profile) | "above"
+        self.neighbour = neighbour
         self.bumped = bumped  # judged as if the launch's image were bumped to this release
 
 
@@ -152,7 +153,10 @@ def _resolve(
 def _resolve_target_version(spec: LaunchSpec, target_version: str, res: Resolution) -> None:
     """`--target-version`: judge the launch at the release it would be bumped to."""
     engine = spec.engine
-    if spec.image and not is_engines_own_image(engine, spec.image):
+    # an image whose project says which releases it can hold (engines.image_table) is judged
+    # at each of them like the engine's own
+    if spec.image and not is_engines_own_image(engine, spec.image) \
+            and not image_ref(spec.image).basis:
         res.notes.append(
             f"{spec.image} is not an official {engine} image: what a bump to "
             f"{target_version} would do to it cannot be checked"
@@ -301,14 +305,16 @@ def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution) -> bool:
     from servelint import release_range
 
     sides = release_range.neighbours(spec.engine, ref.release)
-    how = release_range.how(ref.tag, sides)
-    for version, _side in sides:
+    how = release_range.how(ref.tag, sides, ref.basis)
+    for version, side in sides:
         prof = profiles.load(spec.engine, version)
         assert prof is not None
-        res.targets.append(Target(prof, "primary", how, floating=True, neighbour=True))
+        res.targets.append(Target(prof, "primary", how, floating=True, neighbour=side))
     if sides:
         res.capped = True
         res.notes.append(how)
+    if sides and all(release_range.judges_newer(side) for _v, side in sides):
+        res.notes.append(release_range.newer_note(spec.engine, ref.release, sides))
     return bool(sides)
 
 
@@ -330,10 +336,19 @@ def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
     if ref.release:
         res.image_release = ref.release
         prof, why = profile_for(spec.engine, ref.release)
+        how = ref.basis or f"image tag {ref.tag}"  # (the basis names the tag)
         if prof:
-            res.targets.append(Target(prof, "primary", f"image tag {ref.tag}"))
+            # a fork's build of the release may accept more than the release: a guess
+            res.targets.append(Target(prof, "primary", how, floating=ref.fork))
+            if ref.fork:
+                res.capped = True
+                res.notes.append(f"{how}; findings capped at warning")
         elif not _judge_by_neighbours(spec, ref, res):
             res.notes.append(f"cannot check image {spec.image}: {why}")
+        return
+    if ref.ranged:  # what it holds is a range of releases (servelint.ranges judges it)
+        res.unknown_image = True
+        res.note_guess(f"image {spec.image}: {ref.basis}")
         return
     newest = profiles.newest(spec.engine)
     official = ref.repository in official_repositories(spec.engine)

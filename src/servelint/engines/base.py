@@ -64,6 +64,30 @@ def release_from_version_tag(tag: str) -> tuple[str | None, bool, str]:
     return release_from_tag(tag)
 
 
+class ImageEntrypoint:
+    """What an image runs before the arguments ``docker run IMAGE ARGS`` gives it: its
+    ENTRYPOINT words (empty: none, the arguments are the command) and CMD, read from the
+    release's own Dockerfile (``at``: file:line). ``exact`` is False when the release's build
+    files were not read and its profiled neighbours', which agree, stand in (``why``)."""
+
+    __slots__ = ("words", "cmd", "at", "exact", "why")
+
+    def __init__(
+        self, words: tuple[str, ...], cmd: tuple[str, ...], at: str, exact: bool = True,
+        why: str = "",
+    ) -> None:
+        self.words = words
+        self.cmd = cmd
+        self.at = at
+        self.exact = exact
+        self.why = why
+
+
+def no_entrypoint_table(repository: str, release: str | None) -> ImageEntrypoint | None:
+    """An engine without a table of its images' entrypoints: unknown."""
+    return None
+
+
 class Images:
     """The engine's container images and how their tags name releases."""
 
@@ -75,6 +99,7 @@ class Images:
         "release_of",
         "entrypoints",
         "assumed_entrypoint",
+        "entrypoint_table",
     )
 
     def __init__(
@@ -87,6 +112,9 @@ class Images:
         release_of: Callable[[str], tuple[str | None, bool, str]] = release_from_version_tag,
         entrypoints: dict[str, tuple[str, ...]] | None = None,
         assumed_entrypoint: tuple[str, ...] = (),
+        entrypoint_table: Callable[[str, str | None], ImageEntrypoint | None] = (
+            no_entrypoint_table
+        ),
     ) -> None:
         self.repositories = repositories  # registry-relative, lowercase ("vllm/vllm-openai")
         # repositories whose floating ``latest`` is the newest release (the engine's own)
@@ -98,18 +126,28 @@ class Images:
         # tag -> (release or None, custom build?, why no release)
         self.release_of = release_of
         # repository -> the command words its ENTRYPOINT runs before the container's arguments
-        # (read from the engine's Dockerfile: vllm/vllm-openai runs ``vllm serve``)
+        # when the release's own Dockerfile was not read (vllm/vllm-openai runs ``vllm serve``)
         self.entrypoints = entrypoints or {}
         # the entrypoint taken for this engine's other repositories, whose Dockerfiles servelint
         # cannot see (used only when the arguments start with a flag or a model id)
         self.assumed_entrypoint = assumed_entrypoint
+        # (repository, release; None = the newest) -> what that release's image runs, read
+        # from its own Dockerfile; None = not read
+        self.entrypoint_table = entrypoint_table
 
     def entrypoint(self, repository: str, release: str | None = None) -> tuple[str, ...] | None:
         """The words the image ``repository`` at ``release`` runs before its arguments (its
-        ``ENTRYPOINT``), or None when servelint does not know it. Today's knowledge is one
-        entrypoint per repository for every release; per-release entrypoints read from each
-        release's Dockerfile plug in here (``release`` is None when the tag names none)."""
+        ``ENTRYPOINT``), or None when servelint does not know it: the release's own
+        Dockerfile first (``entrypoint_table``), else ``entrypoints`` (``release`` is None
+        when the tag names none)."""
+        read = self.entrypoint_read(repository, release)
+        if read is not None:
+            return read.words or None
         return self.entrypoints.get(repository)
+
+    def entrypoint_read(self, repository: str, release: str | None = None) -> ImageEntrypoint | None:
+        """What the release's own Dockerfile says the image runs, with where (None: not read)."""
+        return self.entrypoint_table(repository, release)
 
 
 class ArgvModel(Protocol):

@@ -9,21 +9,25 @@ releases, each engine says (``engines/<name>/__init__.py``).
 
 from __future__ import annotations
 
+import os
 import re
 
 from packaging.version import InvalidVersion, Version
 
+from servelint.engines import image_table
 from servelint.engines import registry as engines
+from servelint.engines.base import Command, ImageEntrypoint, Module
 from servelint.lazy_re import LazyPattern
 
 _FLOATING_TAGS = {"latest", "nightly", "main", "dev", "stable", "edge", "nightly-dev", "dev-nightly"}
-_VERSION = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?"
-# "v0.21.0", "v0.21.0-cu130", "v0.5.14-rocm720-mi35x-20260701", "0.21.0" ; suffix = build variant
+# three or four release parts (vLLM published 0.10.1.1, SGLang 0.4.3.post2 is a post release)
+_VERSION = r"\d+\.\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?"
+# "v0.21.0", "v0.10.1.1", "v0.21.0-cu130", "v0.5.14-rocm720-mi35x-20260701"; suffix = variant
 _RELEASE_TAG = re.compile(rf"^v?(?P<version>{_VERSION})(?P<suffix>-[A-Za-z0-9._-]+)?$")
 # build-variant suffix words that do not change the engine release
 _VARIANT_WORD = LazyPattern(
     r"^(cu\d+(\.\d+)*|cuda\d+(\.\d+)*|rocm\d+|mi\d+x|ubuntu\d+(\.\d+)?|x86_64|amd64|arm64|aarch64"
-    r"|runtime|py3\d*|\d{8})$"
+    r"|runtime|py3\d*|srt|\d{8})$"
 )
 
 
@@ -33,7 +37,7 @@ class ImageRef:
 
     __slots__ = (
         "engine", "release", "floating", "custom", "repository", "tag", "registry", "digest",
-        "note",
+        "note", "basis", "ranged", "lo", "hi", "fork",
     )
 
     def __init__(
@@ -57,6 +61,12 @@ class ImageRef:
         self.registry = registry  # e.g. "nvcr.io", "" for Docker Hub
         self.digest = digest  # "sha256:..." when pinned by digest
         self.note = note  # why release is None, when it is
+        # from the table of images whose tag names no release (engines.image_table):
+        self.basis = ""  # where the release (or the range) comes from
+        self.ranged = False  # the release is unknown: it is the range lo–hi
+        self.lo: str | None = None  # lowest release it can hold (None: open)
+        self.hi: str | None = None  # highest release it can hold (None: open)
+        self.fork = False  # a fork's build of the release (findings capped at warning)
 
 
 def _split(ref: str) -> tuple[str, str, str, str]:
@@ -110,11 +120,25 @@ def release_from_tag(tag: str) -> tuple[str | None, bool, str]:
     return m.group("version"), False, ""
 
 
+def _from_table(
+    found: image_table.TableRelease, floating: bool, repo: str, tag: str, registry: str,
+    digest: str,
+) -> ImageRef:
+    ref = ImageRef(found.engine, found.release, floating, found.release is None, repo, tag,
+                   registry, digest, "" if found.release else found.basis)
+    ref.basis, ref.fork = found.basis, found.fork
+    ref.ranged, ref.lo, ref.hi = found.release is None, found.lo, found.hi
+    return ref
+
+
 def resolve_image(ref: str) -> ImageRef:
     """Parse an image reference into engine + release (``release=None``: cannot check)."""
     registry, repo, tag, digest = _split(ref)
-    engine = _engine_for(repo)
     floating = (not tag and not digest) or (tag.lower() in _FLOATING_TAGS and not digest)
+    found = image_table.lookup(repo, tag)
+    if found is not None:  # a tag that names no engine release: what its project says
+        return _from_table(found, floating, repo, tag, registry, digest)
+    engine = _engine_for(repo)
     if engine == "unknown":
         return ImageRef(engine, None, floating, False, repo, tag, registry, digest,
                         "repository is not a known engine image")
@@ -133,3 +157,40 @@ def resolve_image(ref: str) -> ImageRef:
                         f"tag {tag!r} is the Dynamo version, not the engine release")
     release, custom, note = images.release_of(tag)
     return ImageRef(engine, release, floating, custom, repo, tag, registry, digest, note)
+
+
+def image_entrypoint(ref: ImageRef) -> ImageEntrypoint | None:
+    """What the image runs before ``docker run IMAGE ARGS``' arguments, read from its
+    release's own Dockerfile (``Images.entrypoint``): for a tag naming a release, that
+    release's; for an official floating tag (``latest``), the newest release read; None when
+    it cannot be known (nightly, custom and other repositories' images). Readers of
+    ``docker run`` and container ``args`` call it, keeping their own default on None."""
+    found = engines.find(ref.engine)
+    if found is None or ref.repository not in found.images.repositories:
+        return None
+    if ref.release:
+        return found.images.entrypoint_read(ref.repository, ref.release)
+    if ref.floating and not ref.custom and ref.tag.lower() in ("", "latest") \
+            and ref.repository in found.images.official:
+        return found.images.entrypoint_read(ref.repository, None)
+    return None
+
+
+def image_launcher(ref: ImageRef) -> str | None:
+    """The name of the engine launcher the image's own entrypoint is (``python -m
+    vllm.entrypoints.openai.api_server`` for ``vllm/vllm-openai:v0.10.1.1``), or None when
+    the entrypoint is unknown, empty or not one of the engine's launchers."""
+    ep = image_entrypoint(ref)
+    found = engines.find(ref.engine)
+    if ep is None or not ep.words or found is None:
+        return None
+    words = ep.words
+    for launcher in found.launchers:
+        if isinstance(launcher, Command) and len(words) == len(launcher.words) and \
+                (os.path.basename(words[0]), *words[1:]) == launcher.words:
+            return launcher.name
+        if isinstance(launcher, Module) and not launcher.then and len(words) == 3 and \
+                os.path.basename(words[0]).startswith("python") and words[1] == "-m" and \
+                words[2] == launcher.module:
+            return launcher.name
+    return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from servelint.engines.base import Engine, Images, Module
 from servelint.lazy_re import LazyPattern
 
-_ATOM_RELEASE = LazyPattern(r"_atom(?P<version>\d+\.\d+\.\d+(?:\.post\d*)?)$")
+_ATOM_RELEASE = LazyPattern(r"_atom(?P<version>\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d*)?)$")
 
 
 def atom_release(tag: str) -> tuple[str | None, bool, str]:

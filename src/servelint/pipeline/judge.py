@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from servelint import ranges
+from servelint import ranges, release_range
 from servelint.engines import history as history_mod
 from servelint.engines import registry as engine_registry
 from servelint.install_pins import pin_from_installs
@@ -71,6 +71,8 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     routed: list[Finding] = []  # errors of a parser the model may not pick (sglang serve)
     out = [] if engineless else list(_findings(spec, run, res, routed))
     if worker is not None:  # what a wrapper hands the engine without argv (a file)
+        if engineless and adapter.judges_file(worker):
+            out += _notes(spec, run, res)  # the engine release its option file is judged on
         out += adapter.file_findings(spec, worker, res, run.cap_guesses, _is_custom_image)
     if rng is not None and ranges.has_error_on(out, rng.today):
         passes.prefer = frozenset(f.code for f in out if f.severity == Severity.ERROR)
@@ -158,8 +160,13 @@ def _findings(
         ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
         ctx.extra["bumped"] = tgt.bumped
         ctx.how = tgt.how
+        # an older profile judging a newer release: names it lacks may be new (release_range)
+        newer = release_range.judges_newer(tgt.neighbour)
+        ctx.extra["judges_newer"] = newer
         routing = getattr(ctx.parsed, "routing", "")
         for rule in primary_rules:
+            if newer and rule.name in release_range.UNKNOWN_NAME_RULES:
+                continue
             found = argv_memo.findings(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
             for f in found:
                 # the entrypoint picks its parser from the model (sglang serve): the text
@@ -173,6 +180,17 @@ def _findings(
                     f.severity = min(f.severity, Severity.WARNING)
                     f.message += f" (release not pinned: {tgt.how})"
                 yield f
+
+
+def _notes(spec: LaunchSpec, options: Options, res: Resolution) -> list[Finding]:
+    """The once-per-launch notes (how the release was resolved) alone."""
+    notes_rules, _ = _rules_by_role(options.errors_only)
+    primary = [t for t in res.targets if t.role == "primary"]
+    if not notes_rules or not primary:
+        return []
+    hist = history_mod.load(spec.engine)
+    ctx = _context(spec, primary[0].profile, hist, res, floating=True)
+    return [f for rule in notes_rules for f in rule.check(ctx)]
 
 
 def _rules_for(

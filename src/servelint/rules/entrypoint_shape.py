@@ -1,9 +1,11 @@
 """container arguments that do not fit the image's entrypoint
 
-The ``vllm/vllm-openai`` image starts ``vllm serve`` itself: ``docker run IMAGE MODEL
---flags`` is the shape it expects. Repeating ``vllm serve`` (or the old
-``python -m vllm.entrypoints.openai.api_server``) after the image hands those words to
-the parser as arguments, and it exits with ``unrecognized arguments``.
+The ``vllm/vllm-openai`` image starts the server itself: ``docker run IMAGE MODEL
+--flags`` is the shape it expects. Its entrypoint is read per release from the release's
+own Dockerfile (``engines/vllm/image_entrypoints.json``): ``vllm serve`` from 0.11.1,
+``python3 -m vllm.entrypoints.openai.api_server`` up to 0.11.0. Repeating either after
+the image hands those words to the parser as arguments, and it exits with
+``unrecognized arguments``.
 
 Bad:
 

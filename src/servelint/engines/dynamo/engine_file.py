@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from servelint import release_range
 from servelint.model import Finding, LaunchSpec, Severity
 from servelint.profiles import Profile
 from servelint.resolve import Resolution
@@ -44,13 +45,15 @@ def findings(
     for tgt in (t for t in res.targets if t.role == "primary"):
         ctx = CheckContext(spec=spec, profile=tgt.profile, floating=tgt.floating)
         ctx.extra["custom_image"] = custom_image(spec, tgt.profile)
-        found = list(env_unknown.check(ctx))
+        # an older profile judging a newer release says nothing of names it lacks
+        newer = release_range.judges_newer(tgt.neighbour)
+        found = [] if newer else list(env_unknown.check(ctx))
         problems = []
         if spec.option_file is not None:
             problems, _ = option_file.check(
                 tgt.profile, spec.option_file, "pytorch", spec.anchor, serve=False
             )
-        for p in problems:
+        for p in (p for p in problems if not (newer and p.unknown_name)):
             found.append(
                 finding(
                     config_invalid,

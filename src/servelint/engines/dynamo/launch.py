@@ -89,6 +89,11 @@ def engineless(wl: WorkerLaunch) -> bool:
     return wl.worker in NO_ENGINE_ARGV
 
 
+def judges_file(wl: WorkerLaunch) -> bool:
+    """The worker hands the engine a file that is judged against the engine release."""
+    return wl.worker == engine_file.WORKER
+
+
 def file_findings(spec: LaunchSpec, wl: WorkerLaunch, res, cap_guesses: bool, custom_image):  # noqa: ANN001, ANN201
     """What a worker hands the engine without argv (dynamo.trtllm's option file)."""
     return engine_file_findings(spec, wl.worker, res, cap_guesses, custom_image)

@@ -42,6 +42,8 @@ class FileProblem:
     message: str
     severity: str = "error"  # error | warning
     evidence: str = ""
+    # a key, class tag or enum value the release does not know (a newer one may add it)
+    unknown_name: bool = False
 
 
 @dataclass(slots=True)
@@ -271,7 +273,10 @@ class _Checker:
             msg += f"; it is a field of {self.other}, not of the {self.backend} backend"
         if guess:
             msg += f'; did you mean "{guess}"?'
-        return FileProblem(knode.span, msg, evidence=self.model.evidence.get("invalid_key", ""))
+        return FileProblem(
+            knode.span, msg, evidence=self.model.evidence.get("invalid_key", ""),
+            unknown_name=True,
+        )
 
     def value(self, path: str, field: dict, node: _Node, owner: str) -> Iterator[FileProblem]:
         ty = field.get("type")
@@ -285,8 +290,10 @@ class _Checker:
             )
         error = type_error(ty, node)
         if error is not None:
+            named = isinstance(ty, dict) and ("literal" in ty or "enum" in ty)
             yield FileProblem(
-                node.span, f"{path}: {error} ({self.model.label}: {src})", evidence=src
+                node.span, f"{path}: {error} ({self.model.label}: {src})", evidence=src,
+                unknown_name=named and node.items is None,
             )
             return
         if node.symbolic:
@@ -379,6 +386,7 @@ class _Checker:
                     f"{', '.join(sorted(dispatch['classes']))} "
                     f"({self.model.label}: {where})",
                     evidence=where,
+                    unknown_name=isinstance(lookup, str),
                 )
                 return
             cls = dispatch["classes"][lookup]
@@ -409,7 +417,7 @@ class _Checker:
                     )
                     if guess:
                         msg += f'; did you mean "{guess}"?'
-                    yield FileProblem(knode.span, msg, evidence=src)
+                    yield FileProblem(knode.span, msg, evidence=src, unknown_name=True)
                 continue
             yield from self.value(f"{path}.{key}", field, vnode, cls)
         if not any(k.symbolic for k, _ in node.items.values()):

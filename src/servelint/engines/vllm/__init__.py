@@ -1,6 +1,7 @@
 """vLLM: ``vllm serve`` and the OpenAI api_server module, images ``vllm/vllm-openai*``."""
 
 from servelint.engines.base import Command, Engine, Images, Module
+from servelint.engines.vllm import image_entrypoints
 
 ENGINE = Engine(
     name="vllm",
@@ -18,7 +19,11 @@ ENGINE = Engine(
         official=("vllm/vllm-openai", "vllm/vllm-openai-rocm"),
         wrappers=("nvidia/ai-dynamo/vllm-runtime",),
         name_words=("vllm",),
-        # docker/Dockerfile, target vllm-openai: ENTRYPOINT ["vllm", "serve"]
+        # each release's own docker/Dockerfile (tools/gen_image_entrypoints.py): the
+        # api_server module up to 0.11.0, ``vllm serve`` from 0.11.1
+        entrypoint_table=image_entrypoints.entrypoint,
+        # a release whose Dockerfile was not read (newer than the table): ENTRYPOINT
+        # ["vllm", "serve"] as every release from 0.11.1 has it
         entrypoints={"vllm/vllm-openai": ("vllm", "serve")},
         # the ROCm/CPU/TPU builds' Dockerfiles are not read: arguments that start with a flag
         # or a model id are taken as `vllm serve` arguments, saying so

@@ -93,9 +93,10 @@ def _merge(original: dict[str, Any], update: dict[str, Any]) -> None:
 
 
 def _preprocess(rules: dict[str, Any], argv: list[str], options: list[ParsedOption],
-                profile: Profile) -> tuple[list[_Tok], str | None]:
+                profile: Profile, entry: str = "") -> tuple[list[_Tok], str | None]:
     toks = [_Tok(a, i, a) for i, a in enumerate(argv)]
-    toks = _model_flag(rules, toks, options, profile)
+    if entry != "api_server":  # ``vllm serve``'s own handling of --model (see ENTRIES)
+        toks = _model_flag(rules, toks, options, profile)
     toks, config_file = _config_flag(rules, toks, options, profile)
     out = _rewrite_tokens(rules, toks)
     if rules.get("dotted_keys"):
@@ -423,7 +424,12 @@ def _written_at(argv: list[str], index: int, tok: _Tok) -> str:
 # entrypoints whose sub-command checks the parsed namespace before anything is built
 # (ServeSubcommand.validate; the profile's ``serve_checks``): a launch the Dynamo worker
 # parses with the same options never runs them, so the argv memo keys the two apart
-ENTRIES = {"vllm serve": "serve"}
+ENTRIES = {
+    "vllm serve": "serve",
+    # the OpenAI server module: FlexibleArgumentParser.parse_args refuses ``--model`` only
+    # when argv[0] is "serve" (0.10.1.1 vllm/utils/__init__.py:1775); here it is an option
+    "python -m vllm.entrypoints.openai.api_server": "api_server",
+}
 # entries parsed as the default parse is (the argv memo shares their parses)
 SAME_PARSE_ENTRIES = frozenset({"serve"})
 
@@ -438,7 +444,7 @@ def parse(profile: Profile, argv: list[str], entry: str = "") -> ParseResult:
         main_fail = _main_stage(profile, argv)
         if main_fail:
             raise main_fail
-        toks, config_file = _preprocess(rules, list(argv), options, profile)
+        toks, config_file = _preprocess(rules, list(argv), options, profile, entry)
         positionals, extras, extras_idx = _argparse(profile, toks, options, list(argv))
     except ArgFail as fail:
         return ParseResult(False, fail.message, fail.index, options, [], fail.kind, config_file,
