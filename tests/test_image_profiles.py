@@ -324,3 +324,16 @@ def test_trtllm_is_built_from_its_installed_package(tmp_path, store_dir, capsys)
     assert code == 1  # exact: an error, not the capped warning of the nearest profiled release
     assert f"{script}:2:16: error[SL101 flag-unknown] unknown flag \"--bogus_flag\" for trtllm " \
            f"9.9.0rc1 (image {ref})" in " ".join(" ".join(lines).split())
+
+
+def test_docker_run_follows_the_entrypoint_of_the_image_config(tmp_path, store_dir, capsys):
+    """The archive's config says the image runs `python3 -m sglang.launch_server`: a
+    `docker run IMAGE --flags` is that launch, judged against the stored profile."""
+    archive = docker_save(tmp_path / "image.tar")
+    assert main(["profile", "build", "sglang", "--image-archive", str(archive), "--as", REF]) == 0
+    script = tmp_path / "run.sh"
+    script.write_text(f"#!/bin/bash\ndocker run --gpus all {REF} --model-path m --log-level info\n")
+    code, lines = check_lines(capsys, str(script), REF)
+    text = " ".join(" ".join(lines).split())
+    assert code == 1
+    assert f'flag "--log-level" does not exist in sglang 0.5.9 (image {REF})' in text

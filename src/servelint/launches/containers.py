@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from servelint.engines import registry
 from servelint.engines.images import resolve_image
 from servelint.model import Span, Token
+from servelint.profiles import store
 from servelint.sources.shell.launch import launcher_at
 
 
@@ -50,6 +51,7 @@ def container_command(
     ref = resolve_image(image.text)
     engine = registry.find(ref.engine)
     entry = engine.images.entrypoint(ref.repository, ref.release) if engine else None
+    entry = _stored_entrypoint(image.text) or entry
     if entry:
         return _after_entrypoint(image, entry, args, ref.engine, runner)
     if engine is not None and engine.images.assumed_entrypoint:
@@ -63,6 +65,16 @@ def container_command(
                 f"`{' '.join(engine.images.assumed_entrypoint)}`",
             )
     return ContainerCommand(list(args))
+
+
+def _stored_entrypoint(image: str) -> tuple[str, ...] | None:
+    """The entrypoint the image's own config gives, when the user's store has a profile
+    built from its archive (``profile build --image-archive``) and it starts an engine."""
+    entry = store.match(image)
+    if entry is None or not entry.entrypoint or not entry.fresh():
+        return None
+    words = tuple(entry.entrypoint)
+    return words if launcher_at([Token(w, None) for w in words], 0) else None
 
 
 def _after_entrypoint(

@@ -76,6 +76,7 @@ class Entry:
     source: dict[str, Any]
     built: str
     builder_digest: str
+    entrypoint: list[str] | None = None  # the image config's Entrypoint (an archive's)
 
     def fresh(self) -> bool:
         return self.builder_digest == builder_digest(self.engine)
@@ -104,8 +105,8 @@ def entries(folder: Path | None = None) -> list[Entry]:
     out = []
     for item in raw if isinstance(raw, list) else []:
         try:
-            out.append(Entry(**{k: item[k] for k in Entry.__slots__}))
-        except (KeyError, TypeError):
+            out.append(Entry(**{k: item[k] for k in Entry.__slots__ if k in item}))
+        except TypeError:  # a field missing or of another shape: not an entry of ours
             continue
     return out
 
@@ -130,6 +131,7 @@ def write(data: dict[str, Any], as_ref: str, folder: Path | None = None) -> Path
         source={k: v for k, v in stored.items() if k in ("kind", "path", "digest")},
         built=stored.get("built", ""),
         builder_digest=stored.get("builder_digest", ""),
+        entrypoint=data.get("image", {}).get("config", {}).get("entrypoint"),
     )
     kept = [e for e in entries(folder) if e.ref != ref]
     _write_index(folder, [*kept, entry])
