@@ -157,7 +157,7 @@ def _findings(
     cap = res.capped and options.cap_guesses
     for tgt in primary:
         ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating)
-        ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
+        custom = ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
         ctx.extra["bumped"] = tgt.bumped
         ctx.how = tgt.how
         # an older profile judging a newer release: names it lacks may be new (release_range)
@@ -179,6 +179,12 @@ def _findings(
                 if tgt.floating and cap and (f.severity > Severity.WARNING or tgt.neighbour):
                     f.severity = min(f.severity, Severity.WARNING)
                     f.message += f" (release not pinned: {tgt.how})"
+                # a build that is not the engine's own image judged at a guessed release (a
+                # recipe's floor): what it holds (a fork, a plugin) is unknown, so a fact of
+                # the guessed release is a hint only
+                if custom and tgt.floating and cap and f.severity == Severity.WARNING:
+                    f.severity = Severity.INFO
+                    f.message += f" ({spec.image} is not an official {spec.engine} image)"
                 yield f
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 from servelint.model import Finding
+from servelint.sources.registry import READERS
 
 _QUOTED = re.compile(r'"[^"]*"')
 
@@ -69,13 +71,19 @@ def join_same_place(findings: list[Finding]) -> list[Finding]:
 
 
 def name_the_launch(unit_path: str, findings: list[Finding]) -> None:
-    """A finding of a launch placed in another file than the unit's (a shared strategy file a
-    recipe renders with) names the file whose launch it is, so the reader knows which recipe
-    to fix: `` (rendered for models/org/model.yaml)``."""
+    """A finding of a launch placed in a support file (a shared strategy file a recipe
+    renders with, read only through the recipes: ``Reader.support_file``) names the unit whose
+    launch it is, so the reader knows which recipe to fix: `` (rendered for
+    models/org/model.yaml)``."""
+    def support(path: str) -> bool:
+        return any(
+            getattr(r, "support_file", None) and r.support_file(Path(path)) for r in READERS
+        )
+
     if not os.path.isfile(unit_path):
         return  # a checkout read as one unit: its launches' files are what it lists
     for f in findings:
-        if f.renderings and f.span.path and f.span.path != unit_path:
+        if f.renderings and f.span.path and f.span.path != unit_path and support(f.span.path):
             try:
                 common = os.path.commonpath([unit_path, f.span.path])
             except ValueError:
