@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -170,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
 def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> int:
     from servelint.check import Options, check_paths
     from servelint.progress import progress_for
+    from servelint.sources.common import overlay
     from servelint.stdin_input import STDIN_PATH, StdinFile
 
     stdin = StdinFile(sys.stdin, args.stdin_filename) if STDIN_PATH in args.paths else None
@@ -186,10 +188,13 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
                       use_cache=not args.no_cache and stdin is None, jobs=args.jobs)
     holder: list[CheckReport] = []
 
-    def check(paths: list[str]) -> list[Finding]:
-        with progress_for(sys.stderr, enabled=not args.quiet) as tick:
-            holder[:] = [check_paths(paths, options, on_done=tick)]
-        return holder[0].findings
+    def check(paths: list[str], texts: dict[str, str] | None = None) -> CheckReport:
+        """``texts``: fixed texts standing in for files (--fix re-checks), no cache."""
+        opts = dataclasses.replace(options, use_cache=False) if texts else options
+        with overlay.stand_in(texts or {}), \
+                progress_for(sys.stderr, enabled=not args.quiet and not texts) as tick:
+            holder[:] = [check_paths(paths, opts, on_done=tick)]
+        return holder[0]
 
     def reported(findings: list[Finding]) -> list[Finding]:  # what --fix may fix
         floor = args.min_severity or config_floor
@@ -200,9 +205,10 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
         if args.fix or args.diff:
             from servelint.fixes.cli import fix_command
 
-            done, _ = fix_command(check, reported, args)
+            done, fixed = fix_command(check, reported, args)
             if done is not None:
                 return done
+            holder[:] = [fixed]
         else:
             check(paths)
         report = holder[0]

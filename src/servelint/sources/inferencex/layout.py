@@ -31,6 +31,7 @@ import yaml
 
 from servelint import hardware
 from servelint.model import Span
+from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import SAFE_LOADER, node_span
@@ -73,8 +74,8 @@ def _gpu_id(code: str) -> str | None:
 def _load_entries(path: str, problems: list[ReadProblem]) -> list[_Entry]:
     note(path)
     try:
-        with open(path, encoding="utf-8") as fh:
-            node = yaml.compose(fh.read(), Loader=SAFE_LOADER)
+        text = overlay.read_text(path)
+        node = yaml.compose(text, Loader=SAFE_LOADER)
     except (OSError, yaml.YAMLError) as exc:
         problems.append(ReadProblem(path, None, f"cannot read master config: {exc}"))
         return []

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from servelint import budget
 from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
+from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.markdown.doc_context import DocContext, config_file_value, prose_before
@@ -256,7 +257,7 @@ def _read_text(path: str, result: MarkdownResult) -> str | None:
     try:
         if not Path(path).is_file():  # a FIFO or device would block or never end
             raise OSError(f"not a regular file: {path}")
-        raw = Path(path).read_bytes()
+        raw = overlay.read_bytes(path)
     except OSError as exc:
         result.problems.append(ReadProblem(path, None, f"cannot read: {exc.strerror or exc}"))
         return None
