@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the pipeline is imported when `check` runs, not at start-up
     from servelint.check import CheckReport
 
 FORMATS = ["text", "json", "sarif", "github"]
+ALWAYS_SHOWN = frozenset({"SL001"})  # read-error: a file named but not read
 
 
 class UsageError(Exception):
@@ -172,9 +173,13 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
     from servelint.check import Options, check_paths
     from servelint.progress import progress_for
     from servelint.sources.common import overlay
-    from servelint.stdin_input import STDIN_PATH, StdinFile
+    from servelint.stdin_input import STDIN_PATH, StdinFile, UnknownKind
 
-    stdin = StdinFile(sys.stdin, args.stdin_filename) if STDIN_PATH in args.paths else None
+    try:
+        stdin = StdinFile(sys.stdin, args.stdin_filename) if STDIN_PATH in args.paths else None
+    except UnknownKind as exc:
+        print(f"servelint: {exc}", file=sys.stderr)
+        return 2
     paths = [stdin.path if (stdin and p == STDIN_PATH) else p for p in args.paths]
     target = args.target_version or getattr(cfg, "target_version", None)
     # the config's min-severity hides findings here, counted in the summary like the flag's
@@ -212,6 +217,7 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
         else:
             check(paths)
         report = holder[0]
+        report.findings += no_launch_notes(report, paths)
         if stdin is not None:
             report.findings = stdin.rename(report.findings)
             report.files = [stdin.path_of(p) for p in report.files]
@@ -246,10 +252,11 @@ def _view(args: argparse.Namespace, fmt: str, findings, config_floor: str | None
     chosen = args.min_severity or config_floor
     floor = Severity.parse(chosen) if chosen else None
     reason = "--min-severity" if args.min_severity else "min-severity in the config"
+    keep = _never_hidden if floor is None else (lambda f: False)
     if floor is None and fmt == "text" and not args.show_info:
         floor, reason = Severity.WARNING, "--show-info"
-    shown = [f for f in findings if floor is None or f.severity >= floor]
-    hidden = {sev: sum(1 for f in findings if f.severity == sev)
+    shown = [f for f in findings if floor is None or f.severity >= floor or keep(f)]
+    hidden = {sev: sum(1 for f in findings if f.severity == sev and not keep(f))
               for sev in Severity if floor is not None and sev < floor}
     color = {"always": True, "never": False}.get(args.color)
     return TextView(shown=shown, hidden={k: v for k, v in hidden.items() if v},
@@ -257,11 +264,51 @@ def _view(args: argparse.Namespace, fmt: str, findings, config_floor: str | None
                     color=color)
 
 
+def _never_hidden(finding: Finding) -> bool:
+    """An info the default text output still shows: a file the user named that was not
+    read (SL001: unknown kind, empty, not YAML, no launch), or a value given on the command
+    line that servelint cannot use as given: never a silent pass."""
+    return finding.code in ALWAYS_SHOWN
+
+
+def no_launch_notes(report: CheckReport, named: list[str]) -> list[Finding]:
+    """One info line for each YAML file the user named that was read but holds no launch
+    and gave no finding (a recipe without variants): it is not a silent pass."""
+    from servelint.pipeline.problems import problem_finding
+    from servelint.sources.common.problems import ReadProblem
+
+    wanted = {os.path.abspath(p) for p in named
+              if Path(p).suffix.lower() in (".yaml", ".yml") and os.path.isfile(p)}
+    spoken = {os.path.abspath(f.span.path) for f in report.findings}
+    return [
+        problem_finding(ReadProblem(u.path, None, "not checked: read, but it holds no launch "
+                                    "(nothing servelint could judge)", "unsupported"))
+        for u in report.units
+        if os.path.abspath(u.path) in wanted and not u.launch_count
+        and os.path.abspath(u.path) not in spoken
+    ]
+
+
+def files_counted(report: CheckReport) -> list[str]:
+    """The files a user would count: each file checked, and for a unit that is a folder
+    (an InferenceX checkout, one unit) every file it read (master configs, launcher
+    scripts and the helpers they source), not the folder as "1 file"."""
+    out: dict[str, None] = {}
+    paths = {u.path: u for u in report.units}
+    for path in report.files:
+        unit = paths.get(path)
+        if unit is not None and os.path.isdir(path):
+            out.update(dict.fromkeys(d for d in unit.deps if os.path.isfile(d)))
+        else:
+            out[os.path.abspath(path) if unit is not None else path] = None
+    return list(out)
+
+
 def emit(report: CheckReport, findings, fmt: str, out, *, view=None, read_source=None) -> None:
     from servelint import reporters
     from servelint.check import read_text
 
-    kwargs = {"stream": out, "files_checked": report.files, "ignored": report.ignored,
+    kwargs = {"stream": out, "files_checked": files_counted(report), "ignored": report.ignored,
               # the files the ignores already read: no second read
               "read_source": read_source or read_text,
               "profiles_used": report.profiles_used}
