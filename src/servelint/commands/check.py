@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -194,11 +193,11 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
     holder: list[CheckReport] = []
 
     def check(paths: list[str], texts: dict[str, str] | None = None) -> CheckReport:
-        """``texts``: fixed texts standing in for files (--fix re-checks), no cache."""
-        opts = dataclasses.replace(options, use_cache=False) if texts else options
+        """``texts``: fixed texts standing in for files (--fix re-checks; the cache is not
+        used for the units that read them)."""
         with overlay.stand_in(texts or {}), \
                 progress_for(sys.stderr, enabled=not args.quiet and not texts) as tick:
-            holder[:] = [check_paths(paths, opts, on_done=tick)]
+            holder[:] = [check_paths(paths, options, on_done=tick)]
         return holder[0]
 
     def reported(findings: list[Finding]) -> list[Finding]:  # what --fix may fix

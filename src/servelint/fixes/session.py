@@ -9,7 +9,6 @@ the re-checked file, so one ``--fix`` reaches the state a second run leaves unch
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from collections.abc import Callable
@@ -101,13 +100,12 @@ def forget_file_contents() -> None:
 
 
 def checker(options: Any) -> Checker:
-    """A ``Checker`` over ``check_paths`` with ``options`` (no cache under stand-ins)."""
+    """A ``Checker`` over ``check_paths`` with ``options``."""
     from servelint.check import check_paths
 
     def check(paths: list[str], texts: dict[str, str]) -> Any:
-        opts = dataclasses.replace(options, use_cache=False) if texts else options
         with overlay.stand_in(texts):
-            return check_paths(paths, opts)
+            return check_paths(paths, options)
 
     return check
 

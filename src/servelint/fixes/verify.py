@@ -18,7 +18,7 @@ from servelint.fixes.edits import apply_fixes
 from servelint.model import Finding, FixSafety, Severity
 
 # check(paths, texts): the report of ``paths`` with ``texts`` ({path: text}) standing in
-# for the files on disk (no cache)
+# for the files on disk (no cached result of a unit that reads one)
 Checker = Callable[[list[str], dict[str, str]], Any]
 
 

@@ -17,7 +17,7 @@ from servelint.pipeline.options import Options
 from servelint.pipeline.read import refused
 from servelint.pipeline.unit import FileResult, PartResult, assemble, check_part, check_unit
 from servelint.sources.base import Expansion, ReadContext
-from servelint.sources.common import deps
+from servelint.sources.common import deps, overlay
 
 PARALLEL_MIN_TASKS = 16  # below this, starting workers costs more than it saves
 
@@ -33,7 +33,7 @@ class _Split:
 
 
 def _store(key: str | None, result: FileResult) -> None:
-    if key is None:
+    if key is None or overlay.active():  # (a result read from stand-in texts: not the disk's)
         return
     from servelint import cache  # only with the cache on: it fingerprints servelint's code
 
@@ -64,6 +64,8 @@ def _cached(job: Job, options: Options) -> tuple[FileResult | None, str | None]:
         return None, None
     hit = cache.load(key, launches=bool(options.works_on))  # (JSON lists the launches)
     if isinstance(hit, FileResult) and cache.unchanged(hit.stamps):
+        if overlay.touches([os.path.abspath(job.path), *(p for p, _ in hit.stamps)]):
+            return None, None  # --fix re-checking a text it has not written: read afresh
         return hit, key
     return None, key
 

@@ -26,6 +26,15 @@ def stand_in(texts: dict[str, str]) -> Iterator[None]:
         _TEXTS.update(saved)
 
 
+def active() -> bool:
+    return bool(_TEXTS)
+
+
+def touches(paths: list[str]) -> bool:
+    """Whether any of ``paths`` (absolute) has a stand-in text."""
+    return bool(_TEXTS) and any(p in _TEXTS for p in paths)
+
+
 def get(path: str | os.PathLike[str]) -> bytes | None:
     """The stand-in text of ``path``, or None when the disk's holds."""
     return _TEXTS.get(os.path.abspath(path)) if _TEXTS else None
