@@ -61,3 +61,45 @@ def test_a_named_recipe_without_launches_gets_a_line(tmp_path, capsys):
     path.write_text("model: {model_id: org/x}\n", encoding="utf-8")
     code, out, _ = run(capsys, str(path))
     assert "not checked: read, but it holds no launch" in out
+
+
+def _launcher(tmp_path: Path) -> str:
+    path = tmp_path / "run.sh"
+    path.write_text("#!/bin/bash\nvllm serve org/model\n", encoding="utf-8")
+    return str(path)
+
+
+def test_a_misspelt_image_repository_is_refused_with_the_near_one(tmp_path, capsys):
+    code, _, err = run(capsys, "--image", "vllm/vllm-opnai:v0.21.0", _launcher(tmp_path))
+    assert code == 2 and 'did you mean "vllm/vllm-openai"?' in err
+
+
+def test_a_mirror_of_a_known_image_is_accepted(tmp_path, capsys):
+    code, out, err = run(capsys, "--image", "myorg/vllm-openai:v0.21.0", _launcher(tmp_path))
+    assert code == 0 and "judged against vllm 0.21.0" in out and err == ""
+
+
+def test_an_image_of_no_engine_gets_a_visible_note(tmp_path, capsys):
+    code, _, err = run(capsys, "--image", "nginx:latest", _launcher(tmp_path))
+    assert code == 0 and 'note: --image "nginx:latest" names no engine image' in err
+
+
+def test_a_target_version_of_another_engine_is_said_and_the_launch_still_judged(
+        tmp_path, capsys):
+    if not profiles.available("sglang"):
+        pytest.skip("no committed profiles")
+    code, out, err = run(capsys, "--target-version", "sglang==0.5.14", _launcher(tmp_path))
+    assert "applies to sglang launches; no launch checked here is sglang's" in err
+    assert "judged against vllm 0.33.0" in out
+
+
+def test_a_bare_target_version_is_vllms_as_in_the_config_file(tmp_path, capsys):
+    code, out, _ = run(capsys, "--target-version", "0.21.0", _launcher(tmp_path))
+    assert code == 0 and "judged against vllm 0.21.0" in out
+
+
+def test_profile_show_and_render_offer_the_near_name(capsys):
+    assert main(["profile", "show", "vlm", "0.21.0"]) == 2
+    assert 'unknown engine "vlm"; did you mean "vllm"?' in capsys.readouterr().err
+    assert main(["render", str(RECIPE), "--hardware", "h10"]) == 2
+    assert "unknown hardware 'h10'; did you mean \"h100\"?" in capsys.readouterr().err

@@ -103,9 +103,15 @@ def validate(args: argparse.Namespace) -> None:
     if args.engine:
         engine, version = checked("--engine", cli_values.release, args.engine)
         args.engine = f"{engine}=={version}"
-    if args.target_version:
-        engine, version = checked("--target-version", cli_values.release, args.target_version)
+    if args.target_version:  # a bare version is vLLM's, as in the config file
+        engine, version = checked("--target-version", lambda v: cli_values.release(
+            v, bare_engine="vllm"), args.target_version)
         args.target_version = f"{engine}=={version}"
+    args.notes = []  # values accepted, with a word on stderr
+    if args.image:
+        note = checked("--image", cli_values.image, args.image)
+        if note:
+            args.notes.append(note)
     if args.gpu:
         args.gpu = checked("--gpu", cli_values.gpu, args.gpu)
     checked("-j/--jobs", cli_values.jobs, args.jobs)
@@ -155,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"servelint: config error: {exc}", file=sys.stderr)
         return 2
     fmt = _format(args)
+    for note in args.notes:
+        print(f"servelint: note: {note}", file=sys.stderr)
     try:
         out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     except OSError as exc:
@@ -217,6 +225,8 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
             check(paths)
         report = holder[0]
         report.findings += no_launch_notes(report, paths)
+        if args.target_version and not args.quiet:
+            _say_target_reach(args.target_version, report)
         if stdin is not None:
             report.findings = stdin.rename(report.findings)
             report.files = [stdin.path_of(p) for p in report.files]
@@ -268,6 +278,21 @@ def _never_hidden(finding: Finding) -> bool:
     read (SL001: unknown kind, empty, not YAML, no launch), or a value given on the command
     line that servelint cannot use as given: never a silent pass."""
     return finding.code in ALWAYS_SHOWN
+
+
+def _say_target_reach(target: str, report: CheckReport) -> None:
+    """``--target-version ENGINE==X`` bumps that engine's launches only: say so when the
+    launches checked are of other engines."""
+    engine, _, version = target.partition("==")
+    judged = {label.split()[0] for label in report.profiles_used}
+    others = sorted(judged - {engine})
+    if not others:
+        return
+    where = "no launch" if engine not in judged else "only the launches"
+    print(f"servelint: note: --target-version {engine}=={version} applies to {engine} "
+          f"launches; {where} checked here {'is' if where == 'no launch' else 'are'} "
+          f"{engine}'s: the {', '.join(others)} launches were judged on their own releases",
+          file=sys.stderr)
 
 
 def no_launch_notes(report: CheckReport, named: list[str]) -> list[Finding]:
