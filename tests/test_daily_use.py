@@ -103,3 +103,16 @@ def test_profile_show_and_render_offer_the_near_name(capsys):
     assert 'unknown engine "vlm"; did you mean "vllm"?' in capsys.readouterr().err
     assert main(["render", str(RECIPE), "--hardware", "h10"]) == 2
     assert "unknown hardware 'h10'; did you mean \"h100\"?" in capsys.readouterr().err
+
+
+def test_works_on_shows_in_text_output(capsys):
+    if not profiles.available("vllm"):
+        pytest.skip("no committed profiles")
+    code, out, _ = run(capsys, "--works-on", str(RECIPE))
+    assert "works on (each launch checked on every release):" in out
+    assert "9 launches pass on vllm 0.17.0 … 0.33.0 (25 releases)" in out
+
+
+def test_select_shows_the_selected_info_rule(capsys):
+    code, out, _ = run(capsys, "--select", "SL142", str(RECIPE))
+    assert "info[SL142 release-unresolved]" in out and "hidden" not in out

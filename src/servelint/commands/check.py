@@ -237,6 +237,10 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
             annotate(findings)
         view = _view(args, fmt, findings, config_floor)
         emit(report, view.shown, fmt, out, view=view, read_source=_reader(stdin))
+        if args.works_on and fmt == "text" and not args.quiet:
+            from servelint.reporters.text import render_works_on
+
+            render_works_on(report.launch_items(), out)
     finally:
         if stdin is not None:
             stdin.close()
@@ -262,7 +266,8 @@ def _view(args: argparse.Namespace, fmt: str, findings, config_floor: str | None
     floor = Severity.parse(chosen) if chosen else None
     reason = "--min-severity" if args.min_severity else "min-severity in the config"
     keep = _never_hidden if floor is None else (lambda f: False)
-    if floor is None and fmt == "text" and not args.show_info:
+    # rules named with --select are shown whatever their severity (SL142 is an info)
+    if floor is None and fmt == "text" and not args.show_info and not args.select:
         floor, reason = Severity.WARNING, "--show-info"
     shown = [f for f in findings if floor is None or f.severity >= floor or keep(f)]
     hidden = {sev: sum(1 for f in findings if f.severity == sev and not keep(f))

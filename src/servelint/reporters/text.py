@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from servelint.model import Finding, Severity
 from servelint.reporters.excerpt import underline
@@ -325,3 +325,33 @@ def docs_line(findings: Sequence[Finding]) -> str:
     codes = sorted({f.code for f in findings})
     pattern = rule_doc_url("<CODE>")
     return f"rule docs: {pattern} for {', '.join(codes)} (servelint explain CODE)"
+
+
+def render_works_on(launches: list[Any], stream: TextIO) -> None:
+    """``--works-on`` in text: per file, the releases its launches pass on (no error if
+    the image were bumped to that release), launches with the same answer counted once."""
+    import json
+
+    by_file: dict[str, dict[str, int]] = {}
+    for item in launches:
+        summary = item if isinstance(item, dict) else json.loads(str(item))
+        works = summary.get("works_on")
+        engine = summary.get("engine", "")
+        if works is None:
+            said = ": cannot be told (no profiles, or not the engine's own image)"
+        elif works.get("first") is None:
+            said = f"{{pass}} on no {engine} release"
+        else:
+            count = works.get("releases")
+            said = (f"{{pass}} on {engine} {works['first']} … {works['last']}"
+                    + (f" ({count} release{'s' * (count != 1)})" if count is not None else ""))
+        answers = by_file.setdefault(summary.get("path", "?"), {})
+        answers[said] = answers.get(said, 0) + 1
+    if not by_file:
+        return
+    stream.write("\nworks on (each launch checked on every release):\n")
+    for path, answers in sorted(by_file.items()):
+        for said, n in sorted(answers.items()):
+            verb = "passes" if n == 1 else "pass"
+            line = f"{n} launch{'es' * (n != 1)} " + said.replace("{pass}", verb)
+            stream.write(f"  {path}: {line.replace(' :', ':')}\n")
