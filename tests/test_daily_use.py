@@ -116,3 +116,25 @@ def test_works_on_shows_in_text_output(capsys):
 def test_select_shows_the_selected_info_rule(capsys):
     code, out, _ = run(capsys, "--select", "SL142", str(RECIPE))
     assert "info[SL142 release-unresolved]" in out and "hidden" not in out
+
+
+def test_text_output_wraps_long_paths_shows_cwd_paths_relative_and_points_to_explain(
+        tmp_path, capsys, monkeypatch):
+    folder = tmp_path / ("a-rather-long-folder-name-of-a-checkout" * 2) / "launchers"
+    folder.mkdir(parents=True)
+    script = folder / "benchmark-launcher-with-a-long-name.sh"
+    script.write_text("#!/bin/bash\nvllm serve org/model --no-such-flag-here 1\n")
+    monkeypatch.chdir(tmp_path)
+    main(["check", "--no-cache", str(script)])  # absolute, inside the working folder
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert not any(str(tmp_path) in line for line in lines)
+    assert all(len(line) <= 100 for line in lines if not line.startswith(("a-", "── a-")))
+    assert lines[-1].startswith("about a rule: servelint explain CODE (SL101")
+    assert "docs/rules/" not in out
+
+
+def test_a_shell_branch_join_reads_as_words():
+    from servelint.sources.shell.flows import join_flows
+
+    assert "flows joined" not in Path(join_flows.__code__.co_filename).read_text()

@@ -193,7 +193,9 @@ class TextReporter:
         """One file's findings under a header naming what they were judged against."""
         releases = list(dict.fromkeys(judged_against(f) for f in findings if f.release))
         if releases:
-            self.write([[(f"── {shown_path(path)} · judged against {', '.join(releases)}", "dim")]])
+            head = wrap(f"── {shown_path(path)} · ", f"judged against {', '.join(releases)}",
+                        self.width, "   ")
+            self.write([[(line, "dim")] for line in head])
         for first, repeats in group_repeats(findings):
             self.finding(first, name_release=len(releases) > 1, repeats=repeats)
 
@@ -208,8 +210,12 @@ class TextReporter:
         if name_release:
             message += f" [{judged_against(finding)}]"
         prefix = f"{where} {label}{rule}"
-        header = wrap(prefix, message, self.width, "    ")
-        out: list[Line] = [[(where, "bold"), " ", (label, sev), rule + header[0][len(prefix):]]]
+        if len(prefix) > self.width * 3 // 5:  # a long path: the message starts below it
+            header = [prefix.rstrip(), *wrap("    ", message, self.width, "    ")]
+        else:
+            header = wrap(prefix, message, self.width, "    ")
+        out: list[Line] = [[(where, "bold"), " ", (label, sev),
+                            (rule + header[0][len(prefix):]).rstrip()]]
         out += [[line] for line in header[1:]]
         source = self.source_line(span.path, span.line)
         if source is not None:
@@ -223,13 +229,15 @@ class TextReporter:
         for fix_line in finding.fix.splitlines():
             out += [[line] for line in wrap("  fix: ", printable(fix_line), self.width, "       ")]
         if finding.renderings:
-            out.append([f"  {printable(renderings_line(finding.renderings))}"])
+            out += [[line] for line in wrap("  ", printable(renderings_line(finding.renderings)),
+                                            self.width, "    ")]
         if repeats:
             places = ", ".join(f"{r.span.line}:{r.span.column}" for r in repeats)
             more = f"  also at {len(repeats)} more place{'s' if len(repeats) > 1 else ''}: "
             out += [[line] for line in wrap(more, places, self.width, "    ")]
         for related in finding.related:
-            out.append([f"  related: {shown_path(related.path)}:{related.line}:{related.column}"])
+            out += [[line] for line in wrap("  related: ", f"{shown_path(related.path)}:"
+                                            f"{related.line}:{related.column}", self.width, "    ")]
         if finding.evidence:
             out += [[line] for line in wrap("  evidence: ", printable(finding.evidence), self.width,
                                             "    ")]
@@ -273,7 +281,7 @@ class TextReporter:
             line += f", {ignored} ignored"
         if profiles_used:
             line += f"; judged against {release_ranges(profiles_used)}"
-        self.write([[line]])
+        self.write([[part] for part in wrap("", line, self.width, "  ")])
 
 
 def _console(stream: TextIO):
@@ -286,7 +294,16 @@ def _console(stream: TextIO):
 
 
 def shown_path(path: str) -> str:
-    """A file name as printed: escaped, and never the start of a workflow command."""
+    """A file name as printed: relative to the working folder when it is inside it (as the
+    paths named on the command line usually are), escaped, and never the start of a
+    workflow command."""
+    if os.path.isabs(path):
+        try:
+            rel = os.path.relpath(path)
+        except ValueError:  # another drive (Windows)
+            rel = path
+        if not rel.startswith(".."):
+            path = rel
     shown = printable(path)
     return "./" + shown if shown.startswith("::") else shown
 
@@ -319,12 +336,15 @@ def render_text(findings: Sequence[Finding], stream: TextIO, *, files_checked: i
 
 
 def docs_line(findings: Sequence[Finding]) -> str:
-    """Where the page of every rule shown is: ``docs: docs/rules/<CODE>.md for SL101, …``."""
-    from servelint.docs_links import rule_doc_url
+    """How to read about every rule shown: ``servelint explain CODE`` (the installed
+    package holds each rule's page), and the rule pages' https address when one is known
+    (``docs_links``): a repository path is no link a user of the package can open."""
+    from servelint.docs_links import is_absolute, rule_doc_url
 
     codes = sorted({f.code for f in findings})
+    line = f"about a rule: servelint explain CODE ({', '.join(codes)})"
     pattern = rule_doc_url("<CODE>")
-    return f"rule docs: {pattern} for {', '.join(codes)} (servelint explain CODE)"
+    return f"{line}; pages: {pattern}" if is_absolute(pattern) else line
 
 
 def render_works_on(launches: list[Any], stream: TextIO) -> None:
