@@ -328,6 +328,8 @@ def files_counted(report: CheckReport) -> list[str]:
         unit = paths.get(path)
         if unit is not None and os.path.isdir(path):
             out.update(dict.fromkeys(d for d in unit.deps if os.path.isfile(d)))
+        elif unit is not None and not unit.deps:
+            continue  # not read (no reader claims it, missing): said, not counted
         else:
             out[os.path.abspath(path) if unit is not None else path] = None
     return list(out)
