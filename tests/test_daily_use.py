@@ -138,3 +138,18 @@ def test_a_shell_branch_join_reads_as_words():
     from servelint.sources.shell.flows import join_flows
 
     assert "flows joined" not in Path(join_flows.__code__.co_filename).read_text()
+
+
+def test_readme_first_command_makes_a_venv_and_ci_runs_the_readmes_commands():
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    blocks = readme.split("```bash\n")
+    first, second = blocks[1].split("\n```")[0], blocks[2].split("\n```")[0]
+    assert first.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install .")
+    assert first.endswith("servelint check examples/")
+    assert second.startswith("pip install '.[test]'")
+    assert "exits 1 on purpose" in readme
+    ci = (root / ".ci" / "run").read_text(encoding="utf-8")
+    # .ci/run reads the commands from the README itself: they cannot drift apart
+    assert "awk '/^```bash$/" in ci and 'bash -c "${COMMANDS[0]}"' in ci
+    assert "pip install" not in ci
