@@ -36,6 +36,17 @@ def test_stdin_recipe_without_a_name_is_told_by_its_content(capsys, monkeypatch)
     text = RECIPE.read_text(encoding="utf-8")
     code, out, _ = run(capsys, "-", stdin=text, monkeypatch=monkeypatch)
     assert "--guided-decoding-backend" in out and "1 file checked" in out  # read as a recipe
+    assert "guide block 1" in out  # its guide read too: the fences inside make no Markdown
+
+
+def test_stdin_recipe_with_a_guide_is_a_recipe_not_markdown():
+    from servelint.stdin_input import kind_by_content
+
+    text = "model:\n  model_id: m\nguide: |\n  ```bash\n  vllm serve m\n  ```\n"
+    assert kind_by_content(text) == "models/stdin/stdin.yaml"
+    assert kind_by_content("# Serving\n```bash\nvllm serve m\n```\n") == "stdin.md"
+    assert kind_by_content("vllm serve m --max-model-len 8\n") == "stdin.sh"
+    assert kind_by_content("hello world\n") is None
 
 
 def test_stdin_text_of_no_kind_asks_for_a_name(capsys, monkeypatch):

@@ -34,15 +34,15 @@ def kind_by_content(text: str) -> str | None:
         return None
     if body.startswith("#!"):
         return "stdin.sh"
-    if re.search(r"^[ \t]*(```|~~~)", body, re.M) or re.match(r"#{1,6} ", body):
-        return "stdin.md"
-    try:
+    try:  # a mapping first: a recipe's guide holds Markdown fences
         data = yaml.load(body, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
         data = None
     if isinstance(data, dict):
         model = data.get("model")
         return "models/stdin/stdin.yaml" if isinstance(model, dict) else "stdin.yaml"
+    if re.search(r"^[ \t]*(```|~~~)", body, re.M) or re.match(r"#{1,6} ", body):
+        return "stdin.md"
     from servelint.engines.registry import engines
 
     words = {w for engine in engines() for w in engine.shell_words}
