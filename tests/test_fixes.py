@@ -18,9 +18,8 @@ from test_rule_cases import case_options
 from servelint import profiles
 from servelint.check import check_paths
 from servelint.cli import main
-from servelint.fixes.cli import forget_file_contents
 from servelint.fixes.edits import apply_fixes
-from servelint.fixes.session import run_fixes
+from servelint.fixes.session import checker, run_fixes
 from servelint.model import Edit, Fix, FixSafety, Span
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,11 +34,7 @@ def _cases() -> list[Path]:
 def _fix(path: Path, unsafe: bool) -> tuple[int, str]:
     options = case_options(path)
 
-    def check(paths: list[str]):
-        forget_file_contents()
-        return check_paths(paths, options).findings
-
-    run, _ = run_fixes(check, [str(path)], unsafe=unsafe, write=True)
+    run, _ = run_fixes(checker(options), [str(path)], unsafe=unsafe, write=True)
     return run.fixed, path.read_text(encoding="utf-8")
 
 
@@ -158,11 +153,7 @@ def test_corpus_recipe_fixed_keeps_comments(tmp_path):
     shutil.copyfile(source, work)
     before = work.read_text(encoding="utf-8")
 
-    def check(paths):
-        forget_file_contents()
-        return check_paths(paths, case_options(work)).findings
-
-    run, _ = run_fixes(check, [str(work)], unsafe=False, write=True)
+    run, _ = run_fixes(checker(case_options(work)), [str(work)], unsafe=False, write=True)
     after = work.read_text(encoding="utf-8")
     changed = [
         (a, b) for a, b in zip(before.splitlines(), after.splitlines(), strict=True) if a != b

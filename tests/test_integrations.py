@@ -58,7 +58,11 @@ def test_files_pre_commit_names_are_judged_by_kind_and_exclude(tmp_path, capsys)
     finally:
         os.chdir(cwd)
     report = json.loads(capsys.readouterr().out)
-    assert code == 0 and report["findings"] == []
+    # issue 32: a YAML file named but not read gets one info line saying why (exit 0)
+    (note,) = report["findings"]
+    assert code == 0 and note["code"] == "SL001" and note["severity"] == "info"
+    assert note["path"] == ".pre-commit-config.yaml"
+    assert note["message"].startswith("not checked: YAML that is no launch configuration")
     assert report["summary"]["files_checked"] == 2  # README.md and run.sh
 
 
@@ -89,9 +93,14 @@ def test_action_definition():
     assert {"paths", "args", "upload"} <= set(spec["inputs"])
     steps = spec["runs"]["steps"]
     uses = [step["uses"] for step in steps if "uses" in step]
-    # the job's Python is the job's: no setup-python, servelint gets its own venv
-    assert not any(u.startswith("actions/setup-python@") for u in uses)
-    assert "python-version" not in spec["inputs"]
+    # issue 32: a Python servelint runs on (>= 3.11), without touching the job's own
+    setup = next(s for s in steps if s.get("uses", "").startswith("actions/setup-python@"))
+    assert setup["with"]["update-environment"] is False
+    assert float(spec["inputs"]["python-version"]["default"]) >= 3.11
+    # values pass between steps as step outputs, never through $GITHUB_ENV (zizmor: high)
+    assert not any("GITHUB_ENV" in s.get("run", "") for s in steps)
+    upload_step = next(s for s in steps if "upload-sarif" in s.get("uses", ""))
+    assert upload_step["with"]["category"] == "${{ steps.check.outputs.category }}"
     upload = next(s for s in steps if s.get("uses", "").startswith(
         "github/codeql-action/upload-sarif@"))
     assert "sarif_file" in upload["with"] and upload["continue-on-error"] is True
@@ -122,8 +131,9 @@ def run_check_step(tmp_path: Path, servelint_exe: str, inputs: dict[str, str]):
     step = check_step()
     defaults = {k: str(v.get("default", "")) for k, v in action()["inputs"].items()}
     values = {**defaults, **inputs}
-    env_vars = {k: INPUT_REF.sub(lambda m: values[m.group(1)], str(v))
-                for k, v in step["env"].items()}
+    env_vars = {k: re.sub(r"\$\{\{[^}]*\}\}", "", INPUT_REF.sub(lambda m: values[m.group(1)],
+                                                                str(v)))
+                for k, v in step["env"].items()}  # (other steps' outputs: none here)
     bindir = tmp_path / "bin"
     bindir.mkdir(exist_ok=True)
     exe = bindir / "servelint"
@@ -164,7 +174,9 @@ def test_action_check_step_with_stub(tmp_path, rc, step_ok):
     assert sarif_run == ["check", "--format", "sarif", "-o", "servelint.sarif", "--gpu", "h100",
                          "--", "recipes", "my scripts/*.sh"]
     assert (tmp_path / "servelint.sarif").read_text() == '{"sarif": true}\n'
+    category = outputs.pop("category")
     assert outputs == {"sarif-file": "servelint.sarif", "exit-code": str(rc)}
+    assert re.fullmatch(r"servelint/[^/]+/[^/]+/\d+", category)  # one per paths and args
     if step_ok:
         formats = [r.splitlines()[2] for r in runs]
         assert formats == ["sarif", "text", "github"]
@@ -189,3 +201,23 @@ def test_action_check_step_with_real_servelint(tmp_path):
     assert "::error file=run.sh,line=2" in proc.stdout  # and the annotation
     document = json.loads((tmp_path / "servelint.sarif").read_text())
     jsonschema.validate(document, json.loads(SCHEMA.read_text()))
+
+
+@pytest.mark.parametrize("arg", ["--format", "--format=json", "-o", "--diff", "--fix", "-"])
+def test_action_refuses_args_that_would_break_its_own_outputs(tmp_path, arg):
+    """Issue 32: ``--format json`` went into the SARIF file, ``--diff`` exited 0 on errors."""
+    proc, outputs = run_check_step(tmp_path, STUB.replace("{rc}", "0"),
+                                   {"paths": "run.sh", "args": f"{arg}\njson"})
+    assert proc.returncode == 2 and "is set by the action itself" in proc.stdout
+    assert not (tmp_path / "argv.txt").exists()
+
+
+def test_action_caps_annotations_per_severity(tmp_path):
+    many = "".join(f"echo '::error file=r.sh,line={n}::bad {n}'\n" for n in range(1, 15))
+    stub = ("#!/usr/bin/env bash\nfor ((i = 1; i <= $#; i++)); do\n"
+            "  if [ \"${!i}\" = \"-o\" ]; then j=$((i + 1)); echo '{}' > \"${!j}\"; fi\n"
+            "done\ncase \"$*\" in *github*) " + many.replace("\n", "; ") + ";; esac\nexit 1\n")
+    proc, _ = run_check_step(tmp_path, stub, {"paths": "r.sh", "max-annotations": "10"})
+    errors = [line for line in proc.stdout.splitlines() if line.startswith("::error file=")]
+    assert len(errors) == 10
+    assert "::notice title=servelint::4 more annotations not shown" in proc.stdout

@@ -5,8 +5,13 @@ import pty
 import select
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from servelint.progress import FileProgress, progress_for
+
+CORPUS = Path(os.environ.get("SERVELINT_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
 
 
 class Clock:
@@ -41,11 +46,12 @@ def test_progress_is_drawn_on_a_pseudo_terminal_after_the_delay():
         bar(1, 10)  # within the first second: nothing drawn
         assert bar._bar is None
         clock.now = 1.5
-        bar(3, 10)
-        bar(7, 10)
+        bar(3, 10, 40)
+        bar(7, 10, 1234)
         bar.close()  # stops the refresh thread; what it drew is in the terminal's buffer
         shown = read_all(master)
         assert "checking" in shown and "7/10" in shown and "files" in shown
+        assert "1,234 launches" in shown
     finally:
         stream.close()
         os.close(master)
@@ -89,5 +95,18 @@ def test_check_passes_done_and_total_to_the_progress_callback(tmp_path):
     for i in range(3):
         (tmp_path / f"r{i}.sh").write_text("#!/bin/bash\nvllm serve m\n")
     seen = []
-    check_paths([str(tmp_path)], Options(jobs=1), on_done=lambda d, t: seen.append((d, t)))
-    assert seen == [(1, 3), (2, 3), (3, 3)]
+    check_paths([str(tmp_path)], Options(jobs=1), on_done=lambda *a: seen.append(a))
+    assert seen == [(1, 3, 1), (2, 3, 2), (3, 3, 3)]
+
+
+def test_a_checkout_read_in_parts_counts_each_launcher_script():
+    """Issue 32: an InferenceX checkout was one unit: progress said 0/1 until the end."""
+    from servelint.check import Options, check_paths
+
+    root = CORPUS / "inferencex"
+    if not root.is_dir():
+        pytest.skip("corpus not beside the checkout")
+    seen = []
+    check_paths([str(root)], Options(jobs=1), on_done=lambda *a: seen.append(a))
+    assert len(seen) > 100 and seen[-1][0] == seen[-1][1] == len(seen)
+    assert [s[2] for s in seen] == sorted(s[2] for s in seen) and seen[-1][2] > 300

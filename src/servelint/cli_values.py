@@ -103,3 +103,28 @@ def jobs(value: int) -> int:
     if value < 0:
         raise ValueError(f"must be 0 (one per core) or a positive count, got {value}")
     return value
+
+
+def image(text: str) -> str | None:
+    """An image reference for ``--image``: refused when its repository is a near miss of a
+    known engine repository (``vllm/vllm-opnai``); a note (returned) when it names no
+    engine servelint knows (``nginx:latest``) or no release."""
+    from servelint.engines import registry
+    from servelint.engines.images import resolve_image
+
+    ref = resolve_image(text)
+    known = registry.repositories()
+    if ref.repository not in known:
+        last = ref.repository.rsplit("/", 1)[-1]
+        lasts = {repo.rsplit("/", 1)[-1] for repo in known}
+        hint = did_you_mean(ref.repository, sorted(known), cutoff=0.85)
+        if last not in lasts and hint:
+            raise ValueError(f'"{text}": repository "{ref.repository}" is no engine image '
+                             f"servelint knows{hint}")
+    if ref.engine == "unknown":
+        return (f'--image "{text}" names no engine image servelint knows: it tells no '
+                "release, so the launches that name no image are judged as if none were given")
+    if ref.release is None:
+        return (f'--image "{text}": {ref.note or "its tag names no release"}; the releases '
+                "are judged as for an unpinned launch")
+    return None

@@ -1,4 +1,5 @@
-"""Progress on stderr (files done / total) for runs that last, only on a terminal.
+"""Progress on stderr (files done / total, launches judged) for runs that last, only on a
+terminal. A unit read in parts (an InferenceX checkout) counts each launcher script.
 
 Nothing is drawn during the first ``DELAY_S`` seconds, so quick runs stay silent; a
 stream that is not a terminal (a pipe, a file, CI logs) never gets progress. The bar is
@@ -16,7 +17,8 @@ DELAY_S = 1.0
 
 
 class FileProgress:
-    """Called with (done, total) as files finish; starts a rich bar once ``delay`` passed."""
+    """Called with (done, total, launches) as files finish; starts a rich bar once
+    ``delay`` passed."""
 
     def __init__(
         self, stream: TextIO, delay: float = DELAY_S, clock: Callable[[], float] = time.monotonic
@@ -28,12 +30,13 @@ class FileProgress:
         self._bar: Any = None
         self._task: Any = None
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: int, total: int, launches: int = 0) -> None:
         if self._bar is None:
             if self.clock() - self.started < self.delay or done >= total:
                 return
             self._start(total)
-        self._bar.update(self._task, completed=done, total=total)
+        self._bar.update(self._task, completed=done, total=total,
+                         launches=f"{launches:,} launch{'es' * (launches != 1)}")
 
     def _start(self, total: int) -> None:
         from rich.console import Console
@@ -44,11 +47,12 @@ class FileProgress:
             TextColumn("checking"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("files"),
+            TextColumn("files ·"),
+            TextColumn("{task.fields[launches]}"),
             console=console,
             transient=True,
         )
-        self._task = self._bar.add_task("check", total=total)
+        self._task = self._bar.add_task("check", total=total, launches="0 launches")
         self._bar.start()
 
     def close(self) -> None:
@@ -68,8 +72,8 @@ def is_terminal(stream: TextIO) -> bool:
 @contextmanager
 def progress_for(
     stream: TextIO, *, enabled: bool = True, delay: float = DELAY_S
-) -> Iterator[Callable[[int, int], None] | None]:
-    """A (done, total) callback drawing progress on ``stream``, or None when it would not
+) -> Iterator[Callable[[int, int, int], None] | None]:
+    """A (done, total, launches) callback drawing progress on ``stream``, or None when it would not
     be shown (disabled, or ``stream`` is not a terminal)."""
     if not enabled or not is_terminal(stream):
         yield None

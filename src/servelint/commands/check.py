@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the pipeline is imported when `check` runs, not at start-up
     from servelint.check import CheckReport
 
 FORMATS = ["text", "json", "sarif", "github"]
+ALWAYS_SHOWN = frozenset({"SL001"})  # read-error: a file named but not read
 
 
 class UsageError(Exception):
@@ -106,9 +107,15 @@ def validate(args: argparse.Namespace) -> None:
     if args.engine:
         engine, version = checked("--engine", cli_values.release, args.engine)
         args.engine = f"{engine}=={version}"
-    if args.target_version:
-        engine, version = checked("--target-version", cli_values.release, args.target_version)
+    if args.target_version:  # a bare version is vLLM's, as in the config file
+        engine, version = checked("--target-version", lambda v: cli_values.release(
+            v, bare_engine="vllm"), args.target_version)
         args.target_version = f"{engine}=={version}"
+    args.notes = []  # values accepted, with a word on stderr
+    if args.image:
+        note = checked("--image", cli_values.image, args.image)
+        if note:
+            args.notes.append(note)
     if args.gpu:
         args.gpu = checked("--gpu", cli_values.gpu, args.gpu)
     checked("-j/--jobs", cli_values.jobs, args.jobs)
@@ -163,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"servelint: config error: {exc}", file=sys.stderr)
         return 2
     fmt = _format(args)
+    for note in args.notes:
+        print(f"servelint: note: {note}", file=sys.stderr)
     from servelint.report_file import ReportFile, ReportFileError, guarded_stdout
 
     try:  # a temporary file renamed over the output at the end (see report_file)
@@ -185,9 +194,14 @@ def run(args: argparse.Namespace) -> int:
 def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> int:
     from servelint.check import Options, check_paths
     from servelint.progress import progress_for
-    from servelint.stdin_input import STDIN_PATH, StdinFile
+    from servelint.sources.common import overlay
+    from servelint.stdin_input import STDIN_PATH, StdinFile, UnknownKind
 
-    stdin = StdinFile(sys.stdin, args.stdin_filename) if STDIN_PATH in args.paths else None
+    try:
+        stdin = StdinFile(sys.stdin, args.stdin_filename) if STDIN_PATH in args.paths else None
+    except UnknownKind as exc:
+        print(f"servelint: {exc}", file=sys.stderr)
+        return 2
     paths = [stdin.path if (stdin and p == STDIN_PATH) else p for p in args.paths]
     target = args.target_version or getattr(cfg, "target_version", None)
     # the config's min-severity hides findings here, counted in the summary like the flag's
@@ -201,10 +215,13 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
                       use_cache=not args.no_cache and stdin is None, jobs=args.jobs)
     holder: list[CheckReport] = []
 
-    def check(paths: list[str]) -> list[Finding]:
-        with progress_for(sys.stderr, enabled=not args.quiet) as tick:
+    def check(paths: list[str], texts: dict[str, str] | None = None) -> CheckReport:
+        """``texts``: fixed texts standing in for files (--fix re-checks; the cache is not
+        used for the units that read them)."""
+        with overlay.stand_in(texts or {}), \
+                progress_for(sys.stderr, enabled=not args.quiet and not texts) as tick:
             holder[:] = [check_paths(paths, options, on_done=tick)]
-        return holder[0].findings
+        return holder[0]
 
     def reported(findings: list[Finding]) -> list[Finding]:  # what --fix may fix
         floor = args.min_severity or config_floor
@@ -215,12 +232,16 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
         if args.fix or args.diff:
             from servelint.fixes.cli import fix_command
 
-            done, _ = fix_command(check, reported, args)
+            done, fixed = fix_command(check, reported, args)
             if done is not None:
                 return done
+            holder[:] = [fixed]
         else:
             check(paths)
         report = holder[0]
+        report.findings += no_launch_notes(report, paths)
+        if args.target_version and not args.quiet:
+            _say_target_reach(args.target_version, report)
         if stdin is not None:
             report.findings = stdin.rename(report.findings)
             report.files = [stdin.path_of(p) for p in report.files]
@@ -231,6 +252,10 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
             annotate(findings)
         view = _view(args, fmt, findings, config_floor)
         emit(report, view.shown, fmt, out, view=view, read_source=_reader(stdin))
+        if args.works_on and fmt == "text" and not args.quiet:
+            from servelint.reporters.text import render_works_on
+
+            render_works_on(report.launch_items(), out)
     finally:
         if stdin is not None:
             stdin.close()
@@ -255,10 +280,12 @@ def _view(args: argparse.Namespace, fmt: str, findings, config_floor: str | None
     chosen = args.min_severity or config_floor
     floor = Severity.parse(chosen) if chosen else None
     reason = "--min-severity" if args.min_severity else "min-severity in the config"
-    if floor is None and fmt == "text" and not args.show_info:
+    keep = _never_hidden if floor is None else (lambda f: False)
+    # rules named with --select are shown whatever their severity (SL142 is an info)
+    if floor is None and fmt == "text" and not args.show_info and not args.select:
         floor, reason = Severity.WARNING, "--show-info"
-    shown = [f for f in findings if floor is None or f.severity >= floor]
-    hidden = {sev: sum(1 for f in findings if f.severity == sev)
+    shown = [f for f in findings if floor is None or f.severity >= floor or keep(f)]
+    hidden = {sev: sum(1 for f in findings if f.severity == sev and not keep(f))
               for sev in Severity if floor is not None and sev < floor}
     color = {"always": True, "never": False}.get(args.color)
     return TextView(shown=shown, hidden={k: v for k, v in hidden.items() if v},
@@ -266,11 +293,68 @@ def _view(args: argparse.Namespace, fmt: str, findings, config_floor: str | None
                     color=color)
 
 
+def _never_hidden(finding: Finding) -> bool:
+    """An info the default text output still shows: a file the user named that was not
+    read (SL001: unknown kind, empty, not YAML, no launch), or a value given on the command
+    line that servelint cannot use as given: never a silent pass."""
+    return finding.code in ALWAYS_SHOWN
+
+
+def _say_target_reach(target: str, report: CheckReport) -> None:
+    """``--target-version ENGINE==X`` bumps that engine's launches only: say so when the
+    launches checked are of other engines."""
+    engine, _, version = target.partition("==")
+    judged = {label.split()[0] for label in report.profiles_used}
+    others = sorted(judged - {engine})
+    if not others:
+        return
+    where = "no launch" if engine not in judged else "only the launches"
+    print(f"servelint: note: --target-version {engine}=={version} applies to {engine} "
+          f"launches; {where} checked here {'is' if where == 'no launch' else 'are'} "
+          f"{engine}'s: the {', '.join(others)} launches were judged on their own releases",
+          file=sys.stderr)
+
+
+def no_launch_notes(report: CheckReport, named: list[str]) -> list[Finding]:
+    """One info line for each YAML file the user named that was read but holds no launch
+    and gave no finding (a recipe without variants): it is not a silent pass."""
+    from servelint.pipeline.problems import problem_finding
+    from servelint.sources.common.problems import ReadProblem
+
+    wanted = {os.path.abspath(p) for p in named
+              if Path(p).suffix.lower() in (".yaml", ".yml") and os.path.isfile(p)}
+    spoken = {os.path.abspath(f.span.path) for f in report.findings}
+    return [
+        problem_finding(ReadProblem(u.path, None, "not checked: read, but it holds no launch "
+                                    "(nothing servelint could judge)", "unsupported"))
+        for u in report.units
+        if os.path.abspath(u.path) in wanted and not u.launch_count
+        and os.path.abspath(u.path) not in spoken
+    ]
+
+
+def files_counted(report: CheckReport) -> list[str]:
+    """The files a user would count: each file checked, and for a unit that is a folder
+    (an InferenceX checkout, one unit) every file it read (master configs, launcher
+    scripts and the helpers they source), not the folder as "1 file"."""
+    out: dict[str, None] = {}
+    paths = {u.path: u for u in report.units}
+    for path in report.files:
+        unit = paths.get(path)
+        if unit is not None and os.path.isdir(path):
+            out.update(dict.fromkeys(d for d in unit.deps if os.path.isfile(d)))
+        elif unit is not None and not unit.deps:
+            continue  # not read (no reader claims it, missing): said, not counted
+        else:
+            out[os.path.abspath(path) if unit is not None else path] = None
+    return list(out)
+
+
 def emit(report: CheckReport, findings, fmt: str, out, *, view=None, read_source=None) -> None:
     from servelint import reporters
     from servelint.check import read_text
 
-    kwargs = {"stream": out, "files_checked": report.files, "ignored": report.ignored,
+    kwargs = {"stream": out, "files_checked": files_counted(report), "ignored": report.ignored,
               # the files the ignores already read: no second read
               "read_source": read_source or read_text,
               "profiles_used": report.profiles_used}

@@ -254,10 +254,20 @@ def _provenance_text(prov: dict) -> str:
 
 
 def _load_or_fail(engine: str, version: str) -> profiles.Profile | None:
+    from servelint import cli_values
+
+    try:
+        engine = cli_values.engine_name(engine)  # a misspelt engine: did you mean
+    except ValueError as exc:
+        print(f"servelint: {exc}", file=sys.stderr)
+        return None
     prof = profiles.load(engine, version)
     if prof is None:
-        have = ", ".join(profiles.available(engine)) or "none"
-        print(f"servelint: no profile for {engine} {version} (have: {have})", file=sys.stderr)
+        near = ", ".join(cli_values.nearest_releases(engine, version)) or "none"
+        have = profiles.available(engine)
+        span = f"{have[0]} to {have[-1]}" if have else "none"
+        print(f"servelint: no profile for {engine} {version} (servelint knows {engine} {span}; "
+              f"nearest: {near})", file=sys.stderr)
     return prof
 
 

@@ -102,8 +102,9 @@ def read_exact(path: str) -> str | None:
         return None
 
 
-def fix_file(path: str, findings: list[Finding]) -> FileFix | None:
-    text = read_exact(path)
+def fix_file(path: str, findings: list[Finding], text: str | None = None) -> FileFix | None:
+    """The fixes of ``findings`` applied to ``text`` (default: the file's text on disk)."""
+    text = read_exact(path) if text is None else text
     if text is None:
         return None
     fixes = [f.autofix for f in findings]
@@ -137,12 +138,14 @@ def fix_findings(
     *,
     unsafe: bool,
     unreadable: set[str] | None = None,
+    texts: dict[str, str] | None = None,
 ) -> tuple[list[FileFix], int]:
-    """Compute (not write) the fixed text of every file with applicable fixes."""
+    """Compute (not write) the fixed text of every file with applicable fixes; ``texts``
+    holds the files' current texts where they differ from the disk (earlier passes)."""
     by_file, refused = plan(findings, unsafe=unsafe, unreadable=unreadable)
     out = []
     for path in sorted(by_file):
-        result = fix_file(path, by_file[path])
+        result = fix_file(path, by_file[path], (texts or {}).get(path))
         if result is None:
             refused += len(by_file[path])
         else:

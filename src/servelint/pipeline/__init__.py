@@ -54,14 +54,15 @@ class CheckReport:
 def check_paths(
     paths: Iterable[str],
     options: Options | None = None,
-    on_done: Callable[[int, int], None] | None = None,
+    on_done: Callable[[int, int, int], None] | None = None,
 ) -> CheckReport:
-    """Check ``paths``; ``on_done(done, total)`` is told as units finish (progress)."""
+    """Check ``paths``; ``on_done(files done, files in all, launches done)`` is told as
+    files finish (progress): a unit read in parts counts each part (a launcher script)."""
     options = options or Options()
     report = CheckReport()
     t0 = time.perf_counter()
     jobs = list(discover(paths, options))
-    done = run_jobs(jobs, options, _counter(len(jobs), on_done))  # one pool over every job
+    done = run_jobs(jobs, options, Tally(len(jobs), on_done))  # one pool over every job
     # units that bind other files (master configs) come first; a launcher they bound is
     # not reported again on its own
     binds = [bool(getattr(j.reader, "binds", False)) for j in jobs]
@@ -95,16 +96,24 @@ def _kinds(jobs: list, results: list[FileResult]) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def _counter(total: int, on_done: Callable[[int, int], None] | None) -> Callable[[int], None]:
-    done = 0
+class Tally:
+    """Files done out of files planned, and launches judged: what progress shows."""
 
-    def tick(n: int) -> None:
-        nonlocal done
-        done += n
-        if on_done is not None and n:
-            on_done(done, total)
+    __slots__ = ("done", "total", "launches", "on_done")
 
-    return tick
+    def __init__(self, total: int, on_done: Callable[[int, int, int], None] | None) -> None:
+        self.done, self.total, self.launches = 0, total, 0
+        self.on_done = on_done
+
+    def plan(self, more: int) -> None:
+        """A unit turned out to hold ``more`` files more (its parts)."""
+        self.total += more
+
+    def finished(self, files: int = 1, launches: int = 0) -> None:
+        self.done += files
+        self.launches += launches
+        if self.on_done is not None and files:
+            self.on_done(self.done, self.total, self.launches)
 
 
 def check_text(

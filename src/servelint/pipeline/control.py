@@ -9,6 +9,7 @@ from servelint.model import Finding
 from servelint.pipeline.options import Options
 from servelint.pipeline.read import MAX_FILE_BYTES
 from servelint.rules import registry
+from servelint.sources.common import overlay
 
 
 def apply_control(findings: list[Finding], options: Options, report: Any) -> list[Finding]:
@@ -32,6 +33,9 @@ _TEXT_CACHE: dict[str, str | None] = {}
 
 
 def read_text(path: str) -> str | None:
+    stand_in = overlay.get(path)  # --fix re-checking an edit it has not written yet
+    if stand_in is not None:
+        return stand_in.decode("utf-8", errors="replace")
     if path not in _TEXT_CACHE:
         try:
             if not os.path.isfile(path):  # a FIFO would block

@@ -64,8 +64,10 @@ def discover(paths: Iterable[str], options: Options) -> Iterator[Job]:
                 continue
             reader = reader_for(p)
             if reader is None and p.suffix.lower() in NON_LAUNCH_SKIPPED:
-                continue  # YAML that is no launch config (.pre-commit-config.yaml): the
-                # readers decide, as in a folder
+                # YAML that is no launch config (.pre-commit-config.yaml): one info line
+                # saying why it was not checked, never a silent pass
+                yield Job(str(p), None, not_checked_yaml(p), "unsupported")
+                continue
             yield (
                 Job(str(p), reader)
                 if reader is not None
@@ -75,6 +77,28 @@ def discover(paths: Iterable[str], options: Options) -> Iterator[Job]:
             yield Job(str(p), None, "no such file or directory")
         else:
             yield Job(str(p), None, _stat_error(raw))
+
+
+def not_checked_yaml(path: Path) -> str:
+    """Why a YAML file the user named is not checked: empty, not YAML, or no kind of
+    launch configuration servelint reads."""
+    import yaml  # (only for a named YAML file no reader claims)
+
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return f"not checked: cannot read: {exc.strerror or exc}"
+    if not text.strip():
+        return "not checked: the file is empty"
+    try:
+        for _ in yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+            pass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        return f"not checked: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}"
+    return ("not checked: YAML that is no launch configuration servelint reads (a recipe, "
+            "a master config, an srt-slurm recipe)")
 
 
 def _reader_for_dir(path: Path) -> Reader | None:

@@ -60,7 +60,8 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     passes = _Verdicts()  # the range's verdict and works-on ask about the same releases
     res = _resolution(spec, options)
     rng = None
-    if not options.target_version:
+    # --target-version bumps its own engine's launches; the others keep their range
+    if not options.target_version or options.target_version.partition("==")[0] != spec.engine:
         rng, res = ranges.release_range(spec, res)
     report = LaunchReport(
         spec, [f"{t.profile.label} ({t.how})" for t in res.targets if t.role == "primary"]

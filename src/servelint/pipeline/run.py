@@ -17,7 +17,7 @@ from servelint.pipeline.options import Options
 from servelint.pipeline.read import refused
 from servelint.pipeline.unit import FileResult, PartResult, assemble, check_part, check_unit
 from servelint.sources.base import Expansion, ReadContext
-from servelint.sources.common import deps
+from servelint.sources.common import deps, overlay
 
 PARALLEL_MIN_TASKS = 16  # below this, starting workers costs more than it saves
 
@@ -33,7 +33,7 @@ class _Split:
 
 
 def _store(key: str | None, result: FileResult) -> None:
-    if key is None:
+    if key is None or overlay.active():  # (a result read from stand-in texts: not the disk's)
         return
     from servelint import cache  # only with the cache on: it fingerprints servelint's code
 
@@ -64,6 +64,8 @@ def _cached(job: Job, options: Options) -> tuple[FileResult | None, str | None]:
         return None, None
     hit = cache.load(key, launches=bool(options.works_on))  # (JSON lists the launches)
     if isinstance(hit, FileResult) and cache.unchanged(hit.stamps):
+        if overlay.touches([os.path.abspath(job.path), *(p for p, _ in hit.stamps)]):
+            return None, None  # --fix re-checking a text it has not written: read afresh
         return hit, key
     return None, key
 
@@ -75,10 +77,13 @@ def _expand(job: Job) -> Expansion | None:
     return expand(job.path, ReadContext())
 
 
-def run_jobs(
-    jobs: list[Job], options: Options, on_done: Callable[[int], None] = lambda n: None
-) -> list[FileResult]:
-    """One result per job, in order; ``on_done(1)`` as each job's result is complete."""
+def run_jobs(jobs: list[Job], options: Options, tally: Any = None) -> list[FileResult]:
+    """One result per job, in order; ``tally`` (``pipeline.Tally``) is told as each file
+    (a unit, or a part of a unit read in parts) is done, with its launches."""
+    if tally is None:
+        from servelint.pipeline import Tally
+
+        tally = Tally(len(jobs), None)
     results: list[FileResult | None] = [None] * len(jobs)
     splits: dict[int, _Split] = {}
     tasks: list[tuple[int, int, tuple]] = []  # (weight, unit index, task)
@@ -86,7 +91,7 @@ def run_jobs(
         hit, key = _cached(job, options)
         if hit is not None:
             results[i] = hit
-            on_done(1)
+            tally.finished(1, hit.launch_count)
             continue
         with deps.recording() as seen:
             expansion = _expand(job)
@@ -97,15 +102,13 @@ def run_jobs(
             seen.add(os.path.abspath(job.path))
         splits[i] = _Split(expansion, key, sorted(seen))
         tasks += [(part.weight, i, ("part", job, part, options)) for part in expansion.parts]
-    parts_left = {i: len(split.expansion.parts) for i, split in splits.items()}
+        tally.plan(len(expansion.parts) - 1)
 
-    def finished(n: int) -> None:  # progress: a unit is done when its last part is
-        i = tasks[n][1]
-        if i in parts_left:
-            parts_left[i] -= 1
-            if parts_left[i]:
-                return
-        on_done(1)
+    def finished(n: int, done: FileResult | PartResult) -> None:  # progress, per file
+        if isinstance(done, PartResult):
+            tally.finished(1, sum(len(slot[3]) for slot in done.slots))
+        else:
+            tally.finished(1, done.launch_count)
 
     for (_, i, _), done in zip(tasks, _run(tasks, options, finished), strict=True):
         if isinstance(done, PartResult):
@@ -121,16 +124,16 @@ def run_jobs(
 def _run(
     tasks: list[tuple[int, int, tuple]],
     options: Options,
-    finished: Callable[[int], None] = lambda n: None,
+    finished: Callable[[int, Any], None] = lambda n, done: None,
 ) -> list[Any]:
     """Every task's result, in task order: in worker processes when there are enough;
-    ``finished(n)`` as task ``n`` completes."""
+    ``finished(n, result)`` as task ``n`` completes."""
     workers = min(options.jobs or (os.cpu_count() or 1), len(tasks))
     if workers <= 1 or len(tasks) < PARALLEL_MIN_TASKS:
         serial = []
         for n, (_, _, args) in enumerate(tasks):
             serial.append(_task(args))
-            finished(n)
+            finished(n, serial[-1])
         return serial
     import concurrent.futures as cf
     import multiprocessing as mp
@@ -143,5 +146,5 @@ def _run(
         results = pool.map(_task, [tasks[n][2] for n in order], chunksize=chunk)
         for n, result in zip(order, results, strict=True):
             out[n] = result
-            finished(n)
+            finished(n, result)
     return out

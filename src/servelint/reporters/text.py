@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from servelint.model import Finding, Severity
 from servelint.reporters.excerpt import underline
@@ -195,7 +195,9 @@ class TextReporter:
         """One file's findings under a header naming what they were judged against."""
         releases = list(dict.fromkeys(judged_against(f) for f in findings if f.release))
         if releases:
-            self.write([[(f"── {shown_path(path)} · judged against {', '.join(releases)}", "dim")]])
+            head = wrap(f"── {shown_path(path)} · ", f"judged against {', '.join(releases)}",
+                        self.width, "   ")
+            self.write([[(line, "dim")] for line in head])
         for first, repeats in group_repeats(findings):
             self.finding(first, name_release=len(releases) > 1, repeats=repeats)
 
@@ -210,8 +212,12 @@ class TextReporter:
         if name_release:
             message += f" [{judged_against(finding)}]"
         prefix = f"{where} {label}{rule}"
-        header = wrap(prefix, message, self.width, "    ")
-        out: list[Line] = [[(where, "bold"), " ", (label, sev), rule + header[0][len(prefix):]]]
+        if len(prefix) > self.width * 3 // 5:  # a long path: the message starts below it
+            header = [prefix.rstrip(), *wrap("    ", message, self.width, "    ")]
+        else:
+            header = wrap(prefix, message, self.width, "    ")
+        out: list[Line] = [[(where, "bold"), " ", (label, sev),
+                            (rule + header[0][len(prefix):]).rstrip()]]
         out += [[line] for line in header[1:]]
         source = self.source_line(span.path, span.line)
         if source is not None:
@@ -225,13 +231,15 @@ class TextReporter:
         for fix_line in finding.fix.splitlines():
             out += [[line] for line in wrap("  fix: ", printable(fix_line), self.width, "       ")]
         if finding.renderings:
-            out.append([f"  {printable(renderings_line(finding.renderings))}"])
+            out += [[line] for line in wrap("  ", printable(renderings_line(finding.renderings)),
+                                            self.width, "    ")]
         if repeats:
             places = ", ".join(f"{r.span.line}:{r.span.column}" for r in repeats)
             more = f"  also at {len(repeats)} more place{'s' if len(repeats) > 1 else ''}: "
             out += [[line] for line in wrap(more, places, self.width, "    ")]
         for related in finding.related:
-            out.append([f"  related: {shown_path(related.path)}:{related.line}:{related.column}"])
+            out += [[line] for line in wrap("  related: ", f"{shown_path(related.path)}:"
+                                            f"{related.line}:{related.column}", self.width, "    ")]
         if finding.evidence:
             out += [[line] for line in wrap("  evidence: ", printable(finding.evidence), self.width,
                                             "    ")]
@@ -278,7 +286,7 @@ class TextReporter:
             line += f", {ignored} ignored"
         if profiles_used:
             line += f"; judged against {release_ranges(profiles_used)}"
-        self.write([[line]])
+        self.write([[part] for part in wrap("", line, self.width, "  ")])
 
 
 def _console(stream: TextIO):
@@ -291,7 +299,16 @@ def _console(stream: TextIO):
 
 
 def shown_path(path: str) -> str:
-    """A file name as printed: escaped, and never the start of a workflow command."""
+    """A file name as printed: relative to the working folder when it is inside it (as the
+    paths named on the command line usually are), escaped, and never the start of a
+    workflow command."""
+    if os.path.isabs(path):
+        try:
+            rel = os.path.relpath(path)
+        except ValueError:  # another drive (Windows)
+            rel = path
+        if not rel.startswith(".."):
+            path = rel
     shown = printable(path)
     return "./" + shown if shown.startswith("::") else shown
 
@@ -324,9 +341,42 @@ def render_text(findings: Sequence[Finding], stream: TextIO, *, files_checked: i
 
 
 def docs_line(findings: Sequence[Finding]) -> str:
-    """Where the page of every rule shown is: ``docs: docs/rules/<CODE>.md for SL101, …``."""
-    from servelint.docs_links import rule_doc_url
+    """How to read about every rule shown: ``servelint explain CODE`` (the installed
+    package holds each rule's page), and the rule pages' https address when one is known
+    (``docs_links``): a repository path is no link a user of the package can open."""
+    from servelint.docs_links import is_absolute, rule_doc_url
 
     codes = sorted({f.code for f in findings})
+    line = f"about a rule: servelint explain CODE ({', '.join(codes)})"
     pattern = rule_doc_url("<CODE>")
-    return f"rule docs: {pattern} for {', '.join(codes)} (servelint explain CODE)"
+    return f"{line}; pages: {pattern}" if is_absolute(pattern) else line
+
+
+def render_works_on(launches: list[Any], stream: TextIO) -> None:
+    """``--works-on`` in text: per file, the releases its launches pass on (no error if
+    the image were bumped to that release), launches with the same answer counted once."""
+    import json
+
+    by_file: dict[str, dict[str, int]] = {}
+    for item in launches:
+        summary = item if isinstance(item, dict) else json.loads(str(item))
+        works = summary.get("works_on")
+        engine = summary.get("engine", "")
+        if works is None:
+            said = ": cannot be told (no profiles, or not the engine's own image)"
+        elif works.get("first") is None:
+            said = f"{{pass}} on no {engine} release"
+        else:
+            count = works.get("releases")
+            said = (f"{{pass}} on {engine} {works['first']} … {works['last']}"
+                    + (f" ({count} release{'s' * (count != 1)})" if count is not None else ""))
+        answers = by_file.setdefault(summary.get("path", "?"), {})
+        answers[said] = answers.get(said, 0) + 1
+    if not by_file:
+        return
+    stream.write("\nworks on (each launch checked on every release):\n")
+    for path, answers in sorted(by_file.items()):
+        for said, n in sorted(answers.items()):
+            verb = "passes" if n == 1 else "pass"
+            line = f"{n} launch{'es' * (n != 1)} " + said.replace("{pass}", verb)
+            stream.write(f"  {path}: {line.replace(' :', ':')}\n")

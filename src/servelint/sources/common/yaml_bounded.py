@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
 from servelint.sources.common.yamlpos import MAX_EXPANDED_NODES, SAFE_LOADER
 
@@ -102,10 +103,12 @@ def read_yaml_bytes(path: str | Path, limit: int = MAX_TEXT_CHARS) -> str:
     UTF-8 (BOM allowed). Raises OSError, UnicodeDecodeError (a ValueError) or
     YamlBudgetError."""
     note(path)
-    if not Path(path).is_file():
-        raise OSError(f"not a regular file: {path}")
-    with open(path, "rb") as fh:
-        raw = fh.read(limit + 1)
+    raw = overlay.get(path)  # the text --fix checks in place of the file's
+    if raw is None:
+        if not Path(path).is_file():
+            raise OSError(f"not a regular file: {path}")
+        with open(path, "rb") as fh:
+            raw = fh.read(limit + 1)
     if len(raw) > limit:
         raise YamlBudgetError(f"is larger than {limit >> 20} MiB")
     return raw.decode("utf-8-sig")

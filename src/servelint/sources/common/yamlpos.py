@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from servelint.model import Span
+from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yaml_scalars import plain_scalar, tagged_scalar
@@ -338,7 +339,7 @@ def load_yaml(path: str | Path) -> YamlDoc:
     try:
         if not Path(path).is_file():  # a FIFO or device would block or never end
             raise OSError(f"not a regular file: {name}")
-        raw = Path(path).read_bytes()
+        raw = overlay.read_bytes(path)
     except OSError as exc:
         return YamlDoc(
             name, None, [ReadProblem(name, None, f"cannot read file: {exc.strerror or exc}")]

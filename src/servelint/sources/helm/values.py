@@ -23,6 +23,7 @@ from servelint.launches import CommandRecord, Origin
 from servelint.model import EnvVar, Token
 from servelint.sources.base import ReadResult
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.common.yaml_bounded import safe_load_bounded
 from servelint.sources.common.yamlpos import Map, Scalar, Seq, at, load_yaml_stream
 from servelint.sources.container.launch import container_launches
 from servelint.sources.helm.gotemplate import Line, Piece, Renderer
@@ -109,8 +110,8 @@ def _item_word(line: Line) -> Token | None:
     if not text.startswith("- "):
         return None
     try:
-        value = yaml.safe_load(text[2:])
-    except yaml.YAMLError:
+        value = safe_load_bounded(text[2:])
+    except (yaml.YAMLError, ValueError, RecursionError):
         return Token(text[2:], line.context, True)
     word = "" if value is None else str(value)
     used = [table[int(m.group(1))] for m in _MARK.finditer(word)]
@@ -133,8 +134,8 @@ def _image(chart: dict, top: Map, variables: dict, item: Map) -> Token:
     table: list[Piece] = []
     text = "".join(_pieces_text(line.parts, table) for line in rendered.lines).strip()
     try:
-        value = str(yaml.safe_load(text) or "")
-    except yaml.YAMLError:
+        value = str(safe_load_bounded(text) or "")
+    except (yaml.YAMLError, ValueError, RecursionError):
         value = text
     used = [table[int(m.group(1))] for m in _MARK.finditer(value)]
     final = _MARK.sub(lambda m: table[int(m.group(1))].text, value)

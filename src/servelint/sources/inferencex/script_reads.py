@@ -50,7 +50,7 @@ def _placed(spec: LaunchSpec, conc_list: list[int], slot: Slot, script: str) -> 
     spec.gpu = slot.gpu
     conc_text = ",".join(str(c) for c in conc_list)
     spec.rendering = f"{slot.entry_name} [{slot.row_label} conc={conc_text}]" + (
-        f" {{{spec.rendering}}}" if spec.rendering else ""
+        f" · {spec.rendering}" if spec.rendering else ""
     )
     spec.origin = "inferencex"
     spec.context.update(

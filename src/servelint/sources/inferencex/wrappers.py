@@ -220,7 +220,7 @@ def _read_chain(
         if spec.gpu is None and gpu is not None:
             spec.gpu = gpu.id
         rel = os.path.relpath(script, repo_root)
-        spec.rendering = f"{name} {rel} {{{spec.rendering}}}" if spec.rendering else f"{name} {rel}"
+        spec.rendering = f"{name} {rel} · {spec.rendering}" if spec.rendering else f"{name} {rel}"
         spec.origin = "inferencex"
         spec.context.update({"entry": name, "script": script})
         out.append(spec)

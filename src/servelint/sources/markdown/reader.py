@@ -27,6 +27,7 @@ from servelint.engines import registry
 from servelint.launches import assemble, config_file_value, expand_config_file
 from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
+from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
 from servelint.sources.common.placeholders import mark as mark_placeholders
 from servelint.sources.common.problems import ReadProblem
@@ -292,7 +293,7 @@ def _read_text(path: str, result: MarkdownResult) -> str | None:
     try:
         if not Path(path).is_file():  # a FIFO or device would block or never end
             raise OSError(f"not a regular file: {path}")
-        raw = Path(path).read_bytes()
+        raw = overlay.read_bytes(path)
     except OSError as exc:
         result.problems.append(ReadProblem(path, None, f"cannot read: {exc.strerror or exc}"))
         return None

@@ -12,9 +12,9 @@ guide-drift rule compares them).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from servelint.model import Span
+from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
 from servelint.sources.common.yamlpos import Map, Scalar, Seq, at, load_yaml
 from servelint.sources.markdown.reader import MarkdownResult, read_markdown
@@ -89,7 +89,7 @@ def read_recipe_guide(recipe_path: str, renderings: list | None = None) -> Markd
     key_column = key.span.column if key is not None else 1
     note(recipe_path)
     try:
-        file_lines = Path(recipe_path).read_text(encoding="utf-8-sig").splitlines()
+        file_lines = overlay.read_bytes(recipe_path).decode("utf-8-sig").splitlines()
     except (OSError, UnicodeError):
         file_lines = []
     origin = literal_origin(file_lines, guide, key_column, guide.value)

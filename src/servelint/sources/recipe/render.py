@@ -7,7 +7,7 @@ at an explicit ``tp`` scalar, else at the recipe's ``variants.<v>`` key (auto-fi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -281,9 +281,17 @@ def _ranks(nodes: int) -> range:
     return range(min(max(1, nodes), 2))
 
 
+def _near(value: str, choices: Iterable[str]) -> str:
+    """A did-you-mean for a name typed by the user, or the names there are."""
+    from servelint.cli_values import did_you_mean
+
+    names = sorted(choices)
+    return did_you_mean(value, names, cutoff=0.6) or f"; known: {', '.join(names)}"
+
+
 def _strategy_problem(recipe: Recipe, strategy: str) -> str | None:
     if strategy not in recipe.repo.strategies:
-        return f"unknown strategy {strategy!r}"
+        return f"unknown strategy {strategy!r}{_near(strategy, recipe.repo.strategies)}"
     kind = sel.deploy_type(recipe, strategy)
     if kind not in ("single_node", "multi_node", "pd_cluster"):
         return f"strategy {strategy!r} ({kind}) is not rendered by servelint yet"
@@ -299,9 +307,11 @@ def _selection_problem(
 ) -> ReadProblem | None:
     """Why the asked-for variant, hardware, strategy or feature set cannot be rendered."""
     if variant is not None and variant not in sel.variant_keys(recipe):
-        return ReadProblem(recipe.path, None, f"unknown variant {variant!r}", "unresolved")
+        why = f"unknown variant {variant!r}{_near(variant, sel.variant_keys(recipe))}"
+        return ReadProblem(recipe.path, None, why, "unresolved")
     if hardware is not None and hardware not in recipe.repo.hardware:
-        return ReadProblem(recipe.path, None, f"unknown hardware {hardware!r}", "unresolved")
+        why = f"unknown hardware {hardware!r}{_near(hardware, recipe.repo.hardware)}"
+        return ReadProblem(recipe.path, None, why, "unresolved")
     if strategy is not None and (why := _strategy_problem(recipe, strategy)):
         kind = "unresolved" if strategy not in recipe.repo.strategies else "unsupported"
         return ReadProblem(recipe.path, None, why, kind)

@@ -163,7 +163,7 @@ def join_flows(states: list[State], label: bool = True) -> State:
                 seen.append(inst)
     base.installs = tuple(seen)
     base.labels = common_prefix([s.labels for s in states]) + (
-        (f"{len(states)} flows joined",) if label else ()
+        (f"any of {len(states)} shell branches",) if label else ()
     )
     base.facts = {}
     if any(s.ret != base.ret for s in states):

@@ -16,6 +16,7 @@ except ImportError:  # tree-sitter < 0.25
     QueryCursor = None
 
 from servelint.model import Span
+from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
 from servelint.sources.shell.values import (
     Source,
@@ -81,6 +82,9 @@ def load_source(path: str) -> Source | None:
         return None
     if not S_ISREG(stat.st_mode):  # a FIFO or device would block or never end
         return None
+    stand_in = overlay.get(path)  # --fix re-checking an edit it has not written yet
+    if stand_in is not None:
+        return parse_source(path, stand_in)
     key = (path, int(stat.st_mtime_ns), stat.st_size)
     if key not in _CACHE:
         if stat.st_size > MAX_FILE_BYTES:

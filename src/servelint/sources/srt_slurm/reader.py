@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from servelint import hardware
 from servelint.model import EnvVar, LaunchSpec, Span, Token
+from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
 from servelint.sources.common.placeholders import mark as mark_placeholders
 from servelint.sources.common.problems import ReadProblem
@@ -51,8 +52,7 @@ def read_recipe(
         if os.path.getsize(path) > MAX_BYTES:
             result.problems.append(ReadProblem(path, None, "recipe too large to read"))
             return result
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        text = overlay.read_text(path)
         root = load_tree(text, path)
     except (OSError, UnicodeError) as exc:
         result.problems.append(ReadProblem(path, None, f"cannot read recipe: {exc}"))

@@ -1,0 +1,166 @@
+"""Issue 32: daily use as a recipes or InferenceX maintainer meets it — counts that mean
+something, no silent pass on named input, no value accepted without a word."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from servelint import profiles
+from servelint.cli import main
+
+CASES = Path(__file__).parent / "cases"
+RECIPE = CASES / "fix_safety" / "floor-adds-error.yaml"
+
+
+def run(capsys, *argv: str, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main(["check", "--no-cache", *argv])
+    out, err = capsys.readouterr()
+    return code, " ".join(out.split()), err  # (the text report wraps its lines)
+
+
+def test_a_checkout_counts_the_files_it_read(capsys):
+    """An InferenceX checkout is one unit: it said "1 file checked" for hundreds."""
+    code, out, _ = run(capsys, "--format", "json", str(CASES / "inferencex" / "mini"))
+    assert json.loads(out)["summary"]["files_checked"] == 9
+
+
+def test_stdin_recipe_without_a_name_is_told_by_its_content(capsys, monkeypatch):
+    if not profiles.available("vllm"):
+        pytest.skip("no committed profiles")
+    text = RECIPE.read_text(encoding="utf-8")
+    code, out, _ = run(capsys, "-", stdin=text, monkeypatch=monkeypatch)
+    assert "--guided-decoding-backend" in out and "1 file checked" in out  # read as a recipe
+    assert "guide block 1" in out  # its guide read too: the fences inside make no Markdown
+
+
+def test_stdin_recipe_with_a_guide_is_a_recipe_not_markdown():
+    from servelint.stdin_input import kind_by_content
+
+    text = "model:\n  model_id: m\nguide: |\n  ```bash\n  vllm serve m\n  ```\n"
+    assert kind_by_content(text) == "models/stdin/stdin.yaml"
+    assert kind_by_content("# Serving\n```bash\nvllm serve m\n```\n") == "stdin.md"
+    assert kind_by_content("vllm serve m --max-model-len 8\n") == "stdin.sh"
+    assert kind_by_content("hello world\n") is None
+
+
+def test_stdin_text_of_no_kind_asks_for_a_name(capsys, monkeypatch):
+    code, out, err = run(capsys, "-", stdin="hello world\n", monkeypatch=monkeypatch)
+    assert code == 2 and "--stdin-filename" in err and out == ""
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("", "not checked: the file is empty"),
+    ("a: [1, 2\n", "not checked: not valid YAML (line 2)"),
+    ("name: foo\n", "not checked: YAML that is no launch configuration"),
+])
+def test_a_named_yaml_that_is_not_read_gets_a_line(tmp_path, capsys, text, why):
+    path = tmp_path / "named.yaml"
+    path.write_text(text, encoding="utf-8")
+    code, out, _ = run(capsys, str(path))
+    assert code == 0 and f"named.yaml:1:1: info[SL001 read-error] {why}" in out
+
+
+def test_a_named_recipe_without_launches_gets_a_line(tmp_path, capsys):
+    path = tmp_path / "models" / "org" / "x.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text("model: {model_id: org/x}\n", encoding="utf-8")
+    code, out, _ = run(capsys, str(path))
+    assert "not checked: read, but it holds no launch" in out
+
+
+def _launcher(tmp_path: Path) -> str:
+    path = tmp_path / "run.sh"
+    path.write_text("#!/bin/bash\nvllm serve org/model\n", encoding="utf-8")
+    return str(path)
+
+
+def test_a_misspelt_image_repository_is_refused_with_the_near_one(tmp_path, capsys):
+    code, _, err = run(capsys, "--image", "vllm/vllm-opnai:v0.21.0", _launcher(tmp_path))
+    assert code == 2 and 'did you mean "vllm/vllm-openai"?' in err
+
+
+def test_a_mirror_of_a_known_image_is_accepted(tmp_path, capsys):
+    code, out, err = run(capsys, "--image", "myorg/vllm-openai:v0.21.0", _launcher(tmp_path))
+    assert code == 0 and "judged against vllm 0.21.0" in out and err == ""
+
+
+def test_an_image_of_no_engine_gets_a_visible_note(tmp_path, capsys):
+    code, _, err = run(capsys, "--image", "nginx:latest", _launcher(tmp_path))
+    assert code == 0 and 'note: --image "nginx:latest" names no engine image' in err
+
+
+def test_a_target_version_of_another_engine_is_said_and_the_launch_still_judged(
+        tmp_path, capsys):
+    if not profiles.available("sglang"):
+        pytest.skip("no committed profiles")
+    code, out, err = run(capsys, "--target-version", "sglang==0.5.14", _launcher(tmp_path))
+    assert "applies to sglang launches; no launch checked here is sglang's" in err
+    assert "judged against vllm 0.33.0" in out
+
+
+def test_a_bare_target_version_is_vllms_as_in_the_config_file(tmp_path, capsys):
+    code, out, _ = run(capsys, "--target-version", "0.21.0", _launcher(tmp_path))
+    assert code == 0 and "judged against vllm 0.21.0" in out
+
+
+def test_profile_show_and_render_offer_the_near_name(capsys):
+    assert main(["profile", "show", "vlm", "0.21.0"]) == 2
+    assert 'unknown engine "vlm"; did you mean "vllm"?' in capsys.readouterr().err
+    assert main(["render", str(RECIPE), "--hardware", "h10"]) == 2
+    assert "unknown hardware 'h10'; did you mean \"h100\"?" in capsys.readouterr().err
+
+
+def test_works_on_shows_in_text_output(capsys):
+    if not profiles.available("vllm"):
+        pytest.skip("no committed profiles")
+    code, out, _ = run(capsys, "--works-on", str(RECIPE))
+    assert "works on (each launch checked on every release):" in out
+    assert "9 launches pass on vllm 0.17.0 … 0.33.0 (25 releases)" in out
+
+
+def test_select_shows_the_selected_info_rule(capsys):
+    code, out, _ = run(capsys, "--select", "SL142", str(RECIPE))
+    assert "info[SL142 release-unresolved]" in out and "hidden" not in out
+
+
+def test_text_output_wraps_long_paths_shows_cwd_paths_relative_and_points_to_explain(
+        tmp_path, capsys, monkeypatch):
+    folder = tmp_path / ("a-rather-long-folder-name-of-a-checkout" * 2) / "launchers"
+    folder.mkdir(parents=True)
+    script = folder / "benchmark-launcher-with-a-long-name.sh"
+    script.write_text("#!/bin/bash\nvllm serve org/model --no-such-flag-here 1\n")
+    monkeypatch.chdir(tmp_path)
+    main(["check", "--no-cache", str(script)])  # absolute, inside the working folder
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert not any(str(tmp_path) in line for line in lines)
+    assert all(len(line) <= 100 for line in lines if not line.startswith(("a-", "── a-")))
+    assert lines[-1].startswith("about a rule: servelint explain CODE (SL101")
+    assert "docs/rules/" not in out
+
+
+def test_a_shell_branch_join_reads_as_words():
+    from servelint.sources.shell.flows import join_flows
+
+    assert "flows joined" not in Path(join_flows.__code__.co_filename).read_text()
+
+
+def test_readme_first_command_makes_a_venv_and_ci_runs_the_readmes_commands():
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    blocks = readme.split("```bash\n")
+    first, second = blocks[1].split("\n```")[0], blocks[2].split("\n```")[0]
+    assert first.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install .")
+    assert first.endswith("servelint check examples/")
+    assert second.startswith("pip install '.[test]'")
+    assert "exits 1 on purpose" in readme
+    ci = (root / ".ci" / "run").read_text(encoding="utf-8")
+    # .ci/run reads the commands from the README itself: they cannot drift apart
+    assert "awk '/^```bash$/" in ci and 'bash -c "${COMMANDS[0]}"' in ci
+    assert "pip install" not in ci
