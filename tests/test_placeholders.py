@@ -13,6 +13,7 @@ from servelint.sources.common.placeholders import is_placeholder, mark, mask, ma
     [
         ("vllm serve m --tp <N> --port 1", "vllm serve m --tp $_N --port 1"),
         ("vllm serve m <other option>", "vllm serve m $_other_option"),
+        ("x --logits-processors <logits processor 1>", "x --logits-processors $_logits_processor_1"),
         ("vllm serve {model} [args]", "vllm serve $_model $_args"),
         ("vllm serve m [other flags]", "vllm serve m $_other_flags"),
         ("x --load-format [safetensors|gguf]", "x --load-format $_safetensors_gguf"),
@@ -28,11 +29,12 @@ def test_mask_rewrites_same_length(text: str, masked: str) -> None:
     [
         "cat <<EOF >out",
         "diff <(a) <(b)",
-        "sort <in.txt 2> err",
+        "sort < in.txt 2> err",
         "echo ${arr[i]} ${x}",
         "[[ -f x ]] && [ -d y ]",
         "echo {a,b} '{\"a\": 1}'",
         "declare -A m=([key]=v)",
+        "- [Model card](https://huggingface.co/m)",
         "f List<T> x",
     ],
 )

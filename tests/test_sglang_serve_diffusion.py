@@ -56,3 +56,17 @@ def test_benchmark_flags_fail_whatever_the_model() -> None:
     got = _serve("0.5.23", "--model-path", "m", "--backend", "sglang",
                  "--random-input-len", "1000")
     assert not got.ok and got.unrecognized == ["--random-input-len"] and not got.routing
+
+
+def test_forced_diffusion_names_its_parser() -> None:
+    from servelint.check import Options, check_text
+
+    report = check_text(
+        "#!/bin/bash\nsglang serve --model-type diffusion --model-path m --num-gpus 2 "
+        "--mem-fraction-static 0.8\n",
+        "bash",
+        options=Options(engine="sglang==0.5.23"),
+    )
+    found = [(f.code, f.severity.name.lower(), f.message) for f in report.findings]
+    assert [(c, s) for c, s, _ in found] == [("SL101", "error")]
+    assert "multimodal-generation server (--model-type diffusion)" in found[0][2]

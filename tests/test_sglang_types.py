@@ -124,10 +124,16 @@ def test_log_level_not_checked_before_0_5_23(p59):
 def test_serve_routing(p523):
     res = sglang_argv.parse(p523, ["Qwen/Qwen3-8B", "--tp-size", "2"], entry="serve")
     assert res.ok and not res.routing
+    # --model-type diffusion: judged against what the diffusion server takes
     res = sglang_argv.parse(
         p523, ["m", "--model-type", "diffusion", "--num-gpus", "2"], entry="serve"
     )
-    assert res.ok and "multimodal_gen" in res.routing
+    assert res.ok and not res.routing
+    res = sglang_argv.parse(
+        p523, ["m", "--model-type", "diffusion", "--mem-fraction-static", "0.8"], entry="serve"
+    )
+    assert not res.ok and res.unrecognized == ["--mem-fraction-static"]
+    assert res.unrecognized_indices == [3]
     # every flag is one a diffusion model takes (serve_routing.diffusion_accepts)
     res = sglang_argv.parse(p523, ["m", "--num-gpus", "2"], entry="serve")
     assert res.ok and not res.routing

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from servelint.engines.sglang import serve_diffusion
+from servelint.engines.sglang.argv import serve_model_type
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import drop_tokens, rename_token
 from servelint.rules._util import (
@@ -81,11 +82,29 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         # click matches option strings exactly (TensorRT-LLM's --max_batch_size)
         name = flag_name(text) if prof.rules.get("exact_names") else normalise_flag(text)
         base = name.split(".", 1)[0] if prof.rules.get("dotted_keys") else name
-        message, fix = _explain(ctx, base, release)  # once per argv verdict
-        message += _both_parsers(ctx, text)
+        forced = _forced_diffusion(ctx)
+        if forced:
+            message, fix = f'unknown flag "{base}" for {prof.label}\'s {forced}', "remove the flag"
+        else:
+            message, fix = _explain(ctx, base, release)  # once per argv verdict
+            message += _both_parsers(ctx, text)
         f = finding(sys.modules[__name__], ctx, span, where + message, fix=fix)
-        f.autofix = None if where else _autofix(ctx, problem.index, text)
+        f.autofix = None if where or forced else _autofix(ctx, problem.index, text)
         yield f
+
+
+def _forced_diffusion(ctx: CheckContext) -> str:
+    """``sglang serve --model-type diffusion``: its parser is the diffusion server's."""
+    routing = ctx.profile.rules.get("serve_routing") or {}
+    accepts = routing.get("diffusion_accepts")
+    if not accepts or not ctx.spec.entrypoint.endswith(" serve"):
+        return ""
+    if serve_model_type(ctx.profile, [t.text for t in ctx.spec.argv]) != "diffusion":
+        return ""
+    return (
+        "multimodal-generation server (--model-type diffusion), which rejects flags it does "
+        f"not take ({accepts.get('rejects_unknown')})"
+    )
 
 
 def _both_parsers(ctx: CheckContext, text: str) -> str:

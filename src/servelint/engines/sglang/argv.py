@@ -356,6 +356,11 @@ def _parse_serve(
         return ParseResult(
             False, missing, None, [], [], error_kind="exception", stage="parse", exit_code=1
         )
+    if forced == "diffusion" and (profile.rules.get("serve_routing") or {}).get(
+        "diffusion_accepts"
+    ):  # the diffusion server's flags are known: judged, no routing note
+        refused = _diffusion_refuses(profile, inner, index_map)
+        return refused or ParseResult(True, None, None, [], [])
     if forced not in (None, "llm"):
         return ParseResult(True, None, None, [], [], routing=_not_llm_note(profile, forced))
     result = parse(profile, inner, config_loader)
@@ -365,6 +370,35 @@ def _parse_serve(
             return _remap(split, index_map)
     note = "" if forced == "llm" else _routing_note(profile, result)
     return dataclasses.replace(_remap(result, index_map), routing=note)
+
+
+def _diffusion_refuses(
+    profile: Profile, argv: list[str], index_map: list[int]
+) -> ParseResult | None:
+    """``--model-type diffusion``: the flags the release's diffusion server certainly
+    rejects (``serve_routing.diffusion_accepts``), as unrecognized arguments; None: none."""
+    routing = profile.rules.get("serve_routing") or {}
+    if not routing.get("diffusion_accepts"):
+        return None
+    words = [
+        (k, t) for k, t in enumerate(argv)
+        if t.startswith("-") and "$" not in t and not _NUMBER.match(t)
+    ]
+    bad = [(k, t) for k, t in words if not serve_diffusion.may_take(routing, t)]
+    if not bad:
+        return None
+    return ParseResult(
+        False,
+        "unrecognized arguments: " + " ".join(t for _, t in bad),
+        max(index_map[bad[0][0]], 0),
+        [],
+        [],
+        error_kind="argparse",
+        unrecognized=[t for _, t in bad],
+        stage="parse",
+        exit_code=2,
+        unrecognized_indices=[max(index_map[k], 0) for k, _ in bad],
+    )
 
 
 def _diffusion_split(

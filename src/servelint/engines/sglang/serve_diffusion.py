@@ -28,7 +28,7 @@ def may_take(routing: dict[str, Any], flag: str) -> bool:
         return True
     if any(name.endswith(t) for t in accepts.get("tails") or []):
         return True
-    if any(name.startswith(p) for p in accepts.get("prefixes") or []):
+    if any(name.startswith(p) for p in accepts.get("prefixes") or [] if len(p) > 2):
         return True
     return name.startswith("--") and any(
         name.endswith(s) and len(name) > len(s) + 2 for s in accepts.get("suffixes") or []

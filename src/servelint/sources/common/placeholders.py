@@ -20,13 +20,13 @@ import re
 
 from servelint.model import Token
 
-# <model>, <N>, <logits processor 1> (not ``<<EOF``, ``<(cmd)``, ``2> err``), {your model dir},
+# <model>, <N>, <logits processor 1> (not ``<<EOF``, ``<(cmd)``, ``< in 2> err``), {your model dir},
 # {tp} (not ``${VAR}``, brace expansions ``{a,b}`` or JSON), [args], [safetensors|gguf]
-# (not ``${a[i]}``, ``[[ … ]]``, ``[key]=value``)
+# (not ``${a[i]}``, ``[[ … ]]``, ``[key]=value``, a Markdown link ``[text](url)``)
 PLACEHOLDER = re.compile(
-    r"(?<![<\w$])<([A-Za-z](?:[A-Za-z0-9_.:/\- ]*[A-Za-z0-9_.])?)(?<! \d)>(?![>\w])"
+    r"(?<![<\w$])<([A-Za-z](?:[A-Za-z0-9_.:/\- ]*[A-Za-z0-9_.])?)>(?![>\w])"
     r"|(?<![$\w{])\{([A-Za-z][A-Za-z0-9_ ./\-]*)\}(?![}\w])"
-    r"|(?<![\w\[$])\[([A-Za-z][A-Za-z0-9_.\- ]*(?:\|[A-Za-z0-9_.\-]+)*)\](?![\w\]=])"
+    r"|(?<![\w\[$])\[([A-Za-z][A-Za-z0-9_.\- ]*(?:\|[A-Za-z0-9_.\-]+)*)\](?![\w\]=(])"
 )
 # a word that stands for others: "...", "…", "[...]", "<...>", "xxx"
 ELLIPSES = frozenset({"...", "…", "[...]", "<...>", "....", "etc", "etc."})

@@ -192,7 +192,8 @@ def diffusion_accepts(src: WheelSource) -> dict[str, Any]:
     return {
         "options": sorted(options),
         "tails": sorted(tails),
-        "prefixes": sorted(p for p in prefixes if p.startswith("--")),
+        # a per-component namespace ("--component-paths."), not a bare "--" test
+        "prefixes": sorted(p for p in prefixes if p.startswith("--") and p.endswith(".")),
         "suffixes": sorted(suffixes),
         "rejects_unknown": rejects,
     }
