@@ -171,8 +171,9 @@ class CommandMixin:
                     try:
                         extra = vllm_config_tokens(vf.lines)
                         why, kind = "is not a flat YAML mapping", "unsupported"
-                    except YamlBudgetError as exc:
-                        extra, why, kind = None, f"{exc}: not read", "budget"
+                    except YamlBudgetError as exc:  # vLLM's loader would not finish either:
+                        # str() of each item of the expanded value (an error, in guides too)
+                        extra, why, kind = None, f"{exc}: not read", "read-error"
                     if extra is None:
                         self.problem(
                             value.span, f"config file {value.text!r} written by the script {why}",
