@@ -63,12 +63,12 @@ def test_alias_bomb_is_refused_before_it_expands() -> None:
         "a": [1, 2], "b": [1, 2], True: True}  # YAML 1.1, as the engines read it
 
 
-def test_a_bomb_in_a_written_vllm_config_is_a_budget_note() -> None:
+def test_a_bomb_in_a_written_vllm_config_is_a_read_error() -> None:
     body = "\n".join("  " + line for line in BOMB.splitlines())
     script = f"#!/bin/bash\ncat > c.yaml <<'EOF'\nkv:\n{body}\nEOF\nvllm serve org/m --config c.yaml\n"
     result = read_script("x.sh", script)
     assert len(result.launches) == 1
-    assert any(p.kind == "budget" and "aliases" in p.message for p in result.problems)
+    assert any(p.kind == "read-error" and "aliases" in p.message for p in result.problems)
 
 
 def test_a_parse_past_its_deadline_is_a_read_error(monkeypatch: pytest.MonkeyPatch) -> None:

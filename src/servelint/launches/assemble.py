@@ -168,8 +168,9 @@ def provide_config_file(
     try:
         extra = engine.expand_config(lines)
         why, kind = "is not a flat YAML mapping", "unsupported"
-    except YamlBudgetError as exc:  # an alias bomb: its keys stay unknown
-        extra, why, kind = None, f"{exc}: not read", "budget"
+    except YamlBudgetError as exc:  # vLLM's loader would not finish either: str() of each
+        # item of the expanded value (an error, in guides too)
+        extra, why, kind = None, f"{exc}: not read", "read-error"
     if extra is None:
         problems.append(ReadProblem(
             spec.path, value.span, f"config file {value.text!r} written by the script {why}",

@@ -12,13 +12,18 @@ from servelint.sources.registry import READERS
 
 _QUOTED = re.compile(r'"[^"]*"')
 
+# rules whose verdict reads nothing of the release (a runtime install line): one finding per
+# place and message, not one per release the launches there are judged against (a line
+# before a launch pinned to one of nine releases gave nine); it keeps the first release
+RELEASE_FREE = frozenset({"SL161"})
+
 
 def merge(findings: Iterable[Finding]) -> list[Finding]:
-    """One finding per (rule, place, message), listing every rendering affected."""
+    """One finding per (rule, place, message, release), listing every rendering affected."""
     merged: dict[tuple, Finding] = {}
     listed: dict[tuple, set[str]] = {}  # the renderings a merged finding lists (a set: fast)
     for f in findings:
-        key = f.key() + (f.release,)
+        key = f.key() + ("" if f.code in RELEASE_FREE else f.release,)
         have = merged.get(key)
         if have is None:
             merged[key] = f

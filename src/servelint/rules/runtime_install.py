@@ -101,7 +101,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         msg = "runtime install of " + "; ".join(parts)
         if trust:
             msg += "; installed before a server started with --trust-remote-code"
-        found = finding(
+        yield finding(
             sys.modules[__name__],
             ctx,
             first.span or spec.anchor,
@@ -109,7 +109,3 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             fix="pin name==version with --hash (or a hashed lock file), or bake the "
             "packages into the image",
         )
-        # the same whatever the release: one finding for the line, not one per release
-        # the launches are judged against (nine pinned releases gave nine)
-        found.release = ""
-        yield found

@@ -427,13 +427,12 @@ NINE_RELEASES = ("#!/bin/bash\npip install fastokens\ncase $V in\n" + "".join(
 ISSUE33: list[BadInput] = [
     # 1. alias bombs in files a launch writes or reads
     BadInput("bomb_vllm_config_heredoc", _write("bomb.sh", ("#!/bin/bash\n" + BOMB_CONFIG)
-                                                .encode()), None, launches=1,
-             any_code=r"aliases"),
+                                                .encode()), r"aliases", launches=1),
     BadInput("bomb_vllm_config_mapping", _write("bombmap.sh", ("#!/bin/bash\n" +
                                                                BOMB_CONFIG_MAP).encode()),
              None, launches=1, any_code=r"aliases"),
-    BadInput("bomb_guide_block", _write("bomb.md", _guide(BOMB_CONFIG)), None, launches=1,
-             any_code=r"no-such-flag"),
+    BadInput("bomb_guide_block", _write("bomb.md", _guide(BOMB_CONFIG)), r"aliases",
+             launches=1),
     BadInput("bomb_trtllm_options_heredoc", _write("bombtrt.sh", ("#!/bin/bash\n" +
                                                                   BOMB_TRTLLM).encode()),
              None, launches=1, any_code=r"aliases"),
