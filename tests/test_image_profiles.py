@@ -75,8 +75,8 @@ def test_root_profile_is_stored_listed_and_used(tmp_path, store_dir, launcher, c
 
     code, lines = check_lines(capsys, launcher, REF)
     assert code == 1
-    assert f"── {launcher} · judged against sglang 0.5.9" in lines
-    text = " ".join(" ".join(lines).split())
+    text = " ".join(" ".join(lines).split())  # (long paths wrap the header)
+    assert f"── {launcher} · judged against sglang 0.5.9 " in text
     assert (
         f"{launcher}:2:60: error[SL101 flag-unknown] flag \"--log-level\" does not exist in "
         f"sglang 0.5.9 (image {REF})"
