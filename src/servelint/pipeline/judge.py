@@ -182,8 +182,10 @@ def _findings(
                     f.message += f" (release not pinned: {tgt.how})"
                 # a build that is not the engine's own image judged at a guessed release (a
                 # recipe's floor): what it holds (a fork, a plugin) is unknown, so a fact of
-                # the guessed release is a hint only
-                if custom and tgt.floating and cap and f.severity == Severity.WARNING:
+                # the guessed release is a hint only (not when its release is known and only
+                # its profile is missing: a neighbour judges it, above)
+                if custom and tgt.floating and cap and not tgt.neighbour \
+                        and f.severity == Severity.WARNING:
                     f.severity = Severity.INFO
                     f.message += f" ({spec.image} is not an official {spec.engine} image)"
                 yield f

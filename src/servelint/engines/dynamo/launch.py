@@ -81,7 +81,23 @@ def adapt(spec: LaunchSpec) -> tuple[LaunchSpec, WorkerLaunch | None]:
         if worker in NO_ENGINE_ARGV
         else [t for i, t in enumerate(spec.argv) if i not in wl.consumed]
     )
+    if worker == "vllm":
+        argv = _model_first(argv)
     return replace(spec, argv=argv, context=dict(spec.context)), wl
+
+
+def _model_first(argv: list[Token]) -> list[Token]:
+    """The vLLM worker hands vLLM's engine arguments to a parser whose argv never starts with
+    ``serve``, so ``--model X`` is an option there (FlexibleArgumentParser refuses it only
+    after ``serve``); the engine's argv model parses ``vllm serve``'s argv, where the model is
+    the positional: ``--model X`` is given to it as that positional."""
+    for i, tok in enumerate(argv):
+        if tok.text == "--model" and i + 1 < len(argv):
+            return [argv[i + 1], *argv[:i], *argv[i + 2 :]]
+        if tok.text.startswith("--model="):
+            value = Token(tok.text[len("--model="):], tok.span, tok.symbolic)
+            return [value, *argv[:i], *argv[i + 1 :]]
+    return argv
 
 
 def engineless(wl: WorkerLaunch) -> bool:
