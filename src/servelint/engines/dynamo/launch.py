@@ -89,15 +89,23 @@ def adapt(spec: LaunchSpec) -> tuple[LaunchSpec, WorkerLaunch | None]:
 def _model_first(argv: list[Token]) -> list[Token]:
     """The vLLM worker hands vLLM's engine arguments to a parser whose argv never starts with
     ``serve``, so ``--model X`` is an option there (FlexibleArgumentParser refuses it only
-    after ``serve``); the engine's argv model parses ``vllm serve``'s argv, where the model is
-    the positional: ``--model X`` is given to it as that positional."""
-    for i, tok in enumerate(argv):
+    after ``serve``, and the last one given wins); the engine's argv model parses ``vllm
+    serve``'s argv, where the model is the positional: the last ``--model X`` is given to it
+    as that positional and the others are dropped."""
+    rest: list[Token] = []
+    model: Token | None = None
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
         if tok.text == "--model" and i + 1 < len(argv):
-            return [argv[i + 1], *argv[:i], *argv[i + 2 :]]
+            model, i = argv[i + 1], i + 2
+            continue
         if tok.text.startswith("--model="):
-            value = Token(tok.text[len("--model="):], tok.span, tok.symbolic)
-            return [value, *argv[:i], *argv[i + 1 :]]
-    return argv
+            model = Token(tok.text[len("--model="):], tok.span, tok.symbolic)
+        else:
+            rest.append(tok)
+        i += 1
+    return argv if model is None else [model, *rest]
 
 
 def engineless(wl: WorkerLaunch) -> bool:
