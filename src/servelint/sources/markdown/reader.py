@@ -30,6 +30,7 @@ from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
 from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
 from servelint.sources.common.placeholders import mark as mark_placeholders
+from servelint.sources.common.placeholders import spelling
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.markdown.doc_context import DocContext, prose_before
 from servelint.sources.markdown.env_mentions import attach, inline_names
@@ -103,28 +104,7 @@ class _Mapper:
         # "..." / "…" stand for words the guide leaves out, "your-model" / "/path/to/your/dir"
         # for words the reader fills in: never judged as values
         symbolic = tok.symbolic or tok.text in _ELLIPSES or bool(_YOURS.search(tok.text))
-        return Token(self._spelling(tok), self.span(tok.span), symbolic)
-
-    def _spelling(self, tok: Token) -> str:
-        """A ``<placeholder>`` word keeps its source spelling (it was read as ``$_…``)."""
-        span = tok.span
-        if (
-            not tok.symbolic
-            or "$_" not in tok.text
-            or span is None
-            or span.end_line != span.line
-            or span.end_column is None
-        ):
-            return tok.text
-        i = span.line - self.fence.line
-        if not 0 <= i < len(self.fence.lines):
-            return tok.text
-        written = self.fence.lines[i][span.column - 1 : span.end_column - 1]
-        return (
-            written
-            if any(c in written for c in "<{[") and len(written) == len(tok.text)
-            else tok.text
-        )
+        return Token(spelling(tok, self.fence.lines, self.fence.line), self.span(tok.span), symbolic)
 
     def spec(self, spec: LaunchSpec) -> None:
         spec.path = self.path
