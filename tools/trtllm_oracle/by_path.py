@@ -22,6 +22,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from compare import CELLS  # (this folder, as the README runs the tools)
+
 from servelint.check import Options, check_paths
 from servelint.model import Severity
 
@@ -70,12 +72,7 @@ def judge(data: dict, every: int = 1) -> tuple[Counter, list[dict]]:
     odd = []
     for cid, _argv, text in cases:
         real, static = verdicts[cid][1], cid not in rejected
-        cell = {
-            (True, True): "both accept",
-            (False, False): "both reject",
-            (True, False): "FALSE ERROR",
-            (False, True): "miss",
-        }[(real, static)]
+        cell = CELLS[(real, static)]
         table[cell] += 1
         if real != static:
             odd.append({"id": cid, "cell": cell, "option_file": text})

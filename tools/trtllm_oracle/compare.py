@@ -19,6 +19,14 @@ from servelint.engines.trtllm import option_file
 from servelint.engines.trtllm.argv import parse
 from servelint.model import Span
 
+# (the real code accepts, servelint accepts) -> the conformance table's cell
+CELLS = {
+    (True, True): "both accept",
+    (False, False): "both reject",
+    (True, False): "FALSE ERROR",
+    (False, True): "miss",
+}
+
 
 def static_argv(prof, argv: list[str]) -> bool:
     return not lint_parse(prof, tuple(argv), ()).problems
@@ -48,12 +56,7 @@ def compare(cases: list[dict], oracle: dict) -> tuple[Counter, list[dict]]:
         else:
             kind, real = "file", r["file_ok"]
             static = static_file(prof, case["argv"], case["option_file"])
-        cell = {
-            (True, True): "both accept",
-            (False, False): "both reject",
-            (True, False): "FALSE ERROR",
-            (False, True): "miss",
-        }[(real, static)]
+        cell = CELLS[(real, static)]
         table[(kind, cell)] += 1
         if real != static:
             odd.append({"id": r["id"], "kind": kind, "cell": cell, "case": case, "oracle": r})
