@@ -15,6 +15,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,8 @@ def normalize(ref: str) -> str:
     return name.lower() + (at + digest.lower() if at else "")
 
 
+@cache  # asked for every stored image a check meets (a container, a resolution): the
+# ~100 builder files are read once per process, not once per launch
 def builder_digest(engine: str) -> str:
     """A digest of the builder's sources for ``engine``: the shared builder and the
     engine's package (read as bytes, never imported)."""
