@@ -6,8 +6,7 @@ from __future__ import annotations
 from servelint.sources.base import ReadResult
 from servelint.sources.helm.values import read_values
 from servelint.sources.kubernetes.reader import read_manifests, read_text
-from servelint.sources.templates.reader import templated
-from servelint.sources.templates.text import prepare
+from servelint.sources.templates.reader import each_branch, templated
 
 
 def read_helm(path: str) -> ReadResult:
@@ -21,6 +20,5 @@ def read_helm(path: str) -> ReadResult:
 
 def read_template(path: str, text: str, origin: str) -> ReadResult:
     """A templated manifest: its expressions as placeholders, then read as manifests."""
-    prepared = prepare(text)
-    return templated(read_manifests(path, prepared.text, origin,
-                                    frozenset(prepared.unknown_lines)))
+    return each_branch(text, lambda p: templated(read_manifests(
+        path, p.text, origin, frozenset(p.unknown_lines))))
