@@ -80,6 +80,7 @@ class Extractor:
         self.env: list[dict] = []
         self.command: dict | None = None
         self.image: dict | None = None
+        self.derived: dict[str, dict] = {}  # Go expression -> parts of a field (--url-parts)
 
     def field(self, expr: str) -> dict | None:
         """``root.Spec.X.Y`` -> {"field": "spec.x.y", "type", "default"} (None: not one)."""
@@ -120,6 +121,9 @@ class Extractor:
             return {"concat": [self.expr(p) for p in text.split(" + ")]}
         if text in self.locals:
             return {"local": text}
+        base, _, part = text.rpartition(".")
+        if base in self.derived and part in self.derived[base]["parts"]:
+            return {"derived": base, "part": part}
         f = self.field(text)
         return f if f else {"unknown": text}
 
@@ -261,6 +265,22 @@ def _locate(text: str, needle: str, path: str) -> int:
     raise SystemExit(f"{path}: {needle!r} not found")
 
 
+def _url_parts(git_dir: str, spec: str) -> tuple[str, dict]:
+    """EXPR=FIELD@PATH:REGEX_VAR -> the Go regexp the controller parses FIELD with (copied
+    from PATH) and which submatch each part of EXPR is (from ``a, b := matches[1], …``)."""
+    expr, rest = spec.split("=", 1)
+    field, where = rest.split("@", 1)
+    path, var = where.split(":", 1)
+    text = _git(git_dir, "show", f"HEAD:{path}")
+    at = _locate(text, f"var {var} = regexp.MustCompile(", path)
+    regex = re.search(r"MustCompile\(`([^`]*)`\)", text.split("\n")[at - 1]).group(1)
+    m = re.search(r"(\w+), (\w+) := matches\[(\d)\], matches\[(\d)\]", text)
+    parts = {m.group(1): int(m.group(3)), m.group(2): int(m.group(4))}
+    if re.search(r"original:\s+urlStr", text):
+        parts["original"] = 0
+    return expr, {"field": field, "regex": regex, "parts": parts, "source": f"{path}:{at}"}
+
+
 def _install_images(git_dir: str, spec: str) -> dict:
     """The chart's default images by name and each resource profile's image name."""
     path, keys = spec.split(":", 1)
@@ -297,6 +317,8 @@ def main() -> None:
                     "images the controller's own chart configures (by image name), and the "
                     "resource profiles that name them (imageName), recorded as the install's "
                     "defaults at this commit")
+    ap.add_argument("--url-parts", default="", help="EXPR=FIELD@PATH:REGEX_VAR: EXPR's parts "
+                    "are the submatches of the Go regexp REGEX_VAR (in PATH) on FIELD")
     ap.add_argument("--profile-field", default="spec.resourceProfile",
                     help="the object's field naming its resource profile (NAME:COUNT)")
     args = ap.parse_args()
@@ -310,6 +332,9 @@ def main() -> None:
     end = next(i for i in range(start + 1, len(lines)) if lines[i] == "}")
     root_var, root_type = args.root.split("=")
     ex = Extractor(types, root_var, root_type, args.func_file)
+    if args.url_parts:
+        expr, derived = _url_parts(args.git_dir, args.url_parts)
+        ex.derived[expr] = derived
     body = lines[start + 1:end]
     ex.run(body, start + 2)
     _loops(ex, lines, 1)
@@ -331,7 +356,7 @@ def main() -> None:
         "name": args.name, "repo": args.repo, "commit": commit, "group": args.group,
         "kind": args.kind, "source": f"{args.func_file}:{start + 1}-{end + 1}",
         "types": args.types, "command": ex.command, "image": image, "args": ex.args,
-        "env": ex.env, "locals": ex.locals,
+        "env": ex.env, "locals": ex.locals, "derived": ex.derived,
     }
     if args.when:
         field, rest = args.when.split("=", 1)

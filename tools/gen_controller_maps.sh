@@ -8,7 +8,8 @@ python tools/gen_controller_maps.py "$1" --repo substratusai/kubeai --name kubea
   --func-file internal/modelcontroller/engine_vllm.go --func vLLMPodForModel --root m=Model \
   --when 'spec.engine=VLLM@internal/modelcontroller/pod_plan.go:r.vLLMPodForModel' \
   --image-field 'c.Image=spec.image@internal/modelcontroller/model_controller.go:return model.Spec.Image' \
-  --install-images 'charts/kubeai/values.yaml:modelServers.VLLM.images=resourceProfiles'
+  --install-images 'charts/kubeai/values.yaml:modelServers.VLLM.images=resourceProfiles' \
+  --url-parts 'c.Source.url=spec.url@internal/modelcontroller/model_source.go:modelURLRegex'
 python tools/gen_controller_maps.py "$2" --repo vllm-project/production-stack \
   --name production-stack-vllmruntime --group production-stack.vllm.ai --kind VLLMRuntime \
   --types operator/api/v1alpha1/vllmruntime_types.go,operator/api/v1alpha1/common.go \

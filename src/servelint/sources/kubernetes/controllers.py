@@ -13,6 +13,7 @@ gated by a condition that cannot be decided here are left out, each with one not
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -100,6 +101,8 @@ class _Eval:
                           all(p.known for p in parts))
         if "local" in spec:
             return self.local(spec["local"])
+        if "derived" in spec:
+            return self.derived(spec["derived"], spec["part"])
         return _Value(f"<{spec.get('unknown', '?')}>", None, False)
 
     def installed(self, spec: dict) -> _Value:
@@ -117,6 +120,17 @@ class _Eval:
                           f"{self.cmap['repo']} chart {install['chart_version']} "
                           f"({install['source']}) gives {image}")
         return _Value(image, profile.span, True)
+
+    def derived(self, expr: str, part: str) -> _Value:
+        """A part of a field the controller parses with its own regexp (kubeai's model URL:
+        scheme, ref); unknown when the field is not a plain string it matches."""
+        how = self.cmap["derived"][expr]
+        value = self.field({"field": how["field"], "type": "string"})
+        m = re.match(how["regex"], value.text or "") if value.known and value.text and \
+            not PLACEHOLDER.search(value.text) else None
+        if m is None:
+            return _Value(f"<{expr}.{part}>", value.span, False)
+        return _Value(m.group(how["parts"][part]), value.span, True)
 
     def local(self, name: str) -> _Value:
         """The last assignment whose condition holds (unknown if an undecided one could)."""
