@@ -4,7 +4,9 @@ the chart mapping it is for."""
 from __future__ import annotations
 
 from servelint.sources.base import ReadResult
+from servelint.sources.helm.objects import object_charts_of, read_object_values
 from servelint.sources.helm.values import read_values
+from servelint.sources.kubernetes import is_manifest
 from servelint.sources.kubernetes.reader import read_manifests, read_text
 from servelint.sources.templates.reader import each_branch, templated
 
@@ -13,8 +15,10 @@ def read_helm(path: str) -> ReadResult:
     text, failed = read_text(path)
     if text is None:
         return failed
-    if "{{" in text:
+    if "{{" in text and is_manifest(text):
         return read_template(path, text, "helm")
+    if object_charts_of(text):
+        return read_object_values(path, text)
     return read_values(path, text)
 
 
