@@ -67,7 +67,8 @@ class _Eval:
         if isinstance(node, Scalar) and node.value is not None:
             value = node.value
             text = ("true" if value else "false") if isinstance(value, bool) else str(value)
-            return _Value(text, node.span, True, node)
+            # a template's expression (a chart rendering the object): known only once rendered
+            return _Value(text, node.span, not PLACEHOLDER.search(text), node)
         if node is not None and not isinstance(node, Scalar):
             return _Value(None, node.span, True, node)
         if spec.get("default") is not None:
