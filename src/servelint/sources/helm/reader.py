@@ -4,6 +4,7 @@ the chart mapping it is for."""
 from __future__ import annotations
 
 from servelint.sources.base import ReadResult
+from servelint.sources.helm.llmd import llmd_charts_of, read_llmd_values
 from servelint.sources.helm.objects import object_charts_of, read_object_values
 from servelint.sources.helm.values import read_values
 from servelint.sources.kubernetes import is_manifest
@@ -19,6 +20,8 @@ def read_helm(path: str) -> ReadResult:
         return read_template(path, text, "helm")
     if object_charts_of(text):
         return read_object_values(path, text)
+    if llmd_charts_of(text):
+        return read_llmd_values(path, text)
     return read_values(path, text)
 
 

@@ -39,7 +39,8 @@ def what_it_is(path: Path, text: str) -> str:
         return ("Helm values file of llm-d's llm-d-modelservice chart, whose "
                 "`llm-d-modelservice.container` helper writes the command from `modelCommand` "
                 "(llm-d-incubation/llm-d-modelservice: charts/llm-d-modelservice/templates/"
-                "_helpers.tpl), a chart servelint does not map yet")
+                "_helpers.tpl); none of its containers names a modelCommand the chart map "
+                "knows (sources/helm/llmd.py)")
     if (path.parent / "Chart.yaml").exists() and path.name.startswith("values"):
         return "Helm values file of the chart beside it"
     if path.name == "Chart.yaml":
