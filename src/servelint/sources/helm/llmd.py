@@ -88,13 +88,17 @@ def _container(path: str, chart: dict, root: Map, spec: Map, role: str, index: i
         entry = [Token(w, span) for w in shape["command"]]
     elif shape["command_from_container"]:
         entry = _list(c.get("command"))
-        if not entry:
-            return  # the chart fails without one (customModelCommand)
+        if not entry:  # customModelCommand fails the render without one
+            result.problems.append(ReadProblem(
+                path, span, f"{label}: modelCommand {value} with no command: the chart fails "
+                f"to render it ({where}:{shape['lines'][0]}); not read", "unsupported"))
+            return
     words = _chart_words(root, spec, shape, span, label, where, path, result)
     words += _list(c.get("args"))
     image = c.get("image")
     image_token = Token(str(image.value), image.span, "{{" in str(image.value)) \
-        if isinstance(image, Scalar) and image.value is not None else None
+        if isinstance(image, Scalar) and image.value is not None \
+        else Token("<no image>", c.span, True)  # the chart requires one (`required`)
     record = CommandRecord(words, (words[0].span if words else None) or span,
                            Origin("helm", path, f"{label} (as {where}:{shape['lines'][0]} "
                                   "writes it)"),

@@ -71,12 +71,20 @@ class _Eval:
             return _Value(text, node.span, not PLACEHOLDER.search(text), node)
         if node is not None and not isinstance(node, Scalar):
             return _Value(None, node.span, True, node)
+        if node is None and not self._reachable(keys):  # a parent of the wrong type
+            return _Value(None, span, False)
         if spec.get("default") is not None:
             return _Value(str(spec["default"]), span)
         zero = _ZERO.get(spec.get("type", ""))
         if zero is None:  # a list, map or struct not set: nil
             return _Value(None, span)
         return _Value(str(zero).lower() if isinstance(zero, bool) else str(zero), span)
+
+    def _reachable(self, keys: list[str]) -> bool:
+        """Every parent of the field that the object sets is a mapping (the API server
+        rejects the object otherwise, so nothing is known of the field)."""
+        return all(isinstance(node, Map) for n in range(1, len(keys))
+                   if (node := at(self.obj.root, *keys[:n])) is not None)
 
     def _nearest(self, keys: list[str]) -> Span:
         for n in range(len(keys), 0, -1):
@@ -99,7 +107,7 @@ class _Eval:
             parts = [self.expr(p) for p in spec["concat"]]
             return _Value("".join(p.text or "" for p in parts),  # the last field: a tag, a name
                           next((p.span for p in reversed(parts) if p.span is not None), None),
-                          all(p.known for p in parts))
+                          all(p.known and p.text is not None for p in parts))
         if "local" in spec:
             return self.local(spec["local"])
         if "derived" in spec:
