@@ -142,3 +142,12 @@ def test_bad_deployment_input_is_a_finding_never_a_traceback(tmp_path: Path, nam
     report = check_paths([str(path)], Options(use_cache=False))
     assert all("internal reader error" not in f.message for f in report.findings)
     assert report.stats["files"] == 1
+
+
+def test_other_branches_take_each_else_and_keep_ifs_without_one() -> None:
+    text = ("{{ if .a }}\nx: 1\n{{ else if .b }}\nx: 2\n{{ else }}\nx: 3\n{{ end }}\n"
+            "{{ if .c }}\ny: 1\n{{ end }}\n")
+    first, other = prepare(text), prepare(text, other_branches=True)
+    assert first.text.split() == ["x:", "1", "y:", "1"]
+    assert other.text.split() == ["x:", "3", "y:", "1"]  # the if with no else keeps its body
+    assert other.branches == 2 and len(other.text) == len(text)

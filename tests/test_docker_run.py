@@ -118,3 +118,15 @@ def test_entrypoint_shape_reaches_the_report():
     report = check_text(text, "markdown")
     (shape,) = [f for f in report.findings if "already runs `vllm serve`" in f.message]
     assert (shape.span.line, shape.span.column) == (2, 37)
+
+
+def test_an_image_named_by_a_variable_with_a_default_runs_the_defaults_entrypoint():
+    # `${VLLM_IMAGE:-vllm/vllm-openai:v0.26.0}` (shell and Compose): the default's entrypoint,
+    # said as assumed; a variable with no default, or a default naming no engine, is not
+    image = Token("${VLLM_IMAGE:-vllm/vllm-openai:v0.26.0}", Span("x", 1, 1), True)
+    cmd = image_command(image, None, toks("--model m"), "docker run")
+    assert [t.text for t in cmd.words] == ["vllm", "serve", "--model", "m"]
+    assert "when the variable is unset" in cmd.assumed
+    for text in ("${VLLM_IMAGE}", "${IMG:-redis:7}"):
+        assert image_command(Token(text, Span("x", 1, 1), True), None, toks("--model m"),
+                             "docker run") is None

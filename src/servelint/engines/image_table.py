@@ -82,6 +82,11 @@ def _families() -> dict[str, dict[str, Any]]:
     return {repo: fam for fam in table.get("families", []) for repo in fam["repositories"]}
 
 
+def repositories() -> tuple[str, ...]:
+    """The repositories whose images the table says hold an engine (llm-d, NGC Dynamo)."""
+    return tuple(_families())
+
+
 def _version(text: str) -> Version | None:
     try:
         return Version(text)

@@ -13,11 +13,14 @@
 * Another image of an engine with an ``assumed_entrypoint`` (vLLM's ROCm, CPU and TPU
   builds): arguments that start with a flag or a model id follow that entrypoint
   (``assumed`` says so); arguments that start with a command are that command.
+* An image named by a variable with a default (``${IMAGE:-vllm/vllm-openai:v0.26.0}``): the
+  default's entrypoint, said as assumed; the release stays unknown.
 * Any other image, or one named by a variable: the arguments are the command.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from servelint.engines import registry
@@ -46,14 +49,23 @@ def container_command(
         return None
     if entrypoint is not None:
         return ContainerCommand([*entrypoint, *args])
+    defaulted = ""
     if image.symbolic:
-        return ContainerCommand(list(args)) if launcher_at(args, 0) else None
+        fallback = _default_image(image)
+        if fallback is None:
+            return ContainerCommand(list(args)) if launcher_at(args, 0) else None
+        # `${VLLM_IMAGE:-vllm/vllm-openai:v0.26.0}`: the image when the variable is unset;
+        # its entrypoint is taken from it, its release stays unknown (the launch's range)
+        defaulted = f"the image is {image.text}, {fallback.text} when the variable is unset"
+        image = fallback
     ref = resolve_image(image.text)
     engine = registry.find(ref.engine)
     entry = engine.images.entrypoint(ref.repository, ref.release) if engine else None
     entry = _stored_entrypoint(image.text) or entry
     if entry:
-        return _after_entrypoint(image, entry, args, ref.engine, runner)
+        command = _after_entrypoint(image, entry, args, ref.engine, runner)
+        command.assumed = command.assumed or defaulted
+        return command
     if engine is not None and engine.images.assumed_entrypoint:
         if not args:
             return None  # an interactive container: the command comes later
@@ -98,6 +110,18 @@ def _after_entrypoint(
         ),
         shape_span=args[0].span,
     )
+
+
+_DEFAULTED = re.compile(r"\$\{\w+:?-([^${}\s]+)\}")
+
+
+def _default_image(image: Token) -> Token | None:
+    """The default of an image written ``${VAR:-IMAGE}`` (shell and Compose interpolation),
+    when it is an image of an engine; None otherwise."""
+    m = _DEFAULTED.fullmatch(image.text)
+    if m is None or registry.find(resolve_image(m.group(1)).engine) is None:
+        return None
+    return Token(m.group(1), image.span)
 
 
 def _looks_like_model(text: str) -> bool:

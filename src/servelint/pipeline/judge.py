@@ -90,7 +90,8 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
         out += adapter.findings(worker, primary)
         report.judged += adapter.judged(worker)
     _cap_tool_added(spec, out)
-    if options.works_on:  # JSON's launch summary, --works-on
+    # JSON's launch summary, --works-on (an engineless launch has no engine argv to parse)
+    if options.works_on and not engineless:
         report.works_on = works_on_mod.works_on(spec, passes, exhaustive=options.works_on == "all")
     report.errors = sum(1 for f in out if f.severity == Severity.ERROR)
     return out, report

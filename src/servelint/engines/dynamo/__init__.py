@@ -18,9 +18,12 @@ from servelint.engines.dynamo.entrypoints import WORKER_MODULES
 ENGINE = Engine(
     name="dynamo",
     package="ai-dynamo",
-    launchers=tuple(
-        Module(f"dynamo.{w}", f"python3 -m dynamo.{w}", starts=w)
-        for w in ("vllm", "sglang", "trtllm")
+    launchers=(
+        *(Module(f"dynamo.{w}", f"python3 -m dynamo.{w}", starts=w)
+          for w in ("vllm", "sglang", "trtllm")),
+        # the frontend starts no engine: its launch is Dynamo's own, judged against the
+        # ai-dynamo release by the launch adapter (no engine rules)
+        Module("dynamo.frontend", "python3 -m dynamo.frontend"),
     ),
     shell_words=("dynamo.",),
     launch_adapter="servelint.engines.dynamo.launch",

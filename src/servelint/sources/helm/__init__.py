@@ -19,11 +19,13 @@ class HelmReader:
         if path.suffix.lower() not in _YAML:
             return False
         text = head.text(1 << 16)
-        if "{{" in text:
-            return is_manifest(text)
-        from servelint.sources.helm.values import charts_of  # on first use
+        if "{{" in text and is_manifest(text):
+            return True  # a chart template (a values file may hold `{{` in a chat template)
+        from servelint.sources.helm.llmd import llmd_charts_of  # on first use
+        from servelint.sources.helm.objects import object_charts_of
+        from servelint.sources.helm.values import charts_of
 
-        return bool(charts_of(text))
+        return bool(charts_of(text) or object_charts_of(text) or llmd_charts_of(text))
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
         from servelint.sources.helm.reader import read_helm  # on first use

@@ -30,8 +30,10 @@ def container_record(obj: K8sObject, at: ContainerAt, lines: list[str], path: st
     c = at.container
     env = _env(at)
     known = {e.name: e for e in env}
-    entry = _words(c.get("command"), known, "command", path, problems)
-    args = _words(c.get("args"), known, "args", path, problems) or []
+    # in a template, blanks around a word are where a branch's actions were, not the word's
+    trim = origin != "kubernetes"
+    entry = _words(c.get("command"), known, "command", path, problems, trim)
+    args = _words(c.get("args"), known, "args", path, problems, trim) or []
     hidden = _hidden_words(c, unknown_lines)
     if hidden is not None:  # a template adds words nobody can see here
         if "command" in hidden and entry is not None:
@@ -92,7 +94,7 @@ def _image(node: Node | None) -> Token | None:
 
 
 def _words(node: Node | None, env: dict[str, EnvVar], key: str, path: str,
-           problems: list[ReadProblem]) -> list[Token] | None:
+           problems: list[ReadProblem], trim: bool = False) -> list[Token] | None:
     if node is None or isinstance(node, Scalar) and node.value is None:
         return None
     if isinstance(node, Scalar) and PLACEHOLDER.search(_text(node.value)):
@@ -107,6 +109,7 @@ def _words(node: Node | None, env: dict[str, EnvVar], key: str, path: str,
             out.append(Token("<value>", item.span, True))
             continue
         text, symbolic = expand_refs("" if item.value is None else _text(item.value), env)
+        text = text.strip() if trim else text
         out.append(Token(text, item.span, symbolic or bool(PLACEHOLDER.search(text))))
     return out
 

@@ -14,6 +14,7 @@ from servelint.sources.common.yamlpos import Scalar, at, load_yaml_stream
 from servelint.sources.container.launch import container_launches
 from servelint.sources.container.scalar_text import placed_text
 from servelint.sources.kubernetes.containers import PLACEHOLDER, container_record
+from servelint.sources.kubernetes.controllers import controller_record, map_for
 from servelint.sources.kubernetes.objects import config_maps, containers_of, objects_of
 from servelint.sources.kubernetes.schema import (
     CONTROLLER_BUILT,
@@ -62,6 +63,8 @@ def read_manifests(path: str, text: str | None = None, origin: str = "kubernetes
     maps = config_maps(objs)
     lines = text.split("\n")
     for obj in objs:
+        if _controller_built(path, obj, origin, result):
+            continue
         built = CONTROLLER_BUILT.get(f"{group_of(obj.api_version)}/{obj.kind}")
         if built is not None:
             result.problems.append(ReadProblem(
@@ -82,6 +85,31 @@ def read_manifests(path: str, text: str | None = None, origin: str = "kubernetes
                                                      for o in objs) if k in MERGED_FROM]
     what = f"{origin} file ({kinds})" + "".join(f"; {m}" for m in merged)
     return no_launch_note(path, text, result, what, always=bool(merged))
+
+
+def _controller_built(path: str, obj, origin: str, result: ReadResult) -> bool:  # noqa: ANN001
+    """The engine container a controller map says the object's controller builds (True:
+    the object was read, or noted as starting no engine servelint judges)."""
+    maps = map_for(group_of(obj.api_version), obj.kind)
+    if not maps:
+        return False
+    for cmap in maps:
+        record, notes = controller_record(obj, cmap, path, origin)
+        if record is None and notes:
+            result.problems.extend(notes)
+            return True
+        if record is None:
+            continue
+        result.problems.extend(notes)
+        specs, found = container_launches(record)
+        result.specs.extend(specs)
+        result.problems.extend(found)
+        return True
+    chosen = [f"{m['when']['field']} is not {m['when']['value']}" for m in maps if "when" in m]
+    result.problems.append(ReadProblem(
+        path, obj.root.span, f"{obj.kind} {obj.name}: its controller starts an engine "
+        f"servelint does not judge ({'; '.join(chosen)}); not read", "unsupported"))
+    return True
 
 
 def _shell_field(path: str, obj, field: ShellField, lines: list[str], origin: str,  # noqa: ANN001

@@ -76,15 +76,13 @@ KNOWN_KINDS: tuple[KnownKind, ...] = (
               "ray-project/kuberay: ray-operator/apis/ray/v1/rayjob_types.go"),
 )
 
-# kinds whose server command their controller writes from fields of its own: no container
-# to read here, so a note says so (the command is the controller's, per its release)
+# kinds whose server command their controller writes from fields of its own and that no
+# controller map (``kubernetes/controllers.py``) covers: a note says so
 CONTROLLER_BUILT: dict[str, str] = {
-    "kubeai.org/Model": "kubeai's controller builds the engine container from spec.engine, "
-    "spec.url and spec.args (substratusai/kubeai: internal/modelcontroller)",
-    "production-stack.vllm.ai/VLLMRuntime": "the production-stack operator builds the vLLM "
-    "container from spec.model and spec.vllmConfig (vllm-project/production-stack: operator/)",
-    "llmd.ai/ModelService": "llm-d's model service controller builds the pods from its "
-    "baseConfig and spec.decode/prefill",
+    "llm-d.ai/ModelService": "llm-d's model service controller builds the pods from the "
+    "baseConfig ConfigMap its spec.baseConfigMapRef names: the ModelService's container "
+    "args go before the baseConfig's, its command replaces it (llm-d/llm-d-model-service: "
+    "internal/controller/merge_transformers.go containerSliceTransformer)",
 }
 
 

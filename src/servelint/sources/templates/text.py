@@ -12,6 +12,11 @@ every other character where it was (spans stay the file's).
   so the text is one rendering, the one in which every condition holds (each optional
   flag present once, never a branch's flag beside its alternative's). ``define`` bodies
   (helpers) are blanked. Comments are blanked.
+* ``prepare(text, other_branches=True)`` is the other rendering: of every ``if``/``with``
+  that has an ``else``, the bodies before it blanked and the last ``else`` branch kept (an
+  ``if`` with no ``else`` keeps its body), so a
+  template with ``else`` branches is read as two renderings, each branch's words in one of
+  them only (``Prepared.branches`` counts the ``else`` actions).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ class Prepared:
     text: str
     unknown_lines: set[int] = field(default_factory=set)  # 1-based
     expressions: int = 0
+    branches: int = 0  # else/elif actions
 
 
 def _blank(text: str) -> str:
@@ -56,8 +62,26 @@ def _alone(text: str, start: int, end: int) -> bool:
     return not text[line_start:start].strip() and not text[end:line_end].strip()
 
 
-def prepare(text: str) -> Prepared:
+def _with_else(text: str) -> set[int]:
+    """The offsets of the ``if``/``with`` actions that have an ``else`` branch."""
+    found: set[int] = set()
+    stack: list[int] = []
+    for m in _ACTION.finditer(text):
+        inner = m.group(1) if m.group(1) is not None else (m.group(2) or m.group(3) or "")
+        word = _word(inner)
+        if word in _OPENERS or (word + " ") in _OPENERS:
+            if not (word == "set" and "=" in inner):
+                stack.append(m.start() if word in ("if", "with") else -1)
+        elif word in _ELSE and stack and stack[-1] >= 0:
+            found.add(stack[-1])
+        elif word in _ENDS and stack:
+            stack.pop()
+    return found
+
+
+def prepare(text: str, other_branches: bool = False) -> Prepared:
     """The template's text, expressions as placeholders (see the module doc)."""
+    swapped = _with_else(text) if other_branches else set()
     out: list[str] = []
     stack: list[tuple[str, bool]] = []  # (opener, hiding: in an else branch or a define)
     cursor = 0
@@ -77,11 +101,13 @@ def prepare(text: str) -> Prepared:
         elif word in _OPENERS or (word + " ") in _OPENERS or (is_statement and word == "set"):
             out.append(_blank(raw))
             if not (word == "set" and "=" in inner):  # `{% set x = y %}` has no body
-                stack.append((word, word in _HIDDEN))
+                stack.append((word, word in _HIDDEN or m.start() in swapped))
         elif word in _ELSE:
             out.append(_blank(raw))
-            if stack:
-                stack[-1] = (stack[-1][0], True)
+            prepared.branches += 1
+            if stack:  # `else if`/`elif` is one more branch before the last `else`
+                last = word == "else" and not inner.strip().startswith("else if")
+                stack[-1] = (stack[-1][0], not (other_branches and last))
         elif word in _ENDS:
             out.append(_blank(raw))
             if stack:

@@ -8,7 +8,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from servelint.engines import registry
+from servelint.engines import image_table, registry
 from servelint.model import Span
 from servelint.sources.base import Head, ReadContext, ReadResult
 from servelint.sources.common.problems import ReadProblem
@@ -24,14 +24,23 @@ def engine_words() -> re.Pattern[str]:
     words = {" ".join(c.words) for _, c in registry.commands()}
     words |= set(registry.modules())
     words |= set(registry.repositories())
+    words |= set(image_table.repositories())  # images holding an engine (llm-d, Dynamo)
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    return re.compile(rf"(?<![\w.\-/])(?:{alternatives})(?![\w\-])")
+    registry_host = r"(?:[\w\-]+(?:\.[\w\-]+)+(?::\d+)?/)?"  # ghcr.io/, nvcr.io/
+    return re.compile(rf"(?<![\w.\-/]){registry_host}(?:{alternatives})(?![\w\-])")
 
 
 def what_it_is(path: Path, text: str) -> str:
     """Words naming the file's kind, as far as its name and head tell."""
     if path.suffix.lower() in (".tpl", ".gotmpl") or "{{- define" in text:
         return "Helm/Go template helpers"
+    if re.search(r"^modelArtifacts:", text, re.M) and re.search(r"^(decode|prefill):", text,
+                                                                   re.M):
+        return ("Helm values file of llm-d's llm-d-modelservice chart, whose "
+                "`llm-d-modelservice.container` helper writes the command from `modelCommand` "
+                "(llm-d-incubation/llm-d-modelservice: charts/llm-d-modelservice/templates/"
+                "_helpers.tpl); none of its containers names a modelCommand the chart map "
+                "knows (sources/helm/llmd.py)")
     if (path.parent / "Chart.yaml").exists() and path.name.startswith("values"):
         return "Helm values file of the chart beside it"
     if path.name == "Chart.yaml":
