@@ -20,6 +20,7 @@ generator's redirect, a download, a comment saying where it comes from) is one w
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -29,8 +30,11 @@ from servelint.engines.dynamo.entrypoints import WORKER_MODULES
 from servelint.model import Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.common.yamlpos import load_yaml
+from servelint.sources.common.yamlpos import Map, key_text, load_yaml
 
+# LaunchSpec.context key: where each top-level key of a config file the engine's parser reads
+# by path (SGLang's --config) is, for rules to place its findings (rules._util.option_span)
+KEY_SPANS = "config_key_spans"
 # the interpreter's working directory: a variable name no script can spell (``@``), joined
 # like any other value (a ``cd`` on one branch only makes it unknown)
 CWD_VAR = "@cwd"
@@ -128,6 +132,21 @@ def read_lines(path: str, at: Span | None) -> OnDisk:
     while lines and not lines[-1][0]:
         lines = lines[:-1]
     return OnDisk(path, lines)
+
+
+def key_spans(path: str) -> str | None:
+    """The spans of the top-level keys of the YAML mapping in ``path`` and of their values,
+    as ``LaunchSpec.context[KEY_SPANS]`` holds them (JSON: ``[[key, key span, value
+    span], ...]``, a span as ``[line, column, end line, end column]``); None when the file
+    is no mapping. A key written twice is the last one: the value ``yaml.safe_load`` keeps."""
+    doc = load_yaml(path)
+    if not isinstance(doc.root, Map):
+        return None
+    out = []
+    for key, value in doc.root.entries:
+        spans = [key.span, value.span]
+        out.append([key_text(key)] + [[s.line, s.column, s.end_line, s.end_column] for s in spans])
+    return json.dumps(out)
 
 
 def find(
