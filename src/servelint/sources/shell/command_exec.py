@@ -190,8 +190,8 @@ class CommandMixin:
         if "config_file" not in spec.context or "config_text" in spec.context:
             return
         hit = config_value(spec.argv, file_flags(spec.engine, spec.entrypoint))
-        if hit is None or hit[1].symbolic:
-            return
+        if hit is None:
+            return  # (a symbolic value: ``${VAR:-default}`` is read at its default)
         idx, value = hit
         engine = registry.find(spec.engine)
         reads_itself = bool(engine and engine.config_read_by_parser)

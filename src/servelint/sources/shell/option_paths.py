@@ -5,6 +5,7 @@ script did not write it."""
 from __future__ import annotations
 
 import os
+import re
 
 from servelint.model import Token
 from servelint.sources.common.option_files import (
@@ -13,9 +14,14 @@ from servelint.sources.common.option_files import (
     change_dir,
     find,
 )
+from servelint.sources.common.problems import ReadProblem
 from servelint.sources.shell.flows import unknown_var
 from servelint.sources.shell.values import Field, Piece, State, Var, VFile, is_symbolic, text_of
 
+# ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}`` (a literal default) and ``$VAR``
+_EXPANSION = re.compile(
+    r"\$\{(?P<name>[A-Za-z_]\w*)(?:(?P<op>:?-)(?P<default>[^}$`\\]*))?\}|\$(?P<bare>[A-Za-z_]\w*)"
+)
 STACK_VAR = "@dirstack"  # what pushd left, like CWD_VAR a name no script can spell
 _SEP = "\x1f"
 
@@ -77,6 +83,42 @@ def current_dir(st: State) -> tuple[str | None, bool]:
     return (None, False) if is_symbolic(pieces) else (text_of(pieces), True)
 
 
+def default_path(text: str, st: State) -> tuple[str | None, list[str], str]:
+    """The name a symbolic option-file path gives when the script runs as written:
+    ``${VAR:-default}`` / ``${VAR-default}`` whose VAR the script never assigns takes its
+    default (bash's value when the caller does not set VAR either), a VAR the script sets to
+    a literal its value. (the name, the variables whose default it took, ""); (None, the
+    variable that decides it, why) when the script cannot tell (a variable without a default
+    that the script does not set, one set to an unknown value; nothing said of a command
+    substitution or a glob)."""
+    out: list[str] = []
+    defaults: list[str] = []
+    pos = 0
+    for m in _EXPANSION.finditer(text):
+        out.append(text[pos : m.start()])
+        pos = m.end()
+        name, op = m.group("name") or m.group("bare"), m.group("op")
+        var = st.vars.get(name)
+        if var is not None:
+            pieces = var.scalar_value()
+            if is_symbolic(pieces):
+                why = "which the caller's environment sets" if var.external else \
+                    "which the script sets to a value it cannot know"
+                return None, [name], why
+            value = text_of(pieces)
+            out.append(m.group("default") if op == ":-" and not value else value)
+        elif op is None:
+            return None, [name], "which the script does not set"
+        else:
+            out.append(m.group("default"))
+            defaults.append(name)
+    out.append(text[pos:])
+    name = "".join(out)
+    if not name or any(c in name for c in "$`*?[") or not defaults:
+        return None, [], ""
+    return name, defaults, ""
+
+
 def disk_file(
     interp, value: Token, st: State, src, node, reads_itself: bool = False
 ) -> tuple[VFile | None, str | None]:
@@ -85,12 +127,27 @@ def disk_file(
     engine's argv model reads the file's content (SGLang's config merge), so a file found is
     handed on by path whatever its content, and only "nothing provides it" is said here."""
     cwd, known = current_dir(st)
+    name, defaults, why = (
+        default_path(value.text, st) if value.symbolic else (value.text, [], "")
+    )
+    if name is None:
+        if defaults:  # the caller's environment decides: nothing certain to say
+            interp.problem(value.span, f"option file {value.text} depends on {defaults[0]}, "
+                           f"{why}: not checked", "unsupported")
+        return None, None
     found = find(
-        value.text, cwd, known, interp.main_path, interp.root, value.span, src.span(node),
+        name, cwd, known, interp.main_path, interp.root, value.span, src.span(node),
         _launching_text(interp.main_path, src),
     )
     if found is None:
         return None, None
+    if defaults and found.problem is not None and found.problem.kind == "unresolved":
+        # the default path: the caller may set the variable, so not certain
+        found.problem = ReadProblem(
+            found.problem.path, value.span,
+            f"launch reads {name} when {', '.join(defaults)} is not set ({value.text}), "
+            "which nothing provides: not checked", "unsupported",
+        )
     if reads_itself and found.path is not None:
         return None, found.path
     if found.problem is not None:
