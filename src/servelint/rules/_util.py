@@ -35,8 +35,7 @@ def option_span(
     spec = ctx.spec
     table = spec.context.get("config_key_spans")
     tok = token(spec, index)
-    path = spec.context.get("config_from")
-    if not table or not path or tok is None or tok.text != "--config":
+    if not table or tok is None or tok.text != "--config":
         return token_span(spec, index)
     names = {n for n in option.split("=", 1)[0].split("/") if n} if option else set()
     found = None
@@ -48,7 +47,7 @@ def option_span(
             found = value_at if value else key_at
     if found is None:
         return token_span(spec, index)
-    return Span(path, *found)
+    return Span(*found)
 
 
 def token(spec: LaunchSpec, index: int | None) -> Token | None:
