@@ -18,10 +18,6 @@ from servelint.sources.common.problems import ReadProblem
 from servelint.sources.shell.flows import unknown_var
 from servelint.sources.shell.values import Field, Piece, State, Var, VFile, is_symbolic, text_of
 
-# ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}`` (a literal default) and ``$VAR``
-_EXPANSION = re.compile(
-    r"\$\{(?P<name>[A-Za-z_]\w*)(?:(?P<op>:?-)(?P<default>[^}$`\\]*))?\}|\$(?P<bare>[A-Za-z_]\w*)"
-)
 STACK_VAR = "@dirstack"  # what pushd left, like CWD_VAR a name no script can spell
 _SEP = "\x1f"
 
@@ -84,39 +80,110 @@ def current_dir(st: State) -> tuple[str | None, bool]:
 
 
 def default_path(text: str, st: State) -> tuple[str | None, list[str], str]:
-    """The name a symbolic option-file path gives when the script runs as written:
-    ``${VAR:-default}`` / ``${VAR-default}`` whose VAR the script never assigns takes its
-    default (bash's value when the caller does not set VAR either), a VAR the script sets to
-    a literal its value. (the name, the variables whose default it took, ""); (None, the
-    variable that decides it, why) when the script cannot tell (a variable without a default
-    that the script does not set, one set to an unknown value; nothing said of a command
-    substitution or a glob)."""
-    out: list[str] = []
+    """The name a symbolic option-file path gives when the script runs as written, nothing
+    set by its caller: a ``${VAR:-default}`` / ``${VAR-default}`` whose VAR the script never
+    assigns takes its default, a VAR the script sets to a literal its value, and a VAR the
+    script sets with its own default (``export X=${X:-"$HOME_DIR/x.yaml"}``, as Dynamo's
+    launch scripts do) that default, read the same way. (the name, the variables whose
+    default it took, ""); (None, the variable that decides it, why) when the script cannot
+    tell (a variable without a default it does not set, one set to a value it cannot know);
+    (None, [], "") for what it does not model (a command substitution, quotes, a glob)."""
     defaults: list[str] = []
-    pos = 0
-    for m in _EXPANSION.finditer(text):
-        out.append(text[pos : m.start()])
-        pos = m.end()
-        name, op = m.group("name") or m.group("bare"), m.group("op")
-        var = st.vars.get(name)
-        if var is not None:
-            pieces = var.scalar_value()
-            if is_symbolic(pieces):
-                why = "which the caller's environment sets" if var.external else \
-                    "which the script sets to a value it cannot know"
-                return None, [name], why
-            value = text_of(pieces)
-            out.append(m.group("default") if op == ":-" and not value else value)
-        elif op is None:
-            return None, [name], "which the script does not set"
-        else:
-            out.append(m.group("default"))
-            defaults.append(name)
-    out.append(text[pos:])
-    name = "".join(out)
+    try:
+        name = _plain(text, st, defaults, frozenset(), 0)
+    except _Unknown as exc:
+        return None, [exc.name] if exc.name else [], exc.why
     if not name or any(c in name for c in "$`*?[") or not defaults:
         return None, [], ""
     return name, defaults, ""
+
+
+class _Unknown(Exception):
+    def __init__(self, name: str = "", why: str = "") -> None:
+        self.name, self.why = name, why
+
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_PARAM = re.compile(r"(?P<name>[A-Za-z_]\w*)(?:(?P<op>:?-)(?P<word>.*))?", re.S)
+
+
+def _plain(text: str, st: State, defaults: list[str], unset: frozenset[str], depth: int) -> str:
+    """``text`` expanded as bash does on a plain run (double quotes removed); ``unset``:
+    variables read before the assignment being expanded (its own ``${X:-...}``)."""
+    if depth > 8:
+        raise _Unknown()
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            i += 1
+        elif c in "'`\\":
+            raise _Unknown()
+        elif c != "$":
+            out.append(c)
+            i += 1
+        elif text.startswith("${", i):
+            end = _closing(text, i + 2)
+            m = _PARAM.fullmatch(text, i + 2, end) if end > 0 else None
+            if m is None:
+                raise _Unknown()
+            out.append(_param(m.group("name"), m.group("op"), m.group("word") or "", st,
+                              defaults, unset, depth))
+            i = end + 1
+        else:
+            m = _NAME.match(text, i + 1)
+            if m is None:  # $(cmd), $1, $@, ...
+                raise _Unknown()
+            out.append(_param(m.group(0), None, "", st, defaults, unset, depth))
+            i = m.end()
+    return "".join(out)
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the ``}`` closing a ``${`` whose name starts at ``start`` (-1: none)."""
+    depth = 1
+    for k in range(start, len(text)):
+        if text.startswith("${", k):
+            depth += 1
+        elif text[k] == "}":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def _param(
+    name: str, op: str | None, word: str, st: State, defaults: list[str], unset: frozenset[str],
+    depth: int,
+) -> str:
+    var = None if name in unset else st.vars.get(name)
+    if var is None:  # unset on a plain run
+        if op is None:
+            raise _Unknown(name, "which the script does not set")
+        defaults.append(name)
+        return _plain(word, st, defaults, unset, depth + 1)
+    pieces = var.scalar_value()
+    if not is_symbolic(pieces):
+        value = text_of(pieces)
+    elif var.external:
+        raise _Unknown(name, "which the caller's environment sets")
+    else:
+        # only the script's own spelling of a default (``X=${X:-...}``) is read; any other
+        # value it cannot know (a command's output, branches that differ) stays unknown
+        spelled = text_of(pieces)
+        own = re.compile(r"\$\{" + name + r":?-")
+        if not all(not p.symbolic or own.match(p.text) for p in pieces):
+            raise _Unknown(name, "which the script sets to a value it cannot know")
+        try:
+            value = _plain(spelled, st, defaults, unset | {name}, depth + 1)
+        except _Unknown as exc:
+            raise (exc if exc.name else _Unknown(
+                name, "which the script sets to a value it cannot know")) from None
+    if op == ":-" and not value:
+        defaults.append(name)
+        return _plain(word, st, defaults, unset, depth + 1)
+    return value
 
 
 def disk_file(
@@ -145,7 +212,8 @@ def disk_file(
         # the default path: the caller may set the variable, so not certain
         found.problem = ReadProblem(
             found.problem.path, value.span,
-            f"launch reads {name} when {', '.join(defaults)} is not set ({value.text}), "
+            f"launch reads {name} when {', '.join(defaults)} "
+            f"{'is' if len(defaults) == 1 else 'are'} not set ({value.text}), "
             "which nothing provides: not checked", "unsupported",
         )
     if reads_itself and found.path is not None:
