@@ -135,7 +135,6 @@ def lint_parse(
     work = list(argv)
     sym = set(symbolic)
     removed: set[int] = set()  # original indices dropped from the argv
-    stand_ins: set[int] = set()  # values the parser refused, given a neutral value to go on
     literal_flag = _neutralise_symbolic(profile, work, sym, removed)
     out = LintParse()
     for _ in range(MAX_ROUNDS):
@@ -144,12 +143,7 @@ def lint_parse(
         out.routing = out.routing or getattr(result, "routing", "")
         if result.ok:
             out.ok = True
-            # an option whose refused value a neutral one stands in for is not the launch's
-            # (its later checks would judge the stand-in: "=0 is not greater than 0")
-            out.options = [
-                o for o in (_reindex(o, kept) for o in result.options)
-                if o.value_index not in stand_ins
-            ]
+            out.options = [_reindex(o, kept) for o in result.options]
             out.positionals = list(result.positionals)
             return out
         out.ok = False
@@ -176,10 +170,7 @@ def lint_parse(
             out.problems.append(ArgProblem(idx, kind, result.error or "", opt))
         if getattr(result, "config_file", None) and argv[idx] == "--config":
             break  # a value from the --config file: dropping --config would drop the file
-        refused = work[idx]
         _step_past_error(profile, work, removed, idx, kind)
-        if idx not in removed and work[idx] != refused:
-            stand_ins.add(idx)
     return out
 
 
