@@ -124,6 +124,17 @@ def test_works_on_shows_in_text_output(capsys):
     assert "9 launches pass on vllm 0.17.0 … 0.33.0 (25 releases)" in out
 
 
+def test_works_on_paths_print_as_the_findings_do(tmp_path, capsys, monkeypatch):
+    """A launch path inside the working folder prints relative, as a finding's path does
+    (an InferenceX launcher's path comes absolute from its reader)."""
+    if not profiles.available("vllm"):
+        pytest.skip("no committed profiles")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "launch.sh").write_text("#!/bin/bash\nvllm serve m --max-model-len 4096\n")
+    code, out, _ = run(capsys, "--works-on", str(tmp_path / "launch.sh"))
+    assert "release): launch.sh: 1 launch passes on vllm" in out  # (run() joins the lines)
+
+
 def test_select_shows_the_selected_info_rule(capsys):
     code, out, _ = run(capsys, "--select", "SL142", str(RECIPE))
     assert "info[SL142 release-unresolved]" in out and "hidden" not in out

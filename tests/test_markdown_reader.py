@@ -182,6 +182,16 @@ def test_content_less_indented_than_the_fence_keeps_exact_columns(tmp_path):
     assert where(spec.argv[1]) == ("--seed", 5, 3, 9)
 
 
+def test_fence_indented_with_a_tab_in_a_list_item_is_read(tmp_path):
+    # after PanZaifeng/KVFlow@7ef897e README.md ("- With config (YAML/JSON):" then a
+    # tab-indented ```bash fence): it was not read, and nothing said so
+    md = tmp_path / "t.md"
+    md.write_text("# Serve\n- With config:\n\t```bash\n\tvllm serve m --seed 1\n\t```\n")
+    (spec,) = read_markdown(str(md)).launches
+    assert (spec.anchor.line, spec.anchor.column) == (4, 2)
+    assert where(spec.argv[1]) == ("--seed", 4, 15, 21)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from([
     "```", "~~~", "```bash", "```console", "   ```sh", "$ vllm serve m \\", "> --seed 1",

@@ -260,8 +260,10 @@ def test_sarif_rules_results_and_properties():
     assert rules[0]["help"]["text"].startswith("flag not accepted by the release")
     assert "```bash bad" in rules[0]["help"]["markdown"]
     assert "helpUri" not in rules[0]  # no absolute docs URL declared: none invented
-    assert rules[0]["properties"]["docs"] == "docs/rules/SL101.md"
-    assert rules[0]["help"]["text"].endswith("docs: docs/rules/SL101.md")
+    # the installed package holds each rule's page (a repository path it does not ship is
+    # no pointer a user can follow)
+    assert rules[0]["properties"]["docs"] == "servelint explain SL101"
+    assert rules[0]["help"]["text"].endswith("more: servelint explain SL101")
     assert rules[1]["defaultConfiguration"]["level"] == "warning"
     results = run0["results"]
     by_rule = {r["ruleId"]: r for r in results}

@@ -23,7 +23,12 @@ def header(meta: Rule) -> str:
 
 
 def explain_text(meta: Rule) -> str:
-    return f"{header(meta)}\n\n{meta.doc or meta.summary}\n\ndocs: {meta.url}\n"
+    """The rule's page as the package holds it; its https address when one is declared
+    (``docs_links``: the repository path alone is no page a user of the package has)."""
+    from servelint.docs_links import is_absolute
+
+    page = f"\n\ndocs: {meta.url}" if is_absolute(meta.url) else ""
+    return f"{header(meta)}\n\n{meta.doc or meta.summary}{page}\n"
 
 
 def list_text(metas: list[Rule]) -> str:

@@ -111,15 +111,26 @@ def _neutral_value(profile: Profile, argv: list[str], index: int) -> str | None:
 
 
 def lint_parse(
-    profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = (), entry: str = ""
+    profile: Profile,
+    argv: tuple[str, ...],
+    symbolic: tuple[int, ...] = (),
+    entry: str = "",
+    written: tuple[str, str] | None = None,
 ) -> LintParse:
     """All argv problems of ``argv`` on ``profile``'s release (a pure function: callers go
     through the one argv memo, :mod:`servelint.pipeline.argv_memo`). ``entry``: the argv
-    model's name for an entrypoint that pre-processes argv (its ``ENTRIES``)."""
-    engine_parse = _parser_module(profile.engine).parse
+    model's name for an entrypoint that pre-processes argv (its ``ENTRIES``). ``written``:
+    (name, text) of a config file the document writes, which an argv model that reads its
+    config file by path (``written_config_loader``) reads in its place."""
+    module = _parser_module(profile.engine)
+    engine_parse = module.parse
+    kwargs = {"entry": entry} if entry else {}
+    make_loader = getattr(module, "written_config_loader", None)
+    if written is not None and make_loader is not None:
+        kwargs["config_loader"] = make_loader(*written)
 
     def parse(prof: Profile, args: list[str]):
-        return engine_parse(prof, args, entry=entry) if entry else engine_parse(prof, args)
+        return engine_parse(prof, args, **kwargs)
 
     work = list(argv)
     sym = set(symbolic)

@@ -8,7 +8,12 @@ from servelint.engines import registry
 from servelint.launches.containers import container_command
 from servelint.launches.record import Assembly, CommandRecord, Container, Lines
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Token
-from servelint.sources.common.option_files import file_flags
+from servelint.sources.common.option_files import (
+    KEY_SPANS,
+    WRITTEN_CONFIG,
+    file_flags,
+    written_key_spans,
+)
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yaml_bounded import YamlBudgetError
 from servelint.sources.docker_run.parse import parse_docker_run, run_start
@@ -161,6 +166,8 @@ def provide_config_file(
         return
     value = spec.argv[idx]
     spec.context["config_text"] = "\n".join(line for line, _, _ in lines)
+    if engine.config_read_by_parser:
+        _parser_reads(spec, value, lines, problems)
     if engine.option_file_checks:
         spec.option_file = lines  # the engine judges the file's lines itself
     if engine.config_expander is None:
@@ -178,6 +185,23 @@ def provide_config_file(
         ))
     else:
         spec.argv[idx + 1 : idx + 1] = extra
+
+
+def _parser_reads(spec: LaunchSpec, value: Token, lines: Lines, problems: list[ReadProblem]) -> None:
+    """A file the document writes and the engine's parser reads by path (SGLang's
+    ``--config``): its text stands in for the file (``WRITTEN_CONFIG``, read by the argv
+    memo), with its keys' places in the document; a line the script does not fix leaves
+    the file unjudged, saying so."""
+    if any(symbolic for _, _, symbolic in lines):
+        problems.append(ReadProblem(
+            spec.path, value.span, f"config file {value.text!r} is written with values the "
+            "script does not fix: its keys are not checked", "unsupported",
+        ))
+        return
+    spec.context[WRITTEN_CONFIG] = spec.context["config_text"]
+    spans = written_key_spans(lines)
+    if spans is not None:
+        spec.context[KEY_SPANS] = spans
 
 
 def expand_config_file(spec: LaunchSpec, at_value: int, lines: Lines) -> bool:

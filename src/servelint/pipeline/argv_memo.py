@@ -31,6 +31,7 @@ from servelint.lru import Lru
 from servelint.model import Edit, Finding, Fix, LaunchSpec, Span, Token
 from servelint.profiles import Profile
 from servelint.rules.base import CheckContext
+from servelint.sources.common.option_files import WRITTEN_CONFIG
 
 MAX_ENTRIES = 16384  # argv verdicts kept
 MAX_SHARED_PARSES = 4096  # canonical parses kept
@@ -41,12 +42,18 @@ _SHARED = Lru(MAX_SHARED_PARSES)
 
 
 def parse(
-    profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...] = (), entry: str = ""
+    profile: Profile,
+    argv: tuple[str, ...],
+    symbolic: tuple[int, ...] = (),
+    entry: str = "",
+    written: tuple[str, str] | None = None,
 ) -> LintParse:
     """The memo entry of ``argv`` on ``profile``'s release (its parse; read-only). ``entry``:
-    the argv model's name for the entrypoint when it pre-processes argv (``sglang serve``)."""
-    key = (profile.key, argv, symbolic, entry, named_files(argv))
-    return _ENTRIES.get_or(key, lambda: _parse(profile, argv, symbolic, entry))
+    the argv model's name for the entrypoint when it pre-processes argv (``sglang serve``).
+    ``written``: (name, text) of a config file the document writes, read by the parse in
+    place of the file of that name."""
+    key = (profile.key, argv, symbolic, entry, named_files(argv), written)
+    return _ENTRIES.get_or(key, lambda: _parse(profile, argv, symbolic, entry, written))
 
 
 def named_files(argv: tuple[str, ...]) -> tuple:
@@ -68,7 +75,9 @@ def named_files(argv: tuple[str, ...]) -> tuple:
 def parse_spec(profile: Profile, spec: LaunchSpec) -> LintParse:
     texts = tuple(t.text for t in spec.argv)
     symbolic = tuple(i for i, t in enumerate(spec.argv) if t.symbolic)
-    return parse(profile, texts, symbolic, entry_of(profile.engine, spec.entrypoint))
+    text = spec.context.get(WRITTEN_CONFIG)
+    written = (spec.context.get("config_file", ""), text) if text is not None else None
+    return parse(profile, texts, symbolic, entry_of(profile.engine, spec.entrypoint), written)
 
 
 def entry_of(engine: str, entrypoint: str) -> str:
@@ -106,14 +115,18 @@ def findings(rule: Any, ctx: CheckContext) -> list[Finding]:
 
 
 def _parse(
-    profile: Profile, argv: tuple[str, ...], symbolic: tuple[int, ...], entry: str = ""
+    profile: Profile,
+    argv: tuple[str, ...],
+    symbolic: tuple[int, ...],
+    entry: str = "",
+    written: tuple[str, str] | None = None,
 ) -> LintParse:
     if entry in _same_parse_entries(profile.engine):
         entry = ""  # parsed as the default is: its memo entry stays apart, its parse not
     canon, changed = _canonical(profile, argv, set(symbolic)) if not entry else (argv, set())
     shared = _SHARED.get_or(
-        (profile.key, canon, symbolic, entry, named_files(argv)),
-        lambda: lint_parse(profile, canon, symbolic, entry),
+        (profile.key, canon, symbolic, entry, named_files(argv), written),
+        lambda: lint_parse(profile, canon, symbolic, entry, written),
     )
     if not changed:
         return LintParse(

@@ -58,8 +58,9 @@ def rule_descriptor(meta: Rule) -> dict[str, Any]:
     first_paragraph = meta.doc.split("\n\n", 1)[0].replace("\n", " ").strip() or meta.summary
     url = meta.url
     doc = meta.doc or meta.summary
-    if not is_absolute(url):  # SARIF's helpUri is absolute: the repository path goes in help
-        doc += f"\n\ndocs: {url}"
+    if not is_absolute(url):  # no page address declared: the installed package's own page
+        url = f"servelint explain {meta.code}"
+        doc += f"\n\nmore: {url}"
     out = {
         "id": meta.code,
         "name": meta.name,

@@ -370,7 +370,7 @@ def render_works_on(launches: list[Any], stream: TextIO) -> None:
             count = works.get("releases")
             said = (f"{{pass}} on {engine} {works['first']} … {works['last']}"
                     + (f" ({count} release{'s' * (count != 1)})" if count is not None else ""))
-        answers = by_file.setdefault(summary.get("path", "?"), {})
+        answers = by_file.setdefault(shown_path(summary.get("path", "?")), {})
         answers[said] = answers.get(said, 0) + 1
     if not by_file:
         return

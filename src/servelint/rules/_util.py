@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from servelint.model import LaunchSpec, Span, Token
+
+if TYPE_CHECKING:
+    from servelint.rules.base import CheckContext
 
 TRUTHY = {"1", "true", "yes", "on", "y", "t"}
 
@@ -16,6 +21,33 @@ def token_span(spec: LaunchSpec, index: int | None) -> Span:
         if tok.span is not None:
             return tok.span
     return spec.anchor
+
+
+def option_span(
+    ctx: CheckContext, index: int | None, *, option: str = "", dest: str = "", value: bool = False
+) -> Span:
+    """``token_span``, but a token the parser took from the config file it reads by path
+    (SGLang's ``--config FILE``: its merger turns the file's keys into argv tokens that all
+    map to the ``--config`` flag) is placed on that key in the file (its value when
+    ``value``): the key spelling ``option`` (a flag as written, or argparse's ``--a/--b``),
+    else the last key setting ``dest``. The reader gives the keys' spans
+    (``option_files.key_spans``)."""
+    spec = ctx.spec
+    table = spec.context.get("config_key_spans")
+    tok = token(spec, index)
+    if not table or tok is None or tok.text != "--config":
+        return token_span(spec, index)
+    names = {n for n in option.split("=", 1)[0].split("/") if n} if option else set()
+    found = None
+    for key, key_at, value_at in json.loads(table):
+        flag = "--" + key
+        act = ctx.profile.option_index.get(flag) if ctx.profile is not None else None
+        spellings = {flag, *(act.option_strings if act is not None else ())}
+        if names & spellings or (dest and act is not None and act.dest == dest):
+            found = value_at if value else key_at
+    if found is None:
+        return token_span(spec, index)
+    return Span(*found)
 
 
 def token(spec: LaunchSpec, index: int | None) -> Token | None:

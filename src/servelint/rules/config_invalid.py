@@ -29,7 +29,7 @@ from collections.abc import Iterator
 
 from servelint.engines import registry
 from servelint.model import Finding, FixSafety, Severity
-from servelint.rules._util import is_symbolic, token_span
+from servelint.rules._util import is_symbolic, option_span
 from servelint.rules.base import CheckContext, Scope, finding
 from servelint.rules.value_invalid import KINDS, is_json_option
 
@@ -96,7 +96,7 @@ def _typed_problems(mod, ctx: CheckContext, problem_of, fix: str) -> Iterator[Fi
             continue
         problem = problem_of(ctx.profile, opt.action, typed)
         if problem is not None:
-            yield finding(mod, ctx, token_span(ctx.spec, vi),
+            yield finding(mod, ctx, option_span(ctx, vi, option=opt.written, value=True),
                           f"{opt.action.primary}: {problem.message} ({ctx.profile.label} "
                           f"fails at {problem.stage.replace('_', ' ')})",
                           fix=fix)
@@ -108,7 +108,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     for problem in ctx.parsed.problems:  # refused by the parser itself
         if problem.kind in KINDS and is_json_option(prof, problem.option) and \
                 not is_symbolic(ctx.spec, problem.index):
-            yield finding(mod, ctx, token_span(ctx.spec, problem.index),
+            span = option_span(ctx, problem.index, option=problem.option, value=True)
+            yield finding(mod, ctx, span,
                           f"{prof.label} rejects this at parse time: {problem.message}",
                           fix="use a key and value the config class accepts")
     engine = registry.find(prof.engine)
@@ -137,6 +138,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if prof.late_for(problem.path):
                 continue  # a registered value set: value-rejected-later says it better
             stage = problem.stage.replace("_", " ")
-            yield finding(mod, ctx, token_span(ctx.spec, opt.index if opt.config_path else vi),
+            span = option_span(ctx, opt.index if opt.config_path else vi,
+                               option=opt.written, value=True)
+            yield finding(mod, ctx, span,
                           f"{act.primary}: {problem.message} ({prof.label} fails at {stage})",
                           fix="use a key and value the config class accepts")

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from servelint.lazy_re import LazyPattern
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import drop_tokens, option_tokens, rename_token
-from servelint.rules._util import token_span
+from servelint.rules._util import option_span
 from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL104"
@@ -45,16 +45,17 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     seen = set()
     for opt in ctx.parsed.options:
         act = opt.action
-        if act is None or not act.deprecated or opt.index in seen:
-            continue
-        seen.add(opt.index)
         name = opt.written.split("=", 1)[0]
+        # (the keys of an SGLang --config file all have the --config flag's index)
+        if act is None or not act.deprecated or (opt.index, name) in seen:
+            continue
+        seen.add((opt.index, name))
         gone = ctx.history.next_release_without("option", name, ctx.profile.version) \
             if ctx.history else None
         msg = f'flag "{name}" is deprecated in {ctx.profile.label}'
         msg += f" and removed in {ctx.profile.engine} {gone}" if gone else ""
         hint = act.raw.get("deprecated_message") or ""
-        f = finding(sys.modules[__name__], ctx, token_span(ctx.spec, opt.index), msg,
+        f = finding(sys.modules[__name__], ctx, option_span(ctx, opt.index, option=name), msg,
                     fix=hint or "drop the flag or use its replacement")
         f.autofix = _autofix(ctx, opt, name, hint)
         yield f

@@ -39,9 +39,9 @@ from servelint.rules._util import (
     flag_judgeable,
     flag_name,
     normalise_flag,
+    option_span,
     suggest_sorted,
     token,
-    token_span,
 )
 from servelint.rules.base import CheckContext, Scope, finding
 
@@ -63,7 +63,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         tok = token(spec, problem.index)
         if tok is None:
             continue
-        span = token_span(spec, problem.index)
+        span = option_span(ctx, problem.index, option=problem.option)
         text = tok.text
         where = ""
         if text == "--config" and problem.option and problem.option != text:

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Iterator
 
 from servelint.model import Finding, FixSafety, Severity
-from servelint.rules._util import is_symbolic, token_span
+from servelint.rules._util import is_symbolic, option_span
 from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL111"
@@ -48,6 +48,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             continue
         if is_json_option(ctx.profile, problem.option):
             continue  # reported by config-invalid
-        yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, problem.index),
+        span = option_span(ctx, problem.index, option=problem.option, value=True)
+        yield finding(sys.modules[__name__], ctx, span,
                       f"{ctx.profile.label} rejects this at parse time: {problem.message}",
                       fix="use a value the parser accepts")

@@ -41,6 +41,7 @@ from servelint.rules._util import (
     is_symbolic,
     normalise_flag,
     option_dests,
+    option_span,
     short_list,
     suggest,
     token,
@@ -150,13 +151,14 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         late = rejected(prof, target, value, dests, plugin_given)
         if late is None:
             continue
+        dest = target.split(".", 1)[0]
         set_name, entry, why = late
         allowed = entry.get("values", [])
         stage = entry.get("target_stages", {}).get(target) or entry.get("stage", "")
         if why == "deprecated":
             dep = entry["deprecated"]
             flag = "--" + dep["unless"].replace("_", "-")
-            yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, index),
+            yield finding(sys.modules[__name__], ctx, option_span(ctx, index, dest=dest),
                           f'{set_name.replace("_", " ")} "{value}" is deprecated in '
                           f"{prof.label}: the engine refuses it at {stage.replace('_', ' ')} "
                           f"unless {flag} is set",
@@ -186,7 +188,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         if entry.get("registered_by"):  # a plugin in the image may have registered the value
             msg += f"; plugins can register more ({entry['registered_by']})"
             severity = Severity.WARNING
-        yield finding(sys.modules[__name__], ctx, token_span(ctx.spec, index), msg, fix=fix,
+        span = option_span(ctx, index, dest=dest, value=True)
+        yield finding(sys.modules[__name__], ctx, span, msg, fix=fix,
                       evidence=entry.get("source", ""), severity=severity)
     yield from _guarded_lookups(ctx)
 

@@ -308,6 +308,11 @@ def serve_argv(profile: Profile, argv: list[str]) -> tuple[list[str], list[int]]
     return [t for _, t in pairs], [k for k, _ in pairs]
 
 
+def written_config_loader(name: str, text: str) -> config_merge.WrittenConfig:
+    """The ``config_loader`` for a ``--config`` file the document writes (lint_parse)."""
+    return config_merge.WrittenConfig(name, text)
+
+
 def parse(
     profile: Profile,
     argv: list[str],

@@ -8,6 +8,7 @@ release and in servelint alike. Such a file, or one too large, is refused here w
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from servelint.sources.common.yaml_bounded import (
@@ -26,9 +27,14 @@ class ConfigTooLarge(ValueError):
 def load(path: str) -> Any:
     """``yaml.safe_load`` of the file, or ConfigTooLarge / OSError / yaml.YAMLError (the
     file is noted as one the result depends on: an edit of it invalidates the cache)."""
+    return load_text(lambda: read_yaml_bytes(path, MAX_BYTES))
+
+
+def load_text(read: Callable[[], str]) -> Any:
+    """``yaml.safe_load`` of the text ``read()`` gives (a file's, or the text a document
+    writes to it), within the same bounds."""
     try:
-        text = read_yaml_bytes(path, MAX_BYTES)
-        return safe_load_bounded(text)
+        return safe_load_bounded(read())
     except YamlBudgetError as exc:
         why = str(exc)
         if "aliases" in why:

@@ -31,6 +31,26 @@ def load_yaml(path: str) -> Any:
     return config_file.load(path)
 
 
+class WrittenConfig:
+    """The loader of a launch whose document writes its ``--config`` file (a heredoc): that
+    text stands in for the file of that name; other paths are read from disk."""
+
+    __slots__ = ("name", "text")
+
+    def __init__(self, name: str, text: str) -> None:
+        self.name, self.text = name, text
+
+    def provides(self, path: str) -> bool:
+        return path == self.name
+
+    def __call__(self, path: str) -> Any:
+        from servelint.engines.sglang import config_file
+
+        if path == self.name:
+            return config_file.load_text(lambda: self.text)
+        return load_yaml(path)
+
+
 def _first_line(exc: Exception) -> str:
     text = " ".join(str(exc).split())
     return text[:200] or type(exc).__name__
@@ -48,7 +68,8 @@ def config_args(
     suffix = Path(path).suffix.lower()
     if suffix not in rules.get("suffixes", [".yaml", ".yml"]):
         raise ArgFail(f"Config file must be YAML format, got: {suffix}", at + 1, "exception")
-    if not Path(path).exists():
+    provides = getattr(loader, "provides", None)  # a file the document writes (WrittenConfig)
+    if not (provides is not None and provides(path)) and not Path(path).exists():
         # absent where servelint runs, which says nothing of the launch machine: its
         # options are unknown (parse() then lets the required ones be)
         raise ConfigAbsent(argv[:at] + argv[at + 2 :])

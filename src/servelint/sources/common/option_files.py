@@ -20,6 +20,7 @@ generator's redirect, a download, a comment saying where it comes from) is one w
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -29,8 +30,14 @@ from servelint.engines.dynamo.entrypoints import WORKER_MODULES
 from servelint.model import Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.common.yamlpos import load_yaml
+from servelint.sources.common.yamlpos import Map, key_text, load_yaml, load_yaml_text
 
+# LaunchSpec.context key: where each top-level key of a config file the engine's parser reads
+# by path (SGLang's --config) is, for rules to place its findings (rules._util.option_span)
+KEY_SPANS = "config_key_spans"
+# LaunchSpec.context key: the text of that file when the document writes it (a heredoc), which
+# the parser reads in its place (pipeline.argv_memo.parse_spec)
+WRITTEN_CONFIG = "config_written_text"
 # the interpreter's working directory: a variable name no script can spell (``@``), joined
 # like any other value (a ``cd`` on one branch only makes it unknown)
 CWD_VAR = "@cwd"
@@ -128,6 +135,43 @@ def read_lines(path: str, at: Span | None) -> OnDisk:
     while lines and not lines[-1][0]:
         lines = lines[:-1]
     return OnDisk(path, lines)
+
+
+def key_spans(path: str) -> str | None:
+    """The spans of the top-level keys of the YAML mapping in ``path`` and of their values,
+    as ``LaunchSpec.context[KEY_SPANS]`` holds them (JSON: ``[[key, key span, value
+    span], ...]``, a span as ``[path, line, column, end line, end column]``); None when the
+    file is no mapping. A key written twice is the last one: the value ``yaml.safe_load``
+    keeps."""
+    return _key_spans(load_yaml(path).root, lambda s: [s.path, s.line, s.column, s.end_line,
+                                                       s.end_column])
+
+
+def written_key_spans(lines: Lines) -> str | None:
+    """``key_spans`` of a file the document writes (a heredoc): spans in the document."""
+    doc = load_yaml_text("\n".join(text for text, _, _ in lines), "<written>")
+
+    def place(line: int, column: int) -> tuple[str, int, int]:
+        at = lines[min(line, len(lines)) - 1][1]
+        if at is None:
+            return "", line, column
+        return at.path, at.line, at.column + column - 1
+
+    def in_document(s: Span) -> list:
+        path, line, column = place(s.line, s.column)
+        _, end_line, end_column = place(s.end_line or s.line, s.end_column or s.column)
+        return [path, line, column, end_line, end_column]
+
+    return _key_spans(doc.root, in_document)
+
+
+def _key_spans(root: object, span_of) -> str | None:  # noqa: ANN001
+    if not isinstance(root, Map):
+        return None
+    out = [[key_text(key), span_of(key.span), span_of(value.span)] for key, value in root.entries]
+    if any(not s[0] for _, *spans in out for s in spans):
+        return None  # a line without a place in the document
+    return json.dumps(out)
 
 
 def find(

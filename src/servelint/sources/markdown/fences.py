@@ -15,7 +15,9 @@ import re
 
 from servelint.engines import registry
 
-_OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+# the indentation may hold tabs: a list item's fence written with a tab (CommonMark expands it
+# to the item's content column; PanZaifeng/KVFlow@7ef897e README.md "Serve" does this)
+_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _QUOTE = re.compile(r" {0,3}> ?")  # one block-quote marker
 SHELL_LANGS = frozenset({
     "", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "sh-session",
@@ -60,7 +62,7 @@ def _lang(info: str) -> str:
 
 def _strip_indent(line: str, indent: int) -> tuple[str, int]:
     n = 0
-    while n < indent and n < len(line) and line[n] == " ":
+    while n < indent and n < len(line) and line[n] in " \t":
         n += 1
     return line[n:], n
 
@@ -89,7 +91,7 @@ def find_fences(text: str) -> list[Fence]:
             continue
         fence = m.group("fence")
         indent = len(m.group("indent"))
-        close = re.compile(r"^ *" + re.escape(fence[0]) + "{" + str(len(fence)) + r",} *$")
+        close = re.compile(r"^[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",} *$")
         body: list[str] = []
         strip: list[int] = []
         j = i + 1

@@ -19,7 +19,7 @@ from servelint.engines import registry
 from servelint.launches import CommandRecord, Origin, assemble, in_container, starts_launch
 from servelint.launches.assemble import provide_config_file
 from servelint.model import EnvVar, LaunchSpec, Token
-from servelint.sources.common.option_files import file_flags
+from servelint.sources.common.option_files import KEY_SPANS, file_flags, key_spans
 from servelint.sources.common.pip import parse_pip_command
 from servelint.sources.shell.flows import (
     fork,
@@ -190,16 +190,19 @@ class CommandMixin:
         if "config_file" not in spec.context or "config_text" in spec.context:
             return
         hit = config_value(spec.argv, file_flags(spec.engine, spec.entrypoint))
-        if hit is None or hit[1].symbolic:
-            return
+        if hit is None:
+            return  # (a symbolic value: ``${VAR:-default}`` is read at its default)
         idx, value = hit
         engine = registry.find(spec.engine)
         reads_itself = bool(engine and engine.config_read_by_parser)
         vf, on_disk = disk_file(self, value, st, src, node, reads_itself)
         if on_disk is not None:
             spec.context["config_from"] = on_disk
-            if reads_itself:  # the argv model reads the file by its path
-                spec.argv[idx] = Token(on_disk, value.span)
+            if reads_itself:  # the argv model reads the file by its path; its findings
+                spec.argv[idx] = Token(on_disk, value.span)  # go to the lines of its keys
+                spans = key_spans(on_disk)
+                if spans is not None:
+                    spec.context[KEY_SPANS] = spans
         if vf is not None and not vf.unknown:
             provide_config_file(spec, idx, vf.lines, problems)
 

@@ -5,6 +5,7 @@ script did not write it."""
 from __future__ import annotations
 
 import os
+import re
 
 from servelint.model import Token
 from servelint.sources.common.option_files import (
@@ -13,6 +14,7 @@ from servelint.sources.common.option_files import (
     change_dir,
     find,
 )
+from servelint.sources.common.problems import ReadProblem
 from servelint.sources.shell.flows import unknown_var
 from servelint.sources.shell.values import Field, Piece, State, Var, VFile, is_symbolic, text_of
 
@@ -77,6 +79,113 @@ def current_dir(st: State) -> tuple[str | None, bool]:
     return (None, False) if is_symbolic(pieces) else (text_of(pieces), True)
 
 
+def default_path(text: str, st: State) -> tuple[str | None, list[str], str]:
+    """The name a symbolic option-file path gives when the script runs as written, nothing
+    set by its caller: a ``${VAR:-default}`` / ``${VAR-default}`` whose VAR the script never
+    assigns takes its default, a VAR the script sets to a literal its value, and a VAR the
+    script sets with its own default (``export X=${X:-"$HOME_DIR/x.yaml"}``, as Dynamo's
+    launch scripts do) that default, read the same way. (the name, the variables whose
+    default it took, ""); (None, the variable that decides it, why) when the script cannot
+    tell (a variable without a default it does not set, one set to a value it cannot know);
+    (None, [], "") for what it does not model (a command substitution, quotes, a glob)."""
+    defaults: list[str] = []
+    try:
+        name = _plain(text, st, defaults, frozenset(), 0)
+    except _Unknown as exc:
+        return None, [exc.name] if exc.name else [], exc.why
+    if not name or any(c in name for c in "$`*?[") or not defaults:
+        return None, [], ""
+    return name, defaults, ""
+
+
+class _Unknown(Exception):
+    def __init__(self, name: str = "", why: str = "") -> None:
+        self.name, self.why = name, why
+
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_PARAM = re.compile(r"(?P<name>[A-Za-z_]\w*)(?:(?P<op>:?-)(?P<word>.*))?", re.S)
+
+
+def _plain(text: str, st: State, defaults: list[str], unset: frozenset[str], depth: int) -> str:
+    """``text`` expanded as bash does on a plain run (double quotes removed); ``unset``:
+    variables read before the assignment being expanded (its own ``${X:-...}``)."""
+    if depth > 8:
+        raise _Unknown()
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            i += 1
+        elif c in "'`\\":
+            raise _Unknown()
+        elif c != "$":
+            out.append(c)
+            i += 1
+        elif text.startswith("${", i):
+            end = _closing(text, i + 2)
+            m = _PARAM.fullmatch(text, i + 2, end) if end > 0 else None
+            if m is None:
+                raise _Unknown()
+            out.append(_param(m.group("name"), m.group("op"), m.group("word") or "", st,
+                              defaults, unset, depth))
+            i = end + 1
+        else:
+            m = _NAME.match(text, i + 1)
+            if m is None:  # $(cmd), $1, $@, ...
+                raise _Unknown()
+            out.append(_param(m.group(0), None, "", st, defaults, unset, depth))
+            i = m.end()
+    return "".join(out)
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the ``}`` closing a ``${`` whose name starts at ``start`` (-1: none)."""
+    depth = 1
+    for k in range(start, len(text)):
+        if text.startswith("${", k):
+            depth += 1
+        elif text[k] == "}":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def _param(
+    name: str, op: str | None, word: str, st: State, defaults: list[str], unset: frozenset[str],
+    depth: int,
+) -> str:
+    var = None if name in unset else st.vars.get(name)
+    if var is None:  # unset on a plain run
+        if op is None:
+            raise _Unknown(name, "which the script does not set")
+        defaults.append(name)
+        return _plain(word, st, defaults, unset, depth + 1)
+    pieces = var.scalar_value()
+    if not is_symbolic(pieces):
+        value = text_of(pieces)
+    elif var.external:
+        raise _Unknown(name, "which the caller's environment sets")
+    else:
+        # only the script's own spelling of a default (``X=${X:-...}``) is read; any other
+        # value it cannot know (a command's output, branches that differ) stays unknown
+        spelled = text_of(pieces)
+        own = re.compile(r"\$\{" + name + r":?-")
+        if not all(not p.symbolic or own.match(p.text) for p in pieces):
+            raise _Unknown(name, "which the script sets to a value it cannot know")
+        try:
+            value = _plain(spelled, st, defaults, unset | {name}, depth + 1)
+        except _Unknown as exc:
+            raise (exc if exc.name else _Unknown(
+                name, "which the script sets to a value it cannot know")) from None
+    if op == ":-" and not value:
+        defaults.append(name)
+        return _plain(word, st, defaults, unset, depth + 1)
+    return value
+
+
 def disk_file(
     interp, value: Token, st: State, src, node, reads_itself: bool = False
 ) -> tuple[VFile | None, str | None]:
@@ -85,12 +194,28 @@ def disk_file(
     engine's argv model reads the file's content (SGLang's config merge), so a file found is
     handed on by path whatever its content, and only "nothing provides it" is said here."""
     cwd, known = current_dir(st)
+    name, defaults, why = (
+        default_path(value.text, st) if value.symbolic else (value.text, [], "")
+    )
+    if name is None:
+        if defaults:  # the caller's environment decides: nothing certain to say
+            interp.problem(value.span, f"option file {value.text} depends on {defaults[0]}, "
+                           f"{why}: not checked", "unsupported")
+        return None, None
     found = find(
-        value.text, cwd, known, interp.main_path, interp.root, value.span, src.span(node),
+        name, cwd, known, interp.main_path, interp.root, value.span, src.span(node),
         _launching_text(interp.main_path, src),
     )
     if found is None:
         return None, None
+    if defaults and found.problem is not None and found.problem.kind == "unresolved":
+        # the default path: the caller may set the variable, so not certain
+        found.problem = ReadProblem(
+            found.problem.path, value.span,
+            f"launch reads {name} when {', '.join(defaults)} "
+            f"{'is' if len(defaults) == 1 else 'are'} not set ({value.text}), "
+            "which nothing provides: not checked", "unsupported",
+        )
     if reads_itself and found.path is not None:
         return None, found.path
     if found.problem is not None:
