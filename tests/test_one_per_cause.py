@@ -85,3 +85,13 @@ def test_only_one_cause_and_one_remedy_are_joined() -> None:
     assert got[0].message == ('flag "--a" is deprecated in vllm 0.21.0 [one cause: 2 places '
                               "in 2 files; the others are listed as related]")
     assert all(not f.related for f in got[1:])
+
+
+def test_one_place_judged_on_several_releases_names_them() -> None:
+    one = Span("x.sh", 1, 1)
+    a = _warning("SL121", "VLLM_X is not registered in vllm 0.21.0", "x.sh", 1)
+    b = _warning("SL121", "VLLM_X is not registered in vllm 0.22.0", "x.sh", 1)
+    b.release = "0.22.0"
+    got = one_finding_per_cause([a, b])
+    assert len(got) == 1 and got[0].related == [] and got[0].span == one
+    assert got[0].message == "VLLM_X is not registered in vllm 0.21.0 [judged on vllm 0.21.0, 0.22.0]"

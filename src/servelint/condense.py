@@ -120,9 +120,14 @@ def _join(group: list[Finding]) -> None:
                 first.renderings.append(r)
     files = {s.path for s in spans}
     releases = sorted({f.release for f in group if f.release}, key=_release_order)
+    judged = f"judged on {first.engine} {', '.join(releases)}" if len(releases) > 1 else ""
+    if len(spans) == 1:  # one place judged on several releases
+        if judged:
+            first.message += f" [{judged}]"
+        return
     where = f"{len(spans)} places" + (f" in {len(files)} files" if len(files) > 1 else "")
-    judged = f", judged on {first.engine} {', '.join(releases)}" if len(releases) > 1 else ""
-    first.message += f" [one cause: {where}{judged}; the others are listed as related]"
+    first.message += (f" [one cause: {where}{', ' + judged if judged else ''}; the others "
+                      "are listed as related]")
 
 
 def _release_order(release: str) -> tuple:
