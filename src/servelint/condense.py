@@ -12,7 +12,8 @@ release does not read) with one remedy is one cause, however many launcher scrip
 recipes repeat it: InferenceX gave 368 flag-deprecated warnings from 9 flags, one per
 script. ``one_finding_per_cause`` reports it once, at its first place, with every other
 place as a related span and the count in the message (``--fix`` sees each place: the
-fix session does not join).
+fix session does not join). So are the flags one launch's parser rejects with one remedy
+(a benchmark client's arguments written after the server command): one error.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ BY_NAME = {"SL101": "flag", "SL103": "flag", "SL104": "flag", "SL121": "env", "S
 # value-rejected-later, config-invalid, validator-rejects
 BY_MESSAGE = frozenset({"SL102", "SL109", "SL111", "SL112", "SL113", "SL114"})
 _QUOTED = re.compile(r'"([^"]+)"')
+_QUOTED_WORD = re.compile(r'"[^"]*"')
 _FIRST_WORD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\b")
 
 
@@ -85,13 +87,25 @@ def _cause(f: Finding) -> tuple | None:
     return (f.code, f.engine, m.group(1), f.fix) if m else None
 
 
+def _one_launch(f: Finding) -> tuple | None:
+    """(path, launches, release, remedy) of an unknown-flag error with no suggestion: the
+    flags one launch's parser rejects with one remedy are one cause (a benchmark client's
+    ``--dataset-name --random-input-len --num-prompts`` written after ``sglang serve``)."""
+    if f.code != "SL101" or f.severity != Severity.ERROR or not f.renderings:
+        return None
+    if not f.message.startswith("unknown flag ") or "did you mean" in f.message:
+        return None
+    return ("launch", f.span.path, tuple(f.renderings), f.release, f.fix)
+
+
 def one_finding_per_cause(findings: Iterable[Finding]) -> list[Finding]:
     """Warnings of one cause (``_cause``) in many places joined into the first, which lists
-    the others as related spans and says how many places and files repeat it."""
+    the others as related spans and says how many places and files repeat it; the unknown
+    flags of one launch with one remedy (``_one_launch``), into its first."""
     out: list[Finding] = []
     groups: dict[tuple, list[Finding]] = {}
     for f in findings:
-        key = _cause(f)
+        key = _cause(f) or _one_launch(f)
         if key is None:
             out.append(f)
             continue
@@ -99,10 +113,23 @@ def one_finding_per_cause(findings: Iterable[Finding]) -> list[Finding]:
             groups[key] = []
             out.append(f)
         groups[key].append(f)
-    for group in groups.values():
+    for key, group in groups.items():
         if len(group) > 1:
-            _join(group)
+            (_join_flags if key[0] == "launch" else _join)(group)
     return out
+
+
+def _join_flags(group: list[Finding]) -> None:
+    """``unknown flag "--a" (also "--b", "--c") for …``, the other flags as related."""
+    first = group[0]
+    names = [m.group(0) for f in group[1:] if (m := _QUOTED_WORD.search(f.message))]
+    quoted = _QUOTED_WORD.search(first.message)
+    if quoted is None:
+        return
+    first.message = (f"{first.message[:quoted.end()]} (also {', '.join(names)})"
+                     f"{first.message[quoted.end():]}")
+    first.related += [s for f in group[1:] for s in (f.span, *f.related)
+                      if s not in first.related]
 
 
 def _join(group: list[Finding]) -> None:
