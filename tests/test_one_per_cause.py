@@ -40,8 +40,10 @@ def test_cause_case(case: Path, update_golden: bool) -> None:
         pytest.skip("no committed SGLang profiles")
     got = _lines(case, Options(use_cache=False, no_ignores=True))
     expected_file = case.parent / (case.name + ".expected")
-    if update_golden:
-        expected_file.write_text("\n".join(got) + "\n", encoding="utf-8")
+    if update_golden:  # (the comment lines at the top are kept)
+        kept = [line for line in expected_file.read_text(encoding="utf-8").splitlines()
+                if line.startswith("#")] if expected_file.exists() else []
+        expected_file.write_text("\n".join([*kept, *got]) + "\n", encoding="utf-8")
         return
     expected = [line for line in expected_file.read_text(encoding="utf-8").splitlines()
                 if line and not line.startswith("#")]

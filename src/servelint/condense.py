@@ -19,6 +19,7 @@ fix session does not join). So are the flags one launch's parser rejects with on
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 from packaging.version import InvalidVersion, Version
@@ -91,21 +92,24 @@ def _one_launch(f: Finding) -> tuple | None:
     """(path, launches, release, remedy) of an unknown-flag error with no suggestion: the
     flags one launch's parser rejects with one remedy are one cause (a benchmark client's
     ``--dataset-name --random-input-len --num-prompts`` written after ``sglang serve``)."""
-    if f.code != "SL101" or f.severity != Severity.ERROR or not f.renderings:
+    if f.code != "SL101" or f.severity < Severity.WARNING or not f.renderings:
         return None
     if not f.message.startswith("unknown flag ") or "did you mean" in f.message:
         return None
-    return ("launch", f.span.path, tuple(f.renderings), f.release, f.fix)
+    return ("launch", f.span.path, tuple(f.renderings), f.release, f.fix, f.severity)
 
 
 def one_finding_per_cause(findings: Iterable[Finding]) -> list[Finding]:
     """Warnings of one cause (``_cause``) in many places joined into the first, which lists
     the others as related spans and says how many places and files repeat it; the unknown
     flags of one launch with one remedy (``_one_launch``), into its first."""
+    findings = list(findings)
+    launches = Counter(k for f in findings if (k := _one_launch(f)) is not None)
     out: list[Finding] = []
     groups: dict[tuple, list[Finding]] = {}
     for f in findings:
-        key = _cause(f) or _one_launch(f)
+        launch = _one_launch(f)
+        key = launch if launch is not None and launches[launch] > 1 else _cause(f)
         if key is None:
             out.append(f)
             continue
