@@ -78,6 +78,28 @@ def test_resolve_image(ref, engine, release, floating, custom):
         assert img.note  # says why it cannot be checked
 
 
+@pytest.mark.parametrize("ref, release, guess, fork", [
+    # the engine's own repositories: the tag names the release exactly
+    ("vllm/vllm-openai:v0.11.0", "0.11.0", None, False),
+    ("vllm/vllm-openai-cpu:v0.11.0", "0.11.0", None, False),
+    # another repository found by its name (vllm-project/aibrix samples/kvcache/l1cache/
+    # vllm.yaml): the release its tag names is a guess
+    ("aibrix-container-registry-cn-beijing.cr.volces.com/aibrix/vllm-openai-aibrix-kvcache:"
+     "v0.10.2-20251022", "0.10.2", None, True),
+    # custom tags that start with a release (aibrix samples/quickstart/vke/pd-model.yaml,
+    # development/tutorials/distributed/raycluster-head-no-gpu.yaml): built from it, a guess
+    ("aibrix/vllm-openai:v0.10.2-aibrix-v0.5.0-nixl-0.7.1-20251123", None, "0.10.2", True),
+    ("vllm/vllm-openai:v0.5.2-revised", None, "0.5.2", True),
+    ("vllm/vllm-openai:kimi-k3", None, None, False),
+    ("vllm/vllm-openai:nightly-dev-x86_64-cu13.0.1-426e59f", None, None, False),
+])
+def test_another_build_names_its_release_as_a_guess(ref, release, guess, fork):
+    img = resolve_image(ref)
+    assert (img.release, img.guess, img.fork) == (release, guess, fork)
+    if fork:
+        assert "a guess" in img.basis and (release or guess) in img.basis
+
+
 def test_parts_are_split():
     img = resolve_image("nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc14")
     assert (img.registry, img.repository, img.tag) == ("nvcr.io", "nvidia/tensorrt-llm/release",

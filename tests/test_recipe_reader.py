@@ -212,3 +212,18 @@ def test_bundled_strategies_composed_on_use_equal_every_file_composed():
     repo = load_repo(None)
     assert isinstance(repo.strategies, BundledStrategies) and repo.problems == []
     assert len(repo.files) == 3 + len(files)  # taxonomy, two folder listings, every file
+
+
+def test_a_models_folder_of_another_project_holds_no_recipe() -> None:
+    """sgl-cookbook keeps its own model tables under data/models/: top-level keys and neither
+    a recipe's ``model:`` nor its ``variants:``; a recipes checkout's YAML is claimed."""
+    from servelint.sources.base import Head
+    from servelint.sources.recipe import RecipeReader
+
+    cases = Path(__file__).parent / "cases"
+    tables = cases / "recipe_claims/data/models/src/v0.5.10/gemma4.yaml"
+    assert not RecipeReader().claims(tables, Head(tables))
+    recipe = cases / "rules/guide-drift/variations_qwen3_6_27b.yaml"
+    moved = Path("/nonexistent/models/org") / recipe.name  # its folder is what is asked
+    head = Head(recipe)
+    assert RecipeReader().claims(moved, head)

@@ -181,8 +181,8 @@ def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None
     ref = image_ref(spec.image or "")
     if ref.repository not in official_repositories(spec.engine):
         return None
-    if ref.release:
-        return None  # a release the profiles lack: the resolution says so
+    if ref.release or ref.guess:
+        return None  # a release the profiles lack, or a custom build's: the resolution says
     if ref.tag.lower() in {"latest", ""} and not ref.custom:
         by = f"`{spec.image}` is"
         floor_key = spec.context.get("floor_key")  # a floor the document states as a key

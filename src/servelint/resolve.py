@@ -37,11 +37,11 @@ class Target:
     """One release a launch is judged against, and how it was chosen (a plain slotted
     record: nothing compares, hashes or copies one)."""
 
-    __slots__ = ("profile", "role", "how", "floating", "neighbour", "bumped")
+    __slots__ = ("profile", "role", "how", "floating", "neighbour", "bumped", "tagged")
 
     def __init__(
         self, profile: Profile, role: str, how: str, floating: bool = False,
-        neighbour: str = "", bumped: bool = False,
+        neighbour: str = "", bumped: bool = False, tagged: bool = False,
     ) -> None:
         self.profile = profile
         self.role = role  # primary | floor
@@ -50,6 +50,9 @@ class Target:
         # a profiled neighbour of an unprofiled release: "below" (an older profile) | "above"
         self.neighbour = neighbour
         self.bumped = bumped  # judged as if the launch's image were bumped to this release
+        # the release a build that is not the engine's own image names by its tag (a guess
+        # that keeps its warnings: engines.images._mark_guess)
+        self.tagged = tagged
 
 
 @dataclass(slots=True, eq=False, repr=False)
@@ -299,12 +302,12 @@ def _judge_unknown_image(spec: LaunchSpec, res: Resolution) -> None:
         res.targets.append(Target(prof, "primary", how, floating=True))
 
 
-def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution) -> bool:
+def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution, release: str) -> bool:
     """The release-range rule (servelint.release_range): an unprofiled release of a sparsely
     profiled engine is judged by its nearest profiled neighbours, capped at warning."""
     from servelint import release_range
 
-    sides = release_range.neighbours(spec.engine, ref.release)
+    sides = release_range.neighbours(spec.engine, release)
     how = release_range.how(ref.tag, sides, ref.basis)
     for version, side in sides:
         prof = profiles.load(spec.engine, version)
@@ -314,7 +317,7 @@ def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution) -> bool:
         res.capped = True
         res.notes.append(how)
     if sides and all(release_range.judges_newer(side) for _v, side in sides):
-        res.notes.append(release_range.newer_note(spec.engine, ref.release, sides))
+        res.notes.append(release_range.newer_note(spec.engine, release, sides))
     return bool(sides)
 
 
@@ -333,17 +336,22 @@ def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
             f"{spec.engine}: cannot check the release"
         )
         return
-    if ref.release:
+    release = ref.release or ref.guess
+    if release:
         res.image_release = ref.release
-        prof, why = profile_for(spec.engine, ref.release)
+        prof, why = profile_for(spec.engine, release)
         how = ref.basis or f"image tag {ref.tag}"  # (the basis names the tag)
         if prof:
-            # a fork's build of the release may accept more than the release: a guess
-            res.targets.append(Target(prof, "primary", how, floating=ref.fork))
+            how += f": judged at {release}" if ref.guess or ref.fork else ""
+            # a fork's or another repository's build of the release may hold more or other
+            # than the release: a guess, each finding at most a warning naming it
+            res.targets.append(
+                Target(prof, "primary", how, floating=ref.fork, tagged=ref.fork)
+            )
             if ref.fork:
                 res.capped = True
                 res.notes.append(f"{how}; findings capped at warning")
-        elif not _judge_by_neighbours(spec, ref, res):
+        elif not _judge_by_neighbours(spec, ref, res, release):
             res.notes.append(f"cannot check image {spec.image}: {why}")
         return
     if ref.ranged:  # what it holds is a range of releases (servelint.ranges judges it)

@@ -212,7 +212,9 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
                       gpu=args.gpu or getattr(cfg, "gpu", None),
                       target_version=target, config=cfg, no_ignores=args.no_ignores,
                       works_on="all" if args.works_on else fmt == "json",
-                      use_cache=not args.no_cache and stdin is None, jobs=args.jobs)
+                      use_cache=not args.no_cache and stdin is None, jobs=args.jobs,
+                      # --fix and --diff edit every place of a cause
+                      one_per_cause=not (args.fix or args.diff))
     holder: list[CheckReport] = []
 
     def check(paths: list[str], texts: dict[str, str] | None = None) -> CheckReport:

@@ -37,7 +37,7 @@ class ImageRef:
 
     __slots__ = (
         "engine", "release", "floating", "custom", "repository", "tag", "registry", "digest",
-        "note", "basis", "ranged", "lo", "hi", "fork",
+        "note", "basis", "ranged", "lo", "hi", "fork", "guess",
     )
 
     def __init__(
@@ -67,6 +67,9 @@ class ImageRef:
         self.lo: str | None = None  # lowest release it can hold (None: open)
         self.hi: str | None = None  # highest release it can hold (None: open)
         self.fork = False  # a fork's build of the release (findings capped at warning)
+        # a custom build's tag that starts with a release (``v0.10.2-aibrix-v0.5.0``): the
+        # release it is taken to hold, a guess (``release`` stays None)
+        self.guess: str | None = None
 
 
 def _split(ref: str) -> tuple[str, str, str, str]:
@@ -156,7 +159,30 @@ def resolve_image(ref: str) -> ImageRef:
         return ImageRef(engine, None, floating, True, repo, tag, registry, digest,
                         f"tag {tag!r} is the Dynamo version, not the engine release")
     release, custom, note = images.release_of(tag)
-    return ImageRef(engine, release, floating, custom, repo, tag, registry, digest, note)
+    ref = ImageRef(engine, release, floating, custom, repo, tag, registry, digest, note)
+    _mark_guess(ref, images.repositories)
+    return ref
+
+
+def _mark_guess(ref: ImageRef, own: tuple[str, ...]) -> None:
+    """Which release a build that is not the engine's own image holds is a guess from its
+    tag: a repository the engine does not publish (``aibrix/vllm-openai-aibrix-kvcache:
+    v0.10.2-20251022``, found by its name alone) may patch the release its tag names, and a
+    custom tag (``v0.10.2-aibrix-v0.5.0-nixl-0.7.1``) names the release it starts from."""
+    named = ref.release
+    if named is None:
+        m = _RELEASE_TAG.match(ref.tag)
+        named = m.group("version") if m and ref.custom else None
+        ref.guess = named
+    if named is None or (ref.release and ref.repository in own):
+        return
+    ref.fork = True
+    whose = "a custom tag" if ref.release is None else f"{ref.repository} is not one of " \
+        f"{ref.engine}'s own image repositories"
+    ref.basis = (
+        f"image {ref.repository}:{ref.tag} is a build of {ref.engine} {named} by its tag "
+        f"({whose}), a guess"
+    )
 
 
 def image_entrypoint(ref: ImageRef) -> ImageEntrypoint | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from servelint.condense import one_note_per_file
+from servelint.condense import one_finding_per_cause, one_note_per_file
 from servelint.model import Finding
 from servelint.pipeline.control import apply_control
 from servelint.pipeline.discover import discover
@@ -76,6 +76,8 @@ def check_paths(
     report.units = results
     findings = merge(f for r in results for f in r.findings)
     report.findings = one_note_per_file(apply_control(findings, options, report))
+    if options.one_per_cause:
+        report.findings = one_finding_per_cause(report.findings)
     report.stats = {
         "files": len(report.files),
         "kinds": _kinds(jobs, results),

@@ -178,15 +178,19 @@ def _findings(
                     if routed is not None:
                         routed.append(f)
                 # judged by a neighbouring release (release_range): every finding says so
-                if tgt.floating and cap and (f.severity > Severity.WARNING or tgt.neighbour):
+                if tgt.floating and cap and (
+                    f.severity > Severity.WARNING or tgt.neighbour or tgt.tagged
+                ):
                     f.severity = min(f.severity, Severity.WARNING)
-                    f.message += f" (release not pinned: {tgt.how})"
+                    lead = "" if tgt.tagged else "release not pinned: "  # (how says a guess)
+                    f.message += f" ({lead}{tgt.how})"
                 # a build that is not the engine's own image judged at a guessed release (a
                 # recipe's floor): what it holds (a fork, a plugin) is unknown, so a fact of
                 # the guessed release is a hint only (not when its release is known and only
-                # its profile is missing: a neighbour judges it, above)
+                # its profile is missing: a neighbour judges it, above; nor when its own tag
+                # names the release: each finding names it, above)
                 if custom and tgt.floating and cap and not tgt.neighbour \
-                        and f.severity == Severity.WARNING:
+                        and not tgt.tagged and f.severity == Severity.WARNING:
                     f.severity = Severity.INFO
                     f.message += f" ({spec.image} is not an official {spec.engine} image)"
                 yield f

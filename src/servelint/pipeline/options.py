@@ -23,3 +23,6 @@ class Options:
     cap_guesses: bool = True  # a guessed release caps errors at warning (not for works_on)
     errors_only: bool = False  # run only the rules that can report an error (works_on)
     jobs: int = 0  # worker processes (0: one per core)
+    # a warning repeated for one cause in many places reported once (servelint.condense);
+    # False for --fix, which edits every place
+    one_per_cause: bool = True

@@ -33,6 +33,10 @@ def problem_finding(problem: Any) -> Finding:
     severity = PROBLEM_SEVERITY.get(kind, Severity.WARNING)
     if getattr(problem, "subject", "") == "source":
         severity = Severity.INFO  # a sourced helper not followed: the launch is still read
+    if getattr(problem, "subject", "") == "elsewhere":
+        # a file the document reads from another checkout by design (an InferenceX entry's
+        # CONFIG_FILE in the srt-slurm checkout): nothing to fix here, said once per entry
+        severity = min(severity, Severity.INFO)
     from servelint.problem_fixes import fix_for  # (only where a reader had a problem)
 
     return Finding(

@@ -23,6 +23,7 @@ from servelint.textsafe import printable
 MAX_RENDERINGS_LISTED = 3  # more than this: name the first one and count the rest
 DEFAULT_WIDTH = 100
 EXCERPT_LEAD = 24  # columns kept left of the caret when a long source line is cropped
+RELATED_SHOWN = 8  # related places listed under a finding (a cause repeated in many files)
 
 _STYLES = {"bold": "bold", "dim": "dim", "red": "bold red", "yellow": "bold yellow",
            "cyan": "bold cyan"}
@@ -237,9 +238,11 @@ class TextReporter:
             places = ", ".join(f"{r.span.line}:{r.span.column}" for r in repeats)
             more = f"  also at {len(repeats)} more place{'s' if len(repeats) > 1 else ''}: "
             out += [[line] for line in wrap(more, places, self.width, "    ")]
-        for related in finding.related:
+        for related in finding.related[:RELATED_SHOWN]:
             out += [[line] for line in wrap("  related: ", f"{shown_path(related.path)}:"
                                             f"{related.line}:{related.column}", self.width, "    ")]
+        if len(finding.related) > RELATED_SHOWN:  # (JSON and SARIF list every one)
+            out.append([f"  related: … and {len(finding.related) - RELATED_SHOWN} more"])
         if finding.evidence:
             out += [[line] for line in wrap("  evidence: ", printable(finding.evidence), self.width,
                                             "    ")]

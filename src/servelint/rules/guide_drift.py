@@ -23,6 +23,11 @@ serve, or a symbolic ``$MODEL``, are not compared.
 The flags one guide command adds are one finding (so are the flags it omits): they are one
 choice of the guide's author, answered by one edit of the guide or the recipe.
 
+The site renders one command per rendering: of the guide commands closest to one rendering,
+the one with the fewest differences (the earliest on a tie) documents it; the others show
+variations of it (a section on audio, thinking, long context, a PD or benchmark set-up) and
+their differences are info, naming the line of the command that documents the rendering.
+
 A flag the guide only omits is reported as info, not warning: a guide is a short
 hand-written example beside the command the site renders from the recipe, and leaving a
 flag out of it is usually deliberate brevity (119 of the 256 guide drifts on the recipes
@@ -72,7 +77,7 @@ import json
 import sys
 from collections.abc import Iterable, Iterator
 
-from servelint.model import Finding, FixSafety, Severity, Span
+from servelint.model import Finding, FixSafety, LaunchSpec, Severity, Span
 from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL191"
@@ -160,6 +165,38 @@ def drifts(context: dict[str, str]) -> tuple[str, list[Drift]]:
     return (best[2], best[3]) if best else ("", [])
 
 
+# a guide with more commands than this is not searched for variations (each is compared
+# with every rendering of the others: quadratic)
+VARIATION_LIMIT = 200
+
+
+def mark_variations(specs: list[LaunchSpec]) -> None:
+    """The site renders one command per rendering; a guide's other commands closest to the
+    same rendering show variations of it (audio, thinking, long context, a PD or benchmark
+    set-up): the command with the fewest differences from a rendering (the earliest on a
+    tie) documents it; each other one gets ``context["guide_variation_of"]`` = the line of
+    that command, and its differences are reported as info."""
+    compared = [(s, json.loads(s.context["guide_compare"])) for s in specs
+                if s.context.get("guide_compare")]
+    if len(compared) > VARIATION_LIMIT:
+        return
+    parsed = [(s, _flags(d["guide"]), [set(g) for g in d["groups"]],
+               {label: _flags(flags) for _o, label, flags in d["renderings"]})
+              for s, d in compared]
+    for spec, _guide, _groups, _renderings in parsed:
+        label, found = drifts(spec.context)
+        if not found:
+            continue
+        mine = (len(found), spec.anchor.line)
+        for other, o_guide, o_groups, o_renderings in parsed:
+            if other is spec or label not in o_renderings:
+                continue
+            theirs = (len(compare(o_guide, o_renderings[label], o_groups)), other.anchor.line)
+            if theirs < mine:
+                spec.context["guide_variation_of"] = str(other.anchor.line)
+                break
+
+
 def _show(flag: str, value: str | None) -> str:
     return flag if value in (None, "true") else f"{flag} {value}"
 
@@ -179,6 +216,9 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     spec = ctx.spec
     label, found = drifts(spec.context)
     mod = sys.modules[__name__]
+    variation = spec.context.get("guide_variation_of")
+    aside = (f" (a variation: the guide's command at line {variation} is the one closest to "
+             "that rendering)") if variation else ""
     for kind in ("extra", "missing"):
         same = [d for d in found if d.kind == kind]
         if not same:
@@ -188,7 +228,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             mod,
             ctx,
             spans[0],
-            _listed(same, label),
+            _listed(same, label) + aside,
             fix=(
                 "remove them from the guide, or add them to the recipe"
                 if kind == "extra"
@@ -197,14 +237,15 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if len(same) > 1
             else FIXES[kind],
             related=[d.recipe_span for d in same if d.recipe_span is not None] + spans[1:],
-            severity=Severity.INFO if kind == "missing" else None,
+            severity=Severity.INFO if kind == "missing" or variation else None,
         )
     for d in found:
         if d.kind == "value":
             related = [d.recipe_span] if d.recipe_span is not None else []
             yield finding(
-                mod, ctx, d.span or spec.anchor, message(d, label), fix=FIXES["value"],
-                related=related,
+                mod, ctx, d.span or spec.anchor, message(d, label) + aside,
+                fix=FIXES["value"], related=related,
+                severity=Severity.INFO if variation else None,
             )
 
 

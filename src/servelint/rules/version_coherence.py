@@ -9,7 +9,8 @@ once per launch too, naming the first release the index does not rule out
 (``release_floor.floor_below``). Each is placed at the floor the fix raises (the recipe's
 ``min_vllm_version``, also for a flag a shared strategy file adds, which is named as
 related), and the findings of a file that the same edit answers ("raise the floor to X")
-are joined into one naming every cause (``one_per_fix``).
+are joined into one naming every cause (``one_per_fix``); the findings of one floor that
+ask for different releases, into the one asking for the highest (``_one_per_floor``).
 
 Bad (``--mamba-backend`` first appears in vLLM 0.20.0):
 
@@ -47,6 +48,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from typing import Any
+
+from packaging.version import InvalidVersion, Version
 
 from servelint.lazy_re import LazyPattern
 from servelint.model import Finding, Fix, FixSafety, Severity
@@ -216,7 +219,51 @@ def one_per_fix(findings: list[Finding]) -> list[Finding]:
             out.append(f)  # its place in the order; replaced below when joined
         groups[key].append(f)
     joined = {id(fs[0]): _joined(fs, key[3]) for key, fs in groups.items() if len(fs) > 1}
-    return [joined.get(id(f), f) for f in out]
+    return _one_per_floor([joined.get(id(f), f) for f in out])
+
+
+_FIRST_WITH = LazyPattern(r"^.+? is below \S+ (?P<to>\S+), the first release with (?P<what>.+?)"
+                          r"(?: \(it fails on .+\))?$")
+
+
+def _one_per_floor(findings: list[Finding]) -> list[Finding]:
+    """The findings of one floor that ask for different releases joined into the one asking
+    for the highest: raising the floor to it answers every one (each lower release and its
+    causes are named, so a cause can be dropped instead)."""
+    places: dict[tuple, list[Finding]] = {}
+    for f in findings:
+        m = _RAISE.match(f.fix) if f.code == CODE else None
+        if m is not None:
+            places.setdefault((f.span.path, f.span.line, f.span.column), []).append(f)
+    replaced: dict[int, Finding | None] = {}
+    for group in places.values():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda f: _release_key(_RAISE.match(f.fix).group("to")), reverse=True)
+        top = group[0]
+        top_to = _RAISE.match(top.fix).group("to")
+        lower: list[str] = []
+        for f in group[1:]:
+            to = _RAISE.match(f.fix).group("to")
+            named = _FIRST_WITH.match(f.message) or _CAUSE.match(f.message)
+            said = f"{to} ({named.group('what')})" if named else f.message
+            if to != top_to and said not in lower:
+                lower.append(said)
+            top.severity = max(top.severity, f.severity)
+            top.related += [s for s in (f.span, *f.related)
+                            if s not in top.related and s != top.span]
+            top.renderings += [r for r in f.renderings if r not in top.renderings]
+            replaced[id(f)] = None
+        if lower:
+            top.message += f"; it is also below {', '.join(lower)}, which raising it answers too"
+    return [f for f in findings if replaced.get(id(f), f) is not None]
+
+
+def _release_key(release: str) -> tuple:
+    try:
+        return (1, Version(release))
+    except InvalidVersion:
+        return (0, Version("0"))
 
 
 def _joined(group: list[Finding], to: str) -> Finding:

@@ -423,6 +423,11 @@ def _diffusion_split(
         words = [t for t in argv if t.startswith("-") and "$" not in t and not _NUMBER.match(t)]
         if serve_diffusion.never_taken(routing, words):
             return None  # each parser rejects a different flag: as before, the model decides
+        if not all(serve_diffusion.declares(routing, t) for t in flags):
+            # a release whose diffusion server passes on what it does not declare: the LLM
+            # server rejects these and only an unknown diffusion pipeline might take them, so
+            # the model decides (a warning naming both parsers), never silence
+            return None
         return ParseResult(True, None, None, [], [])  # a diffusion model takes it as written
     kept = [result.unrecognized[k] for k in never]
     return dataclasses.replace(

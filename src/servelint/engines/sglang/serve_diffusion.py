@@ -18,6 +18,13 @@ def may_take(routing: dict[str, Any], flag: str) -> bool:
     accepts = routing.get("diffusion_accepts") or {}
     if not accepts.get("rejects_unknown"):
         return True  # nothing in the release rejects what its parser passes on
+    return declares(routing, flag)
+
+
+def declares(routing: dict[str, Any], flag: str) -> bool:
+    """The release's diffusion server declares ``flag`` (an option, or one built per
+    component or pipeline), as opposed to passing on what it does not know."""
+    accepts = routing.get("diffusion_accepts") or {}
     name = flag.split("=", 1)[0]
     options = accepts.get("options") or []
     if name in options:

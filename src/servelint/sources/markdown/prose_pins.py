@@ -33,7 +33,7 @@ def _said() -> re.Pattern[str]:
         rf"(?i)(?:\b(?P<e1>{names})\s+version\s*(?:is\s+)?[:=]?\s*`?{_VERSION.format(n=1)}"
         rf"|\btested\s+(?:with|on|against)\s+`?(?P<e2>{names})\s*(?:==|\s)\s*`?"
         rf"{_VERSION.format(n=2)}"
-        rf"|\b(?P<e3>{names})(?:\[[\w,]+\])?=={_VERSION.format(n=3)})(?![\w.])"
+        rf"|\b(?P<e3>{names})(?:\[[\w,]+\])?=={_VERSION.format(n=3)})(?![\w]|\.\w)"  # a sentence's full stop may follow
     )
 
 

@@ -25,9 +25,12 @@ class RecipeReader:
         if path.suffix.lower() not in _YAML:
             return False
         if "models" in path.parts:  # a recipes checkout's folder: a YAML there is a recipe
-            # unless its content says otherwise (a manifest, a Helm chart's files)
+            # unless its content says otherwise (a manifest, a Helm chart's files, another
+            # project's model tables: sgl-cookbook's data/models/src/v0.5.10/gemma4.yaml has
+            # top-level keys and neither a recipe's model: nor its variants:)
             head_text = head.text(1 << 16)
-            return not is_manifest(head_text) and not _helm_chart_file(path, head_text)
+            return not is_manifest(head_text) and not _helm_chart_file(path, head_text) \
+                and not _other_tables(head_text)
         text = "\n" + head.text(1 << 20)
         return "\nmodel:" in text[:4097] and "variants:" in text
 
@@ -35,6 +38,13 @@ class RecipeReader:
         from servelint.sources.recipe.reader import read_recipe  # the renderer: on first use
 
         return read_recipe(path)
+
+
+def _other_tables(text: str) -> bool:
+    """A mapping whose top-level keys include neither ``model`` nor ``variants``."""
+    keys = {line.split(":", 1)[0] for line in text.splitlines()
+            if line[:1].isalpha() and ":" in line}
+    return bool(keys) and not keys & {"model", "variants"}
 
 
 def _helm_chart_file(path: Path, text: str) -> bool:

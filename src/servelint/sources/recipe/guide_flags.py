@@ -11,7 +11,8 @@ before the first ``.``; ``--no-X`` is ``--X`` = false; ``--model X`` is the mode
 
 A guide launch whose section heading (or ROCm/TPU env exports) names hardware is compared
 only with the renderings for that hardware, and with none when the recipe renders none
-(``guide_hardware``).
+(``guide_hardware``). The guide commands closest to one rendering are weighed against each
+other by the rule's ``mark_variations`` (one documents it, the others are variations).
 
 Not compared (noise, by policy): capacity flags (``CAPACITY``), parallelism and size flags (TP/PP/DP/EP/DCP and the
 multi-node rendezvous flags), ``--host``, ``--port``, ``--served-model-name``, and every
@@ -26,6 +27,7 @@ from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 from servelint.model import LaunchSpec, Span, Token
+from servelint.rules import guide_drift
 from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, load_yaml
 from servelint.sources.recipe.guide_hardware import section_hardware
 
@@ -328,3 +330,4 @@ def annotate(
         spec.context["guide_compare"] = json.dumps(
             {"guide": _items_json(guide), "renderings": candidates, "groups": groups_json}
         )
+    guide_drift.mark_variations(todo)
