@@ -77,6 +77,15 @@ cumem allocator, which CUDA offers; a non-integer device id, which CUDA looks up
 on the node; a backend only CUDA has; Model Runner V1 chosen because the oracle has no Triton,
 0.33.0 `vllm/config/vllm.py:752`): servelint judges a CUDA deployment of the release as
 installed, which never meets them. The late table counts them in its last two columns.
+
+Reproduce the tables below from the committed data (offline, a few seconds per release):
+
+```bash
+python tools/oracle/compact_verdicts.py --retag-platform tests/conformance/adversarial/0.33.0.verdicts.jsonl.gz  # artefact tags, per release
+python tools/oracle/triage_adversarial.py    # -> tests/conformance/adversarial/known.json
+python tools/oracle/write_conformance_doc.py # -> docs/conformance.md
+python -m pytest tests/conformance/test_adversarial.py -q   # 0 false errors, every miss listed
+```
 """
 
 ADV_CLASSES = (
