@@ -309,3 +309,78 @@ def test_model_check_is_a_model_dependent_verdict(
     verdict = static_verdict(profile, argv)
     assert verdict.only_if == only_if
     assert verdict.ok is not bool(only_if)
+
+
+SPEC_DEMO = """
+from typing import Literal, get_args
+
+InnerTypes = Literal["x_mtp", "y_mtp"]
+MTPTypes = Literal["mtp", InnerTypes]
+
+
+@config
+class SpecDemoConfig:
+    method: str | None = None
+    model: str | None = None
+    tokens: int | None = None
+
+    def __post_init__(self):
+        if self.method in get_args(MTPTypes) and self.method != "mtp":
+            self.method = "mtp"
+        if self.model is None and self.tokens is not None:
+            if self.method == "mtp":
+                self.model = "target"
+            else:
+                raise ValueError("tokens without a model")
+"""
+
+
+def test_builder_reads_get_args_of_a_literal_alias(tmp_path: Path) -> None:
+    # the shape of vLLM 0.33.0 SpeculativeConfig.__post_init__ (vllm/config/speculative.py:
+    # 1246-1293): the rename guard is exact once get_args(Alias) is the alias's values, so the
+    # check holds for a method outside them and not for one renamed to mtp
+    wheel = tmp_path / "vllm-0.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("vllm/config/spec_demo.py", SPEC_DEMO)
+    entry = builder.class_conditions(WheelSource(wheel), "SpecDemoConfig")
+    assert entry is not None
+    (check,) = entry["checks"]
+    assert "('mtp', 'x_mtp', 'y_mtp')" in check["test"]
+    assert "get_args" not in check["test"]
+
+    def verdict(method: str | None) -> bool | None:
+        fields = {"method": method, "model": None, "tokens": 3}
+        return holds(check["test"], Values("SpecDemoConfig", fields))
+
+    assert verdict("eagle") is True
+    assert verdict("x_mtp") is False  # renamed to mtp: the target model is its draft
+    assert verdict("mtp") is False
+
+
+@pytest.mark.parametrize(
+    ("version", "argv", "refusal"),
+    [
+        # num_speculative_tokens with a method that has no draft of its own and no model
+        # (vllm/config/speculative.py:1293)
+        ("0.33.0", ["m", "--spec-method", "eagle", "--spec-tokens", "3"], "without speculative"),
+        ("0.33.0", ["m", "--spec-method", "qwen3_5_mtp", "--spec-tokens", "3"], ""),
+        # EngineArgs' data-parallel checks over dests create_engine_config changes itself
+        # (vllm/engine/arg_utils.py:2451, :2520)
+        ("0.33.0", ["m", "--enable-fault-tolerance"], "Fault tolerance requires external"),
+        ("0.33.0", ["m", "-dp", "2", "--data-parallel-rank", "0", "--enable-fault-tolerance"], ""),
+        ("0.33.0", ["m", "-dp", "4", "--data-parallel-hybrid-lb"], "requires `--data-parallel-size-l"),
+        ("0.33.0", ["m", "-dp", "4", "--data-parallel-size-local", "2", "--data-parallel-hybrid-lb"],
+         ""),
+        # an EngineArgs assert dividing by a dest (vllm/engine/arg_utils.py:1184)
+        ("0.11.0", ["m", "--decode-context-parallel-size", "0"], "ZeroDivisionError"),
+        ("0.11.0", ["m", "-tp", "4", "--decode-context-parallel-size", "2"], ""),
+    ],
+)
+def test_static_verdict_on_late_classes(version: str, argv: list[str], refusal: str) -> None:
+    profile = profiles.load("vllm", version)
+    assert profile is not None
+    verdict = static_verdict(profile, argv)
+    if refusal:
+        assert (verdict.stage, refusal in verdict.message) == ("engine_config", True)
+    else:  # no error; a model-dependent warning (only_if) may remain
+        assert verdict.ok or verdict.only_if, verdict.message

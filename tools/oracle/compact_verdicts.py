@@ -14,7 +14,8 @@ tag says what kind of rejection it is:
   parse-exception      exception raised inside parse_args (traceback, exit 1)
   cli-main             `--omni` hand-over without vllm-omni
   late:<target>        the case's late-checked value was rejected (its text is in the message)
-  missing-package      ImportError / ModuleNotFoundError (venv or optional package)
+  missing-package      ImportError / ModuleNotFoundError (venv or optional package), or a
+                       package's absence the engine reports in its own words (MISSING_PACKAGE)
   artefact:fake-model  the fake model/tokenizer caused it (see ARTEFACTS)
   artefact:platform    only the oracle's CPU platform makes this check (see PLATFORM_ARTEFACTS);
                        a CUDA deployment, which servelint judges, never meets it
@@ -57,10 +58,53 @@ ARTEFACTS = (
 #    block size needs intel_extension_for_pytorch) and :159 (FP8 KV cache with chunked prefill);
 #  - a raise under `not current_platform.is_cuda()`, e.g. 0.33.0 vllm/config/vllm.py:1884-1885
 #    "HiSparse currently requires NVIDIA CUDA.".
+#  - a raise under `not current_platform.is_sleep_mode_available()` (True on CUDA, ROCm, XPU:
+#    0.33.0 vllm/platforms/interface.py:231-236), e.g. 0.33.0 vllm/config/model.py:667-668
+#    "Sleep mode is not supported on current platform." and the cumem allocator's twin;
+#  - the base platform's `int(device_id)` (0.33.0 vllm/platforms/interface.py:267-275, "… is
+#    not supported by cpu"): CUDA looks a non-integer up as a GPU UUID on the node instead
+#    (vllm/platforms/cuda.py:754-759), which only the node can answer;
+#  - a backend only CUDA offers, refused off CUDA (0.33.0 vllm/engine/arg_utils.py:2872
+#    "--kda-prefill-backend=flashkda is only available on CUDA.");
+#  - Model Runner V1 chosen because the oracle has no Triton (never installed: resolve_deps.py
+#    NEVER_INSTALL; the CUDA torch wheel brings it): 0.33.0 VllmConfig.use_v2_model_runner
+#    returns False when `not HAS_TRITON` (vllm/config/vllm.py:752-756), so "AuxOutput Connector
+#    requires Model Runner V2" (:1200), "trace replay requires Model Runner V2" (:1340),
+#    "sampling distribution replay requires Model Runner V2" (:1309) and "Model Runner V1 does
+#    not support: …" (:3332-3336) are met only there; 0.27.1 says it outright ("Model Runner
+#    V2 requires Triton.").
 PLATFORM_ARTEFACTS = (
     ("raised_at", re.compile(r"^vllm/platforms/cpu\.py:")),
     ("message", re.compile(r"currently requires NVIDIA CUDA")),
+    ("message", re.compile(r"(Sleep mode|cumem allocator) is not supported on current platform")),
+    ("message", re.compile(r"^ValueError: Non-integer device ID .* is not supported by cpu\.")),
+    ("message", re.compile(r"is only available on CUDA\.")),
+    ("message", re.compile(r"Model Runner V2 requires Triton")),
+    ("message", re.compile(r"(AuxOutput Connector|trace replay|sampling distribution replay) "
+                           r"requires Model Runner V2")),
+    ("message", re.compile(r"Model Runner V1 does not support: ")),
 )
+
+# Post-parse failures of a package the release requires (or whose absence it reports as
+# such) that the oracle venv does not hold: a deployment that installed the release has it.
+#  - OpenTelemetry: ObservabilityConfig refuses otlp_traces_endpoint when the OpenTelemetry
+#    packages do not import ("OpenTelemetry is not available … Ensure OpenTelemetry packages
+#    are installed", 0.11.0);
+#  - Ray: ParallelConfig's "Failed to import Ray: No module named 'ray'" (the import error
+#    wrapped in a ValueError);
+#  - python-json-logger (a Requires-Dist of 0.33.0): the logging dictConfig names
+#    pythonjsonlogger.jsonlogger.JsonFormatter for --logging-config.formatter json
+#    (0.33.0 vllm/logger.py:240-246), which fails to import: "Unable to configure formatter
+#    'vllm_json'".
+MISSING_PACKAGE = (
+    re.compile(r"OpenTelemetry is not available"),
+    re.compile(r"Failed to import Ray: No module named"),
+    re.compile(r"Unable to configure formatter 'vllm_json'"),
+)
+
+
+def missing_package(message: str) -> bool:
+    return any(pattern.search(message or "") for pattern in MISSING_PACKAGE)
 
 
 def platform_artefact(raised_at: str, message: str) -> bool:
@@ -111,9 +155,11 @@ def tag_of(case: dict, rec: dict) -> str:
         return "cli-main"
     if stage == "parse":
         return "argparse" if kind == "argparse" else "parse-exception"
+    message = rec.get("message") or ""
     if exc in ("ImportError", "ModuleNotFoundError") or kind.startswith("missing-optional"):
         return "missing-package"
-    message = rec.get("message") or ""
+    if missing_package(_summary(message)):
+        return "missing-package"
     for tag, pattern in ARTEFACTS:
         if pattern.search(message):
             return tag
@@ -154,15 +200,21 @@ def _write_gz(path: Path, lines: list[str]) -> None:
 
 
 def retag_platform(path: Path) -> int:
-    """Tag the platform artefacts of a committed verdict file in place; returns how many."""
+    """Tag the platform artefacts and missing packages of a committed verdict file in place;
+    returns how many."""
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         records = [json.loads(line) for line in fh if line.strip()]
     changed = 0
     for rec in records:
         if rec["ok"] or rec["tag"] in ("argparse", "parse-exception", "cli-main"):
             continue
-        if rec["tag"] != "artefact:platform" and platform_artefact(rec["raised_at"], rec["msg"]):
-            rec["tag"] = "artefact:platform"
+        tag = rec["tag"]
+        if tag not in ("missing-package", "artefact:platform") and missing_package(rec["msg"]):
+            tag = "missing-package"
+        elif tag != "artefact:platform" and platform_artefact(rec["raised_at"], rec["msg"]):
+            tag = "artefact:platform"
+        if tag != rec["tag"]:
+            rec["tag"] = tag
             changed += 1
     _write_gz(path, [json.dumps(rec, sort_keys=True) for rec in records])
     return changed
@@ -180,7 +232,7 @@ def main() -> int:
     )
     a = ap.parse_args()
     if a.retag_platform:
-        print(f"{retag_platform(a.raw)} platform artefacts tagged in {a.raw}")
+        print(f"{retag_platform(a.raw)} artefacts tagged in {a.raw}")
         return 0
     if a.cases is None or a.out is None:
         ap.error("--cases and --out are required")

@@ -67,11 +67,25 @@ rejects after parsing and servelint rejects too; **parse-vs-late** = servelint a
 rejects at parse time what the engine rejects later; **model-dependent** = servelint's
 finding names a model condition the text-only fake models do not meet; **unverified** =
 servelint rejects at a stage the oracle never reaches (model loading). Oracle timeouts and
-sandbox artefacts (fake-model tokenizer, packages missing from the oracle venv) are not judged,
-nor are the checks only the oracle's CPU platform makes (`artefact:platform` in
-`tools/oracle/compact_verdicts.py`: raises in `vllm/platforms/cpu.py`, and raises under
-`not current_platform.is_cuda()` such as 0.33.0 `vllm/config/vllm.py:1884`): servelint judges a
-CUDA deployment, which never meets them. The late table counts them in its last column.
+sandbox artefacts (fake-model tokenizer) are not judged, nor are packages missing from the
+oracle venv (`missing-package`: import errors, and the engine's own words for OpenTelemetry,
+Ray and python-json-logger, `MISSING_PACKAGE` in `tools/oracle/compact_verdicts.py`), nor the
+checks only the oracle's CPU platform makes (`artefact:platform`, `PLATFORM_ARTEFACTS` there,
+each with its file:line: raises in `vllm/platforms/cpu.py`; raises under
+`not current_platform.is_cuda()` such as 0.33.0 `vllm/config/vllm.py:1884`; sleep mode and the
+cumem allocator, which CUDA offers; a non-integer device id, which CUDA looks up as a GPU UUID
+on the node; a backend only CUDA has; Model Runner V1 chosen because the oracle has no Triton,
+0.33.0 `vllm/config/vllm.py:752`): servelint judges a CUDA deployment of the release as
+installed, which never meets them. The late table counts them in its last two columns.
+
+Reproduce the tables below from the committed data (offline, a few seconds per release):
+
+```bash
+python tools/oracle/compact_verdicts.py --retag-platform tests/conformance/adversarial/0.33.0.verdicts.jsonl.gz  # artefact tags, per release
+python tools/oracle/triage_adversarial.py    # -> tests/conformance/adversarial/known.json
+python tools/oracle/write_conformance_doc.py # -> docs/conformance.md
+python -m pytest tests/conformance/test_adversarial.py -q   # 0 false errors, every miss listed
+```
 """
 
 ADV_CLASSES = (
@@ -106,8 +120,8 @@ def adversarial_section() -> list[str]:
         "",
         "## Late rejections caught\n",
         "| vLLM | all post-parse rejections | of which the message names the case's value "
-        "| CPU-platform rejections (not judged) |",
-        "|---|---:|---:|---:|",
+        "| CPU-platform rejections (not judged) | missing-package rejections (not judged) |",
+        "|---|---:|---:|---:|---:|",
     ]
     listed = adv_known()
     by_reason: dict[str, list[str]] = {}
@@ -134,10 +148,11 @@ def adversarial_section() -> list[str]:
             and j.oracle["tag"].startswith("late:")
         ]
         n_caught = sum(j.verdict != "miss-late" for j in named)
-        platform = sum(r["tag"] == "artefact:platform" for r in adv_verdicts(version).values())
+        tags = [r["tag"] for r in adv_verdicts(version).values()]
+        platform, missing = tags.count("artefact:platform"), tags.count("missing-package")
         late_lines.append(
             f"| {version} | {caught} of {total} ({_pct(caught, total)}) | "
-            f"{n_caught} of {len(named)} ({_pct(n_caught, len(named))}) | {platform} |"
+            f"{n_caught} of {len(named)} ({_pct(n_caught, len(named))}) | {platform} | {missing} |"
         )
         for j in judged:
             if j.verdict in ("agree-accept", "agree-parse", "caught-late", "parse-vs-late"):

@@ -16,7 +16,8 @@ def raising(
     value: Callable[[str], Any],
     where: tuple[str, str, str],
 ) -> Iterator[Any]:
-    """The ``ConditionFailure`` of each check the launch's values make raise; a check that
+    """The ``ConditionFailure`` of each check the launch's values make raise (or whose test
+    divides by zero, which the engine fails on the same way); a check that
     reads no dest the launch gives is skipped (the release's defaults pass it). ``value``:
     a dest's value (``given``'s, a default, or UNKNOWN); ``where``: (the values' class name,
     the failure's class, its stage)."""
@@ -28,11 +29,15 @@ def raising(
         if not any(f in given for f in fields):
             continue  # the release's defaults: nothing the launch decides
         values = Values(values_cls, {f: value(f) for f in fields}, {f: f for f in fields if f in given})
-        if check_outcome(check, values) != "raises":
+        found = check_outcome(check, values)
+        if found not in ("raises", "divides-by-zero"):
             continue
+        message = rendered(check["message"], values)
+        if found == "divides-by-zero":  # the engine fails evaluating the test, as validators do
+            message = f"ZeroDivisionError while checking `{check['test']}` (before: {message})"
         yield ConditionFailure(
             failure_cls,
-            rendered(check["message"], values),
+            message,
             check["source"],
             stage,
             check["test"],

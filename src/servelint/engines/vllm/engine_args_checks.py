@@ -2,9 +2,13 @@
 profile's ``conditions["EngineArgs"]``), evaluated over the launch's dest values.
 
 EngineArgs is a plain dataclass filled from the parsed namespace, so a field holds what
-the parser stored for its dest. A dest the entrypoint assigns (``assigned``) or that
-``__post_init__``/``create_engine_config`` change (``changes``) is not the launch's value:
-a test reading it is not decided. The plain checks are rejections; the model checks
+the parser stored for its dest. The checks were walked like a config class's own
+(builder/conditions.py): a dest ``__post_init__``/``create_engine_config`` (and the methods
+they call) change before a check is in ``changes``, and the check was kept only as true where
+no such assignment ran (builder/guarded.py), or dropped; the entrypoints' assignments
+(``args.x = …``) seeded that walk as always changed, so no kept check reads them. What stays
+undecided is a dest another EngineArgs method assigns (``assigned`` minus ``changes``): a
+test reading it is not decided. The plain checks are rejections; the model checks
 (``LAUNCH and MODEL``, builder/model_split.py) a finding for the models where MODEL holds.
 """
 
@@ -55,7 +59,8 @@ def _failures(
     assigned = assigned_dests(table)
     if not checks or "*" in assigned:
         return
-    blocked = assigned | set(entry.get("changes", []))
+    # the walk's own changes are in each check's test (as for a config class's own checks)
+    blocked = assigned - set(entry.get("changes", []))
     yield from raising(
         checks,
         given,

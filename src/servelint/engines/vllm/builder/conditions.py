@@ -37,8 +37,14 @@ from servelint.engines.vllm.builder.engine_build import (
     field_defaults,
     namespace_assigned,
 )
-from servelint.engines.vllm.builder.facts_common import find_def, parse, pydantic_validators
+from servelint.engines.vllm.builder.facts_common import (
+    find_def,
+    literal_values,
+    parse,
+    pydantic_validators,
+)
 from servelint.engines.vllm.builder.model_split import roots_for
+from servelint.engines.vllm.builder.walk_exprs import get_args_key
 
 
 def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
@@ -92,6 +98,8 @@ def class_conditions(
     tree = parse(src, path)
     methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
     consts = _module_literals(tree) if tree is not None else {}
+    if tree is not None:
+        consts.update(literal_alias_args(src, tree, path))
     kinds = {name: _validator_kind(m) for name, m in methods.items()}
     callees = Callees(src, tree, path)
     if any(kind == "before-model" for kind, _ in kinds.values()):
@@ -257,6 +265,22 @@ def _returns_param(method: ast.FunctionDef) -> bool:
         for r in ast.walk(method)
         if isinstance(r, ast.Return)
     )
+
+
+def literal_alias_args(src: WheelSource, tree: ast.Module, path: str) -> dict[str, ast.expr]:
+    """``get_args(Alias)`` -> the tuple of strings a ``Literal[…]`` alias holds (aliases in it
+    followed, facts_common.literal_values), keyed by the call's text, for each such call in
+    the module: ``self.method in get_args(MTPModelTypes)`` (vllm/config/speculative.py) is
+    then a test over literals (walk_exprs substitutes it)."""
+    out: dict[str, ast.expr] = {}
+    for node in ast.walk(tree):
+        key = get_args_key(node)
+        if key is None or key in out:
+            continue
+        values = literal_values(src, node.args[0], path)  # type: ignore[attr-defined]
+        if values:
+            out[key] = ast.Tuple([ast.Constant(v) for v in values], ast.Load())
+    return out
 
 
 def _module_literals(tree: ast.Module) -> dict[str, ast.expr]:

@@ -38,10 +38,28 @@ def self_field(node: ast.AST) -> str | None:
     return None
 
 
+def get_args_key(node: ast.AST) -> str | None:
+    """``get_args(Name)`` (``typing.get_args`` too) as the walk's constants key it, else None."""
+    if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
+        return None
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(
+        func, ast.Attribute) else ""
+    if name != "get_args" or not isinstance(node.args[0], ast.Name):
+        return None
+    return f"get_args({node.args[0].id})"
+
+
 class _Substitute(ast.NodeTransformer):
     def __init__(self, walk: Walk):
         self.walk = walk
         self.bound: set[str] = set()
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        key = get_args_key(node)
+        if key is not None and key in self.walk.consts:  # a Literal alias's values
+            return copy.deepcopy(self.walk.consts[key])
+        return self.generic_visit(node)
 
     def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
         saved = set(self.bound)
