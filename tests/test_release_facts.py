@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from servelint import profiles, release_facts
-from servelint.engines._build.release_facts import env_reads, package_sources, release_date
+from servelint.builders.release_facts import env_reads, package_sources, release_date
 
 
 def _sdist(tmp: Path, mtime: int) -> Path:

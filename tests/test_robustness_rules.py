@@ -44,7 +44,7 @@ def test_every_yaml_load_goes_through_the_bounded_loader() -> None:
     offenders = []
     for path in SRC.rglob("*.py"):
         rel = path.relative_to(SRC).as_posix()
-        if "/_build/" in f"/{rel}" or "/builder/" in rel or rel in allowed:
+        if rel.startswith("builders/") or rel in allowed:
             continue
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if direct.search(line) and not line.lstrip().startswith("#"):

@@ -215,7 +215,7 @@ class Engine:
         # dotted module with ``parse(profile, argv)``; None: unchecked
         self.argv_module = argv_module
         # builder: modules whose ``extract(src, profile) -> dict`` fill the profile, in order
-        # (servelint.engines._build; never imported by ``check``)
+        # (servelint.builders; never imported by ``check``)
         self.extractors = extractors
         self.profile_dir = profile_dir  # default: the package's profiles/data/<name>
         # the reader keeps the lines of the config file a launch passes (LaunchSpec.option_file)
