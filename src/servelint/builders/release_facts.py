@@ -9,7 +9,7 @@
   place (``path:line``, sorted by path) that reads it.
 
 ``tools/gen_release_facts.py`` writes them into ``profiles/data/<engine>/releases.json`` and
-``env_reads.json.gz``; checking reads them through ``servelint.release_facts``.
+``env_reads.json.gz``; checking reads them through ``servelint.releases.release_facts``.
 """
 
 from __future__ import annotations

@@ -6,16 +6,16 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from servelint import ranges, release_range
 from servelint.engines import history as history_mod
 from servelint.engines import registry as engine_registry
-from servelint.install_pins import pin_from_installs
 from servelint.model import Finding, LaunchSpec, Severity, Span
 from servelint.pipeline import argv_memo
 from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.options import Options
-from servelint.release_floor import floor_below
-from servelint.resolve import Resolution, resolve
+from servelint.releases import ranges, release_range
+from servelint.releases.install_pins import pin_from_installs
+from servelint.releases.release_floor import floor_below
+from servelint.releases.resolve import Resolution, resolve
 from servelint.rules import registry
 from servelint.rules.base import CheckContext, Scope
 
@@ -35,7 +35,7 @@ def _apply_options(spec: LaunchSpec, options: Options) -> None:
 def _is_custom_image(spec: LaunchSpec, prof) -> bool:
     if not spec.image or prof.data.get("stored"):  # a profile built from the image itself
         return False
-    from servelint.resolve import image_ref
+    from servelint.releases.resolve import image_ref
 
     ref = image_ref(spec.image)
     official = prof.image.get("repository")
@@ -53,7 +53,7 @@ def _adapter(spec: LaunchSpec):  # noqa: ANN202
 def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
     """Findings of one launch over the releases it can meet (``servelint.ranges``), the same
     for every output format, and its report (``works_on`` only for JSON / ``--works-on``)."""
-    from servelint import works_on as works_on_mod
+    from servelint.releases import works_on as works_on_mod
 
     adapter = _adapter(spec)
     spec, worker = adapter.adapt(spec) if adapter else (spec, None)

@@ -184,7 +184,7 @@ def image_has(ctx: CheckContext, package: str, needed: str) -> tuple[bool, bool,
             entry = None
         known, basis = True, "the wheel's Requires-Dist"
     else:
-        from servelint import image_contents
+        from servelint.releases import image_contents
 
         got = image_contents.lookup(ctx.profile.image, image_contents.flavour(
             ctx.spec.image, ctx.spec.gpu), package)

@@ -104,7 +104,7 @@ def _argv_late(ctx: CheckContext, floor_pos: int) -> list[tuple[int, str, str]]:
 
 def _image_floor_finding(ctx: CheckContext, floor: Any) -> Finding | None:
     """The recipe's floor above the release its image pins."""
-    from servelint.resolve import release_version
+    from servelint.releases.resolve import release_version
 
     spec, prof = ctx.spec, ctx.profile
     image_release = release_version(ctx.extra.get("image_release"))
@@ -119,7 +119,7 @@ def _image_floor_finding(ctx: CheckContext, floor: Any) -> Finding | None:
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
-    from servelint.resolve import release_version  # (lazy: the catalogue imports every rule)
+    from servelint.releases.resolve import release_version  # (lazy: catalogue imports all)
 
     spec, prof, hist = ctx.spec, ctx.profile, ctx.history
     floor = release_version(spec.floor)
@@ -160,7 +160,7 @@ def _at_floor(ctx: CheckContext, where: Any, message: str, fix: str) -> Finding:
 def _image_bump(ctx: CheckContext, have: str, want: str) -> Fix | None:
     """Unsafe (another release runs): the engine's own image tag ``v<have>`` bumped to
     ``v<want>``, when servelint knows release ``want``."""
-    from servelint.resolve import is_engines_own_image
+    from servelint.releases.resolve import is_engines_own_image
 
     spec, hist = ctx.spec, ctx.history
     image = spec.image or ""
@@ -175,7 +175,7 @@ def _image_bump(ctx: CheckContext, have: str, want: str) -> Fix | None:
 def _with_floor_fix(ctx: CheckContext, found: list[tuple[str, Finding]]) -> Iterator[Finding]:
     """Each finding offers the same safe edit: the recipe floor raised to the newest first
     release the launch needs (a floor only states the oldest release it works on)."""
-    from servelint.resolve import release_version
+    from servelint.releases.resolve import release_version
 
     spec = ctx.spec
     needed = max((first for first, _ in found), key=release_version, default=None)

@@ -9,8 +9,8 @@ from typing import Any
 
 from servelint import profiles
 from servelint.model import Finding, LaunchSpec
-from servelint.ranges import releases_from
-from servelint.resolve import Resolution, image_ref, is_engines_own_image, release_version
+from servelint.releases.ranges import releases_from
+from servelint.releases.resolve import Resolution, image_ref, is_engines_own_image, release_version
 
 
 def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
@@ -18,8 +18,8 @@ def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
     the release lacks), else an error of the rules only a check on that release can give (a
     package the release's image lacks, a backend its hardware limits reject)."""
     from servelint import hardware
-    from servelint import works_on as works_on_mod
     from servelint.pipeline import judge
+    from servelint.releases import works_on as works_on_mod
 
     why = works_on_mod.certain_failure(spec, release)
     if why is not None:

@@ -300,9 +300,9 @@ def _judge_unknown_image(spec: LaunchSpec, res: Resolution) -> None:
 
 
 def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution) -> bool:
-    """The release-range rule (servelint.release_range): an unprofiled release of a sparsely
+    """The release-range rule (servelint.releases.release_range): an unprofiled release of a sparsely
     profiled engine is judged by its nearest profiled neighbours, capped at warning."""
-    from servelint import release_range
+    from servelint.releases import release_range
 
     sides = release_range.neighbours(spec.engine, ref.release)
     how = release_range.how(ref.tag, sides, ref.basis)
@@ -346,7 +346,7 @@ def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
         elif not _judge_by_neighbours(spec, ref, res):
             res.notes.append(f"cannot check image {spec.image}: {why}")
         return
-    if ref.ranged:  # what it holds is a range of releases (servelint.ranges judges it)
+    if ref.ranged:  # what it holds is a range of releases (servelint.releases.ranges judges it)
         res.unknown_image = True
         res.note_guess(f"image {spec.image}: {ref.basis}")
         return

@@ -26,7 +26,7 @@ from servelint import profiles
 from servelint.engines import history as history_mod
 from servelint.model import LaunchSpec, Span
 from servelint.profiles import Profile
-from servelint.resolve import is_engines_own_image
+from servelint.releases.resolve import is_engines_own_image
 from servelint.rules import value_late
 
 Passes = Callable[[LaunchSpec, str], bool]  # (launch, release) -> no error on that release

@@ -10,7 +10,7 @@ A launch that pins a release (image tag, ``pip install vllm==X``, a versioned wh
 * ``any``: the document installs nothing and names no image: any profiled release;
 * ``nightly``: a nightly image whose tag spells its build date (``nightly-dev-20260527-…``),
   placed by the release dates read from each release's own sdist or wheel
-  (``servelint.release_facts``): judged as the newest release dated on or before the build
+  (``servelint.releases.release_facts``): judged as the newest release dated on or before the build
   (the nightly is at or after it, and before the next release), never above warning;
 * ``after-newest``: a nightly built after the newest release, an undated nightly image or
   wheel index, or the engine built from source: newer than every profile, judged as the
@@ -40,7 +40,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from servelint import profiles
-from servelint.install_pins import engine_installs, is_nightly
 from servelint.lru import Lru
 from servelint.model import (
     Finding,
@@ -49,7 +48,8 @@ from servelint.model import (
     Severity,
     release_kind,
 )
-from servelint.resolve import (
+from servelint.releases.install_pins import engine_installs, is_nightly
+from servelint.releases.resolve import (
     Resolution,
     Target,
     image_ref,
@@ -59,7 +59,7 @@ from servelint.resolve import (
 )
 
 if TYPE_CHECKING:  # dates are read only for a nightly tag
-    from servelint import release_facts
+    from servelint.releases import release_facts
 
 
 
@@ -213,7 +213,7 @@ def _table_range(spec: LaunchSpec, ref, have: tuple[str, ...]) -> ReleaseRange |
 def _nightly_range(engine: str, tag: str, have: tuple[str, ...], source: str) -> ReleaseRange:
     """A nightly placed by the date in its tag (the release dated on or before it), else
     after the newest release."""
-    from servelint import release_facts
+    from servelint.releases import release_facts
 
     built = release_facts.tag_date(tag) if tag.lower().startswith("nightly") else None
     place = release_facts.placed(engine, built) if built else None
@@ -425,7 +425,7 @@ def range_works(
     and stops at the first release it passes on (``None`` both: it passes on none of the
     range). With ``prune``, releases the history index proves the launch failing are not
     checked. A placed nightly scans up from its release instead."""
-    from servelint import works_on as works_on_mod
+    from servelint.releases import works_on as works_on_mod
 
     def ok(release: str) -> bool:
         if prune and works_on_mod.certainly_fails(spec, release):
