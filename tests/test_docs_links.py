@@ -1,10 +1,10 @@
-"""servelint.docs_links: the declared docs base, read from the installed metadata."""
+"""servelint.rules.docs_links: the declared docs base, read from the installed metadata."""
 
 import sys
 
 import pytest
 
-from servelint import docs_links
+from servelint.rules import docs_links
 
 METADATA = """Metadata-Version: 2.4
 Name: servelint

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from servelint.lazy_re import LazyPattern
+from servelint.util.lazy_re import LazyPattern
 
 
 def test_compiles_only_when_first_matched() -> None:

@@ -22,8 +22,8 @@ from servelint.builders.image_archive import (
 )
 from servelint.builders.root import RootSource, distributions, find_distribution
 from servelint.engines import registry
-from servelint.package_names import canonicalize_name
 from servelint.profiles import store
+from servelint.util.package_names import canonicalize_name
 
 
 def import_name(engine: str) -> str:

@@ -13,7 +13,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 
 from servelint.builders.wheel import DistMetadata, ParsedFiles
-from servelint.package_names import canonicalize_name
+from servelint.util.package_names import canonicalize_name
 
 PACKAGE_FOLDERS = ("site-packages", "dist-packages")
 # folders of a root filesystem that never hold Python packages (and may be huge or special)

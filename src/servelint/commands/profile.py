@@ -254,7 +254,7 @@ def _provenance_text(prov: dict) -> str:
 
 
 def _load_or_fail(engine: str, version: str) -> profiles.Profile | None:
-    from servelint import cli_values
+    from servelint.util import cli_values
 
     try:
         engine = cli_values.engine_name(engine)  # a misspelt engine: did you mean

@@ -35,8 +35,8 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from servelint.lazy_re import LazyPattern
 from servelint.releases import release_facts
+from servelint.util.lazy_re import LazyPattern
 
 _VARIANT = LazyPattern(r"^(cuda\d+(\.\d+)*|cu\d+|efa|amd64|arm64|x86_64|aarch64)$")
 _ROCM_VLLM = LazyPattern(r"(?:^|_)vllm_?(?P<version>\d+\.\d+\.\d+(?:\.\d+)?)(?:_|$)")

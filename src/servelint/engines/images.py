@@ -17,7 +17,7 @@ from packaging.version import InvalidVersion, Version
 from servelint.engines import image_table
 from servelint.engines import registry as engines
 from servelint.engines.base import Command, ImageEntrypoint, Module
-from servelint.lazy_re import LazyPattern
+from servelint.util.lazy_re import LazyPattern
 
 _FLOATING_TAGS = {"latest", "nightly", "main", "dev", "stable", "edge", "nightly-dev", "dev-nightly"}
 # three or four release parts (vLLM published 0.10.1.1, SGLang 0.4.3.post2 is a post release)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from servelint.lazy_re import LazyPattern
 from servelint.profiles import Profile
+from servelint.util.lazy_re import LazyPattern
 
 MAX_ROUNDS = 40
 

@@ -5,7 +5,7 @@ package of its own (argv model, builder) that replaces its entry in the registry
 from __future__ import annotations
 
 from servelint.engines.base import Engine, Images, Module
-from servelint.lazy_re import LazyPattern
+from servelint.util.lazy_re import LazyPattern
 
 _ATOM_RELEASE = LazyPattern(r"_atom(?P<version>\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d*)?)$")
 

@@ -233,7 +233,7 @@ def _context(spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool) -
 
 
 def launch_summary(lr: LaunchReport) -> dict[str, Any]:
-    from servelint.budget import report_argv
+    from servelint.util.budget import report_argv
 
     spec = lr.spec
     anchor = spec.anchor

@@ -33,7 +33,7 @@ def problem_finding(problem: Any) -> Finding:
     severity = PROBLEM_SEVERITY.get(kind, Severity.WARNING)
     if getattr(problem, "subject", "") == "source":
         severity = Severity.INFO  # a sourced helper not followed: the launch is still read
-    from servelint.problem_fixes import fix_for  # (only where a reader had a problem)
+    from servelint.pipeline.problem_fixes import fix_for  # (only where a reader had a problem)
 
     return Finding(
         rule=read_error_rule.NAME,

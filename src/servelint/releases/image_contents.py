@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from servelint import hardware
-from servelint.lru import Lru
-from servelint.package_names import canonicalize_name
+from servelint.util import hardware
+from servelint.util.lru import Lru
+from servelint.util.package_names import canonicalize_name
 
 _VENDOR_FLAVOUR = {"amd": "rocm", "cpu": "cpu"}
 

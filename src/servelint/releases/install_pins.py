@@ -4,8 +4,8 @@ versioned wheel index URL (``…/0.20.0/cu129``); a nightly or source install pi
 from __future__ import annotations
 
 from servelint.engines import registry
-from servelint.lazy_re import LazyPattern
 from servelint.model import LaunchSpec, PackageInstall, ReleaseFrom
+from servelint.util.lazy_re import LazyPattern
 
 # a release in a wheel index URL: ``…/rocm/0.14.1/rocm700``, ``…/0.20.0/cu129``
 _INDEX_RELEASE = LazyPattern(r"/v?(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:/|$)")

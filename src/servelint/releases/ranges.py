@@ -40,7 +40,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from servelint import profiles
-from servelint.lru import Lru
 from servelint.model import (
     Finding,
     LaunchSpec,
@@ -57,6 +56,7 @@ from servelint.releases.resolve import (
     official_repositories,
     release_version,
 )
+from servelint.util.lru import Lru
 
 if TYPE_CHECKING:  # dates are read only for a nightly tag
     from servelint.releases import release_facts

@@ -17,9 +17,9 @@ def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
     """(span, why) the launch fails on ``release``: what the history index proves (a flag
     the release lacks), else an error of the rules only a check on that release can give (a
     package the release's image lacks, a backend its hardware limits reject)."""
-    from servelint import hardware
     from servelint.pipeline import judge
     from servelint.releases import works_on as works_on_mod
+    from servelint.util import hardware
 
     why = works_on_mod.certain_failure(spec, release)
     if why is not None:

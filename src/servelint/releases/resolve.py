@@ -17,9 +17,9 @@ from packaging.version import InvalidVersion, Version
 
 from servelint import profiles
 from servelint.engines import registry
-from servelint.lru import Lru
 from servelint.model import LaunchSpec, ReleaseFrom, release_kind
 from servelint.profiles import Profile, store
+from servelint.util.lru import Lru
 
 
 def official_repositories(engine: str) -> tuple[str, ...]:

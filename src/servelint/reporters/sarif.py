@@ -15,11 +15,11 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from servelint import __version__
-from servelint.docs_links import docs_base, is_absolute
 from servelint.model import Finding, FixSafety, Severity, Span
 from servelint.rules.base import Scope
+from servelint.rules.docs_links import docs_base, is_absolute
 from servelint.rules.registry import Rule
-from servelint.textsafe import valid_unicode
+from servelint.util.textsafe import valid_unicode
 
 SARIF_SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

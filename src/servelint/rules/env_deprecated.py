@@ -27,10 +27,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from servelint.lazy_re import LazyPattern
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import rename_env
 from servelint.rules.base import CheckContext, Scope, finding
+from servelint.util.lazy_re import LazyPattern
 
 CODE = "SL123"
 NAME = "env-deprecated"

@@ -28,11 +28,11 @@ import re
 import sys
 from collections.abc import Iterator
 
-from servelint.lazy_re import LazyPattern
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import drop_tokens, option_tokens, rename_token
 from servelint.rules._util import token_span
 from servelint.rules.base import CheckContext, Scope, finding
+from servelint.util.lazy_re import LazyPattern
 
 CODE = "SL104"
 NAME = "flag-deprecated"

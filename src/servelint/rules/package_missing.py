@@ -289,7 +289,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         ctx.extra.get("custom_image") or not prof.image.get("packages")
     ):
         return  # the image's package set is unknown: cannot check (unless it was read)
-    from servelint import hardware  # (lazy: the catalogue imports every rule)
+    from servelint.util import hardware
 
     gpu = hardware.lookup(ctx.spec.gpu)
     reported: set[tuple] = set()  # one finding per setting and requirement (several gates of

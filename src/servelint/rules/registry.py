@@ -84,7 +84,7 @@ class Rule:
     @property
     def url(self) -> str:
         """The rule's page, docs/rules/<CODE>.md (``servelint.docs_links``)."""
-        from servelint.docs_links import rule_doc_url
+        from servelint.rules.docs_links import rule_doc_url
 
         return rule_doc_url(self.code)
 

@@ -48,12 +48,12 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from servelint.lazy_re import LazyPattern
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import set_value
 from servelint.rules._util import argv_fact, is_symbolic, normalise_flag, token_span
 from servelint.rules.base import CheckContext, Scope, finding
 from servelint.rules.value_late import values_to_check
+from servelint.util.lazy_re import LazyPattern
 
 CODE = "SL141"
 NAME = "version-coherence"

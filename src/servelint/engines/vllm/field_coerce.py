@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from servelint.engines.vllm.conditions import UNKNOWN, Items
-from servelint.lazy_re import LazyPattern
+from servelint.util.lazy_re import LazyPattern
 
 _TRUE = {"true", "1", "yes", "on", "t", "y"}
 _FALSE = {"false", "0", "no", "off", "f", "n"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from servelint.lazy_re import LazyPattern
+from servelint.util.lazy_re import LazyPattern
 
 # What pydantic (v2, lax mode) accepts for a ``bool`` field besides True/False and 0/1:
 # these strings, compared lower-cased (pydantic documentation, "Booleans").

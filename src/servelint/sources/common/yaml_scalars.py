@@ -10,7 +10,7 @@ import re
 
 import yaml
 
-from servelint.lazy_re import LazyPattern
+from servelint.util.lazy_re import LazyPattern
 
 STR_TAG = "tag:yaml.org,2002:str"
 

@@ -29,9 +29,9 @@ from dataclasses import replace
 
 from servelint.engines import registry
 from servelint.launches import config_file_value, expand_config_file
-from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.markdown.fences import Fence
+from servelint.util.lazy_re import LazyPattern
 
 Lines = tuple[tuple[str, Span | None, bool], ...]
 _FILE_NAME = LazyPattern(r"(?<![\w/.-])([\w][\w./-]*\.ya?ml)\b")

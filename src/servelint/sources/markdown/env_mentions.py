@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 
-from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, Span
+from servelint.util.lazy_re import LazyPattern
 
 _INLINE = LazyPattern(r"`([^`\n]+)`")
 _NAME = LazyPattern(r"(?<![\w$])([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?![\w*])")

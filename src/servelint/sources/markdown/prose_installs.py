@@ -13,9 +13,9 @@ from __future__ import annotations
 import shlex
 from dataclasses import replace
 
-from servelint.lazy_re import LazyPattern
 from servelint.model import PackageInstall, Span, Token
 from servelint.sources.markdown.fences import Fence
+from servelint.util.lazy_re import LazyPattern
 
 _INLINE = LazyPattern(r"`([^`\n]+)`")
 _INSTALL = LazyPattern(r"^\s*(?:(?:uv\s+)?pip3?|python3?\s+-m\s+pip)\s+install\s")

@@ -14,8 +14,8 @@ import re
 from functools import lru_cache
 
 from servelint.engines.images import resolve_image
-from servelint.lazy_re import LazyPattern
 from servelint.model import Span
+from servelint.util.lazy_re import LazyPattern
 
 _VERSION = r"v?(?P<v{n}>\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)"
 _FLOOR_AFTER = LazyPattern(r"^\s*(?:\+|or\s+(?:later|newer|above|higher)|and\s+(?:later|newer|above))")

@@ -22,10 +22,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from servelint import budget
 from servelint.engines import registry
 from servelint.launches import assemble, config_file_value, expand_config_file
-from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
 from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
@@ -42,7 +40,9 @@ from servelint.sources.markdown.prose_installs import (
 )
 from servelint.sources.markdown.prose_pins import prose_pins
 from servelint.sources.registry import block_reader
-from servelint.textsafe import nul_bytes
+from servelint.util import budget
+from servelint.util.lazy_re import LazyPattern
+from servelint.util.textsafe import nul_bytes
 
 if TYPE_CHECKING:  # the shell interpreter is imported for a block worth reading only
     from servelint.sources.markdown.shell import BlockInterpreter, Pin

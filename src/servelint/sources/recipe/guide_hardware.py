@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from servelint import hardware
+from servelint.util import hardware
 
 # vendor words -> hardware.Gpu.vendor
 _VENDOR_WORDS = {

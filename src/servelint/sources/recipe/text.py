@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, Token
+from servelint.util.lazy_re import LazyPattern
 
 _BARE_VALUE = LazyPattern(r"^(\$[A-Z_][A-Z0-9_]*|[A-Za-z0-9_./=:@,+%-]+)$")
 

@@ -20,7 +20,7 @@ def split_ids(values: Iterable[str] | None) -> list[str]:
 
 def rule_codes(ids: Sequence[str], metas: Sequence[Rule], option: str) -> frozenset[str]:
     """The codes of the rules ``ids`` name; ValueError (one line) for an unknown id."""
-    from servelint.cli_values import did_you_mean
+    from servelint.util.cli_values import did_you_mean
 
     codes: set[str] = set()
     for ident in ids:

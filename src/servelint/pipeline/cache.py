@@ -10,7 +10,7 @@ its reader read (``sources.common.deps``: sourced helpers at any depth, bound la
 master config, a recipe's taxonomy and strategies), ``-`` for a path it looked for and did not
 find, a listing digest for a folder; ``unchanged`` checks them before a hit is used.
 
-Entries are JSON through ``servelint.codec`` (nothing is executed or imported on load); a
+Entries are JSON through ``servelint.pipeline.codec`` (nothing is executed or imported on load); a
 result's launches are a second file, ``<k>.launches``, holding their summaries one per line
 as the JSON report writes them (with a digest of the lines), read only when a report lists
 them and then written as they are. Entries are opened without following symlinks or
@@ -33,14 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from servelint import __version__, profiles
+from servelint.pipeline.walk import Skipped, walk
 from servelint.profiles import store as profile_store
 from servelint.sources.common.deps import WORKING_DIRECTORY
-from servelint.walk import Skipped, walk
 
 CACHE_FORMAT = "7"
 MAX_DEP_BYTES = 64 * 1024 * 1024
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def cache_dir() -> Path:
@@ -329,7 +329,7 @@ def load(key: str, *, launches: bool = False) -> Any | None:
     """The result stored under ``key``, else None (the caller checks ``unchanged``). Its
     launches are read with it when ``launches`` (a missing or bad launches file is then a
     miss), else when first listed (``FileResult.all_launches``)."""
-    from servelint import codec
+    from servelint.pipeline import codec
     from servelint.pipeline.unit import FileResult
 
     if not _is_key(key):
@@ -442,7 +442,7 @@ def store(key: str, value: Any) -> None:
     """Keep ``value`` (a FileResult with its ``stamps``) under ``key``, atomically: its
     launches (their summaries, as the JSON report writes them) in a file of their own,
     written first."""
-    from servelint import codec
+    from servelint.pipeline import codec
     from servelint.pipeline.unit import FileResult
     from servelint.reporters.json_out import encode_item
 

@@ -18,9 +18,9 @@ import re
 from collections.abc import Callable, Iterable
 from types import ModuleType
 
-from servelint.lazy_re import LazyPattern
 from servelint.model import Finding, Span
 from servelint.rules import unknown_rule_in_ignore, unused_ignore
+from servelint.util.lazy_re import LazyPattern
 
 _HASH_IGNORE = LazyPattern(r"(?:^|(?<=\s))#\s*servelint:\s*ignore\b(?P<rest>.*)$")
 _HTML_IGNORE = LazyPattern(r"<!--\s*servelint:\s*ignore\b(?P<rest>.*?)-->")

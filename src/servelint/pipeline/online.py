@@ -135,7 +135,7 @@ class Registry:
         return self.cache_dir / "online" / f"{safe}.json" if self.cache_dir else None
 
     def _cached(self, name: str) -> PackageFacts | None:
-        from servelint.cache import read_cache_file
+        from servelint.pipeline.cache import read_cache_file
 
         path = self._cache_file(name)
         data = read_cache_file(path, MAX_ENTRY_BYTES) if path else None
@@ -159,7 +159,7 @@ class Registry:
         path = self._cache_file(facts.name.lower())
         if path is None or facts.error:  # failures are asked again next time
             return
-        from servelint.cache import write_cache_file
+        from servelint.pipeline.cache import write_cache_file
 
         write_cache_file(path, json.dumps({"at": self.now(), "facts": _asdict(facts)}).encode())
 
@@ -221,7 +221,7 @@ def annotate(findings: Iterable[Finding], registry: Registry | None = None) -> N
     if not targets:
         return
     if registry is None:
-        from servelint.cache import cache_dir
+        from servelint.pipeline.cache import cache_dir
 
         registry = Registry(cache_dir())
     for finding in targets:

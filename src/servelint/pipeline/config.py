@@ -29,8 +29,8 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from servelint import cli_values
 from servelint.model import Finding, Severity
+from servelint.util import cli_values
 
 CONFIG_NAMES = (".servelint.toml", "pyproject.toml")
 KEYS = ("severity", "disable", "exclude", "images", "min-severity", "gpu", "target-version")

@@ -89,7 +89,7 @@ def release(text: str, *, bare_engine: str | None = None) -> tuple[str, str]:
 
 def gpu(text: str) -> str:
     """A GPU id servelint knows, spelled exactly (after case and ``-``/``_``)."""
-    from servelint.hardware import GPUS
+    from servelint.util.hardware import GPUS
 
     key = text.strip().lower().replace("-", "_")
     if key not in GPUS:
