@@ -20,12 +20,11 @@ from types import ModuleType
 
 from servelint.model import Finding, Span
 from servelint.rules import unknown_rule_in_ignore, unused_ignore
-from servelint.util.lazy_re import LazyPattern
 
-_HASH_IGNORE = LazyPattern(r"(?:^|(?<=\s))#\s*servelint:\s*ignore\b(?P<rest>.*)$")
-_HTML_IGNORE = LazyPattern(r"<!--\s*servelint:\s*ignore\b(?P<rest>.*?)-->")
-_IDS = LazyPattern(r"\[(?P<ids>[^\]]*)\](?P<reason>.*)$")
-_CODE = LazyPattern(r"[A-Za-z]+[0-9]+")
+_HASH_IGNORE = re.compile(r"(?:^|(?<=\s))#\s*servelint:\s*ignore\b(?P<rest>.*)$")
+_HTML_IGNORE = re.compile(r"<!--\s*servelint:\s*ignore\b(?P<rest>.*?)-->")
+_IDS = re.compile(r"\[(?P<ids>[^\]]*)\](?P<reason>.*)$")
+_CODE = re.compile(r"[A-Za-z]+[0-9]+")
 
 
 # Plain slotted records: nothing compares, hashes or copies them.

@@ -3,12 +3,13 @@ versioned wheel index URL (``…/0.20.0/cu129``); a nightly or source install pi
 
 from __future__ import annotations
 
+import re
+
 from servelint.engines import registry
 from servelint.model import LaunchSpec, PackageInstall, ReleaseFrom
-from servelint.util.lazy_re import LazyPattern
 
 # a release in a wheel index URL: ``…/rocm/0.14.1/rocm700``, ``…/0.20.0/cu129``
-_INDEX_RELEASE = LazyPattern(r"/v?(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:/|$)")
+_INDEX_RELEASE = re.compile(r"/v?(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:/|$)")
 _INDEX_OPTIONS = (
     "--extra-index-url",
     "--index-url",

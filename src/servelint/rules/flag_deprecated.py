@@ -32,7 +32,6 @@ from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import drop_tokens, option_tokens, rename_token
 from servelint.rules._util import token_span
 from servelint.rules.base import CheckContext, Scope, finding
-from servelint.util.lazy_re import LazyPattern
 
 CODE = "SL104"
 NAME = "flag-deprecated"
@@ -60,7 +59,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         yield f
 
 
-_NAMED_FLAG = LazyPattern(
+_NAMED_FLAG = re.compile(
     r"(?:use|set)\s+[`'\"]?(--[a-z0-9][a-z0-9-]*)[`'\"]?(?:\s+instead|[.)]|$)", re.I
 )
 

@@ -44,6 +44,7 @@ engine's own image tag (``vllm/vllm-openai:v0.26.0`` -> ``v0.27.1``).
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -53,7 +54,6 @@ from servelint.rules._fixes import set_value
 from servelint.rules._util import argv_fact, is_symbolic, normalise_flag, token_span
 from servelint.rules.base import CheckContext, Scope, finding
 from servelint.rules.value_late import values_to_check
-from servelint.util.lazy_re import LazyPattern
 
 CODE = "SL141"
 NAME = "version-coherence"
@@ -193,9 +193,9 @@ def _with_floor_fix(ctx: CheckContext, found: list[tuple[str, Finding]]) -> Iter
 
 # ------------------------------------------------------------------ one finding per fix
 
-_CAUSE = LazyPattern(r"^(?P<what>.+) first appears in \S+ \S+, but (?P<floor>.+)$")
-_RAISE = LazyPattern(r"^raise the floor to (?P<to>\S+)(?: \(on (?P<on>[^:]+): (?P<why>.+)\))?$")
-_BELOW = LazyPattern(r"^(?P<floor>.+?) is below ")
+_CAUSE = re.compile(r"^(?P<what>.+) first appears in \S+ \S+, but (?P<floor>.+)$")
+_RAISE = re.compile(r"^raise the floor to (?P<to>\S+)(?: \(on (?P<on>[^:]+): (?P<why>.+)\))?$")
+_BELOW = re.compile(r"^(?P<floor>.+?) is below ")
 _SHOWN = 6  # causes named in a joined message
 
 
