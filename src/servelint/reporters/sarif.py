@@ -6,7 +6,6 @@ Columns are 1-based Unicode code points (``columnKind: unicodeCodePoints``) and
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from collections.abc import Sequence
@@ -27,7 +26,6 @@ SARIF_SCHEMA_URI = (
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
-@functools.lru_cache(maxsize=4096)
 def artifact_uri(path: str) -> str:
     """A relative URI for paths under the working directory, a file URI otherwise."""
     candidate = Path(path)

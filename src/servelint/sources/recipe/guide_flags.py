@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Set as AbstractSet
-from functools import lru_cache
 
 from servelint.model import LaunchSpec, Span, Token
 from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, load_yaml
@@ -93,7 +92,6 @@ class Item:
         self.span = span
 
 
-@lru_cache(maxsize=4096)
 def normalise(flag: str) -> tuple[str, str | None]:
     """Long flag key and implied value (``--no-x`` -> (``--x``, "false"))."""
     head, dot, tail = flag.partition(".")
@@ -105,7 +103,6 @@ def normalise(flag: str) -> tuple[str, str | None]:
     return key, None
 
 
-@lru_cache(maxsize=8192)
 def _is_value(text: str) -> bool:
     return not text.startswith("-") or text[1:2].isdigit() or text == "-"
 
