@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from types import ModuleType
 
 from servelint.model import Finding, Span
@@ -28,32 +29,25 @@ _CODE = re.compile(r"[A-Za-z]+[0-9]+")
 
 
 # Plain slotted records: nothing compares, hashes or copies them.
+@dataclass(slots=True, eq=False)
 class RuleRef:
     """One rule id written inside an ignore comment."""
 
-    __slots__ = ("text", "span", "used")
-
-    def __init__(self, text: str, span: Span, used: bool = False) -> None:
-        self.text = text
-        self.span = span
-        self.used = used
+    text: str
+    span: Span
+    used: bool = False
 
 
+@dataclass(slots=True, eq=False)
 class IgnoreComment:
     """One ``servelint: ignore`` comment: the lines and rules it applies to, and why."""
 
-    __slots__ = ("path", "span", "targets", "ids", "reason", "bracketed")
-
-    def __init__(
-        self, path: str, span: Span, targets: frozenset[int], ids: list[RuleRef], reason: str,
-        bracketed: bool,
-    ) -> None:
-        self.path = path
-        self.span = span  # the whole comment
-        self.targets = targets  # lines it applies to
-        self.ids = ids
-        self.reason = reason
-        self.bracketed = bracketed  # False for "servelint: ignore" without [ids]
+    path: str
+    span: Span  # the whole comment
+    targets: frozenset[int]  # lines it applies to
+    ids: list[RuleRef]
+    reason: str
+    bracketed: bool  # False for "servelint: ignore" without [ids]
 
 
 def normalize_id(text: str) -> str:

@@ -8,6 +8,7 @@ rule is a usage error (did-you-mean), never a silent no-op.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from servelint.model import Finding
 from servelint.rules.registry import Rule
@@ -39,16 +40,12 @@ def rule_codes(ids: Sequence[str], metas: Sequence[Rule], option: str) -> frozen
     return frozenset(codes)
 
 
+@dataclass(slots=True, eq=False)
 class Selection:
     """The rules ``--select`` and ``--ignore`` keep, as rule codes."""
 
-    __slots__ = ("select", "ignore")
-
-    def __init__(
-        self, select: frozenset[str] | None = None, ignore: frozenset[str] = frozenset()
-    ) -> None:
-        self.select = select  # None: every rule
-        self.ignore = ignore
+    select: frozenset[str] | None = None  # None: every rule
+    ignore: frozenset[str] = frozenset()
 
     @classmethod
     def from_options(

@@ -12,18 +12,17 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Container, Iterator
+from dataclasses import dataclass
 
 MAX_DEPTH = 256  # folder levels below a checked root
 
 
+@dataclass(slots=True, eq=False)
 class Skipped:
     """A folder the walk did not enter, and why (``cannot list folder: …`` / ``deeper …``)."""
 
-    __slots__ = ("path", "reason")
-
-    def __init__(self, path: str, reason: str) -> None:
-        self.path = path
-        self.reason = reason
+    path: str
+    reason: str
 
 
 def walk(root: str, skip: Container[str] = ()) -> Iterator[str | Skipped]:

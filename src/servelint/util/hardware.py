@@ -6,25 +6,18 @@ facts. ``None`` for a vendor with no CUDA compute capability (AMD, TPU, CPU, ...
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
+
+@dataclass(slots=True, eq=False)
 class Gpu:
     """One GPU model servelint knows (``--gpu`` names it by ``id``; one instance per id)."""
 
-    __slots__ = ("id", "vendor", "name", "compute_capability", "memory_gb")
-
-    def __init__(
-        self,
-        id: str,
-        vendor: str,
-        name: str,
-        compute_capability: tuple[int, int] | None,
-        memory_gb: int | None,
-    ) -> None:
-        self.id = id
-        self.vendor = vendor  # nvidia | amd | google | intel | huawei | cpu
-        self.name = name
-        self.compute_capability = compute_capability
-        self.memory_gb = memory_gb
+    id: str
+    vendor: str  # nvidia | amd | google | intel | huawei | cpu
+    name: str
+    compute_capability: tuple[int, int] | None
+    memory_gb: int | None
 
 
 _GPUS = [
