@@ -193,8 +193,8 @@ def bench_yaml_floor(reps: int) -> None:
 
 
 def bench_profile_build(reps: int) -> None:
-    from servelint.engines._build.build import build_from_wheel
-    from servelint.engines._build.wheel import find_cached
+    from servelint.builders.build import build_from_wheel
+    from servelint.builders.wheel import find_cached
 
     wheel = find_cached(
         "vllm", "0.21.0", Path("/tmp/wheels/vllm"), Path("/tmp/servelint-wheels/vllm")

@@ -28,7 +28,7 @@ from servelint.sources.common.yamlpos import YamlDoc, load_yaml_text
 from servelint.sources.markdown.reader import read_markdown
 from servelint.sources.recipe.render import RenderResult, render
 from servelint.sources.shell.script import read_script
-from servelint.textsafe import valid_unicode
+from servelint.util.textsafe import valid_unicode
 
 CASES_DIR = Path(__file__).parent / "cases" / "bad_inputs"
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -8,11 +8,11 @@ import textwrap
 import zipfile
 from pathlib import Path
 
-from servelint.engines._build.astutil import ModuleIndex, absolute_module
-from servelint.engines._build.expressions import Expressions, Opaque, PartialList
-from servelint.engines._build.static_eval import UNKNOWN, Evaluator
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.dynamo.build import build_profile
+from servelint.builders.astutil import ModuleIndex, absolute_module
+from servelint.builders.dynamo.builder import build_profile
+from servelint.builders.expressions import Expressions, Opaque, PartialList
+from servelint.builders.static_eval import UNKNOWN, Evaluator
+from servelint.builders.wheel import WheelSource
 
 
 def _wheel(tmp_path: Path, files: dict[str, str], name: str = "pkg-1.0-py3-none-any.whl") -> Path:

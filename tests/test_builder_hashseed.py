@@ -9,8 +9,8 @@ import zipfile
 from pathlib import Path
 
 SNIPPET = """
-from servelint.engines.vllm.builder.parser_configs import _literal_choices
-from servelint.engines.vllm.builder.parser_types import Hint
+from servelint.builders.vllm.parser_configs import _literal_choices
+from servelint.builders.vllm.parser_types import Hint
 seq = Hint("literal", args=("CLS", "LAST", "MEAN"))
 tok = Hint("literal", args=("ALL", "STEP"))
 nested = Hint("builtin", "list", (frozenset({Hint("literal", args=("b",)),
@@ -35,7 +35,7 @@ def test_literal_choices_same_under_any_hash_seed() -> None:
 FAKE = Path(__file__).parent / "data" / "vllm_parser" / "fakevllm"
 BUILD = """
 import json, sys
-from servelint.engines._build.build import build_from_wheel
+from servelint.builders.build import build_from_wheel
 data = build_from_wheel("vllm", sys.argv[1])
 pooling = next(a for a in data["parser"]["actions"] if a["dest"] == "pooling")
 print(pooling["choices"])

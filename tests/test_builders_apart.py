@@ -1,9 +1,8 @@
-"""Checking never imports a profile builder, of any engine: ``engines/_build/``, each engine's
-``builder/`` package and the builder modules TensorRT-LLM and Dynamo keep beside their check
-code (``trtllm/build_*.py``, ``trtllm/builder.py``, ``trtllm/source.py``, ``dynamo/build*.py``).
-A check of every kind of input the test cases hold (recipes, scripts, InferenceX, srt-slurm,
-Markdown; vLLM, SGLang, TensorRT-LLM and Dynamo launches) runs in a fresh interpreter, which
-then lists the builder modules it loaded."""
+"""Checking never imports a profile builder, of any engine: every builder lives in
+``servelint/builders/`` (the shared pieces at its top, one sub-package per engine). A check of
+every kind of input the test cases hold (recipes, scripts, InferenceX, srt-slurm, Markdown;
+vLLM, SGLang, TensorRT-LLM and Dynamo launches) runs in a fresh interpreter, which then lists
+the builder modules it loaded."""
 
 from __future__ import annotations
 
@@ -13,38 +12,23 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ENGINES = ROOT / "src" / "servelint" / "engines"
-# a builder module by its place: the shared builder, a builder package, a build_* module
-_BUILDER = re.compile(
-    r"^servelint\.engines\.(_build(\..*)?|\w+\.builder(\..*)?|\w+\.build\w*|trtllm\.source)$"
-)
+PACKAGE = ROOT / "src" / "servelint"
+_BUILDER = re.compile(r"^servelint\.builders(\..*)?$")
+# the names builders had beside the check code before they moved into one package
+_OLD_BUILDER = re.compile(r"(^|/)(_build|builder|build\w*)(/|\.py$)")
 
 
-def builder_modules() -> list[str]:
-    """Every builder module in the source tree, by the naming above."""
-    out = []
-    for path in ENGINES.rglob("*.py"):
-        parts = path.relative_to(ENGINES.parent.parent).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        if _BUILDER.match(name):
-            out.append(name)
-    return sorted(out)
-
-
-def test_the_builder_naming_finds_every_engines_builder():
-    found = builder_modules()
-    for expected in (
-        "servelint.engines._build.wheel",
-        "servelint.engines.vllm.builder.parser",
-        "servelint.engines.sglang.builder",
-        "servelint.engines.trtllm.build_cli",
-        "servelint.engines.trtllm.builder",
-        "servelint.engines.trtllm.source",
-        "servelint.engines.dynamo.build",
-        "servelint.engines.dynamo.build_options",
-    ):
-        assert expected in found, expected
-    assert "servelint.engines.trtllm.argv" not in found
+def test_every_builder_is_in_the_builders_package():
+    builders = {p.relative_to(PACKAGE / "builders").as_posix()
+                for p in (PACKAGE / "builders").rglob("*.py")}
+    for expected in ("wheel.py", "vllm/parser.py", "sglang/__init__.py", "trtllm/build_cli.py",
+                     "trtllm/builder.py", "trtllm/source.py", "dynamo/builder.py",
+                     "dynamo/build_options.py"):
+        assert expected in builders, expected
+    elsewhere = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")
+                 if p.relative_to(PACKAGE).parts[0] != "builders"
+                 and _OLD_BUILDER.search(p.relative_to(PACKAGE).as_posix())]
+    assert elsewhere == [], elsewhere
 
 
 def test_checking_every_input_kind_imports_no_builder():

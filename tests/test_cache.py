@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from servelint import cache, codec
 from servelint.check import Options, check_paths
-from servelint.config import load_config_file
 from servelint.model import Finding, Severity, Span
+from servelint.pipeline import cache, codec
+from servelint.pipeline.config import load_config_file
 
 
 @pytest.fixture(autouse=True)

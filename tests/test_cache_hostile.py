@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from servelint import cache, online
 from servelint.check import Options, check_paths
+from servelint.pipeline import cache, online
 
 SGLANG_LAUNCH = "python -m sglang.launch_server --model-path org/m --config {cfg}\n"
 

@@ -20,7 +20,7 @@ from servelint.engines.vllm import argv as vllm_argv
 from servelint.engines.vllm import condition_compile, conditions, failures_memo, validators
 from servelint.engines.vllm.condition_compile import compiled, conjunction
 from servelint.engines.vllm.launch_values import LaunchValues
-from servelint.lru import Lru
+from servelint.util.lru import Lru
 
 CASES = Path(__file__).parent / "conformance" / "adversarial"
 

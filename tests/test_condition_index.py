@@ -11,8 +11,8 @@ import json
 import pytest
 
 from servelint import profiles
+from servelint.builders.vllm import condition_index
 from servelint.engines.vllm import validators
-from servelint.engines.vllm.builder import condition_index
 from servelint.engines.vllm.conditions import Values, check_reads, reads
 
 RELEASES = profiles.available("vllm")

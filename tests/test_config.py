@@ -3,8 +3,14 @@ from pathlib import Path
 import pytest
 from stub_rules import make_finding
 
-from servelint.config import Config, ConfigError, load_config, load_config_file, parse_config
 from servelint.model import Severity
+from servelint.pipeline.config import (
+    Config,
+    ConfigError,
+    load_config,
+    load_config_file,
+    parse_config,
+)
 
 KNOWN = {"flag-unknown", "SL101", "env-deprecated", "SL301"}
 

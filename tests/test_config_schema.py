@@ -10,16 +10,16 @@ import jsonschema
 import pytest
 
 import servelint
-from servelint import config as config_mod
-from servelint.config import ConfigError, parse_config
-from servelint.hardware import GPUS
+from servelint.pipeline import config as config_mod
+from servelint.pipeline.config import ConfigError, parse_config
+from servelint.util.hardware import GPUS
 
 SCHEMA = json.loads((Path(servelint.__file__).parent / "data" / "config.schema.json").read_text())
 VALID = jsonschema.Draft202012Validator(SCHEMA)
 
 
 def docstring_example() -> str:
-    """The indented TOML block of servelint.config's docstring."""
+    """The indented TOML block of servelint.pipeline.config's docstring."""
     block = re.search(r"Keys \(all optional\)::\n\n(?P<body>(?: {4}.*\n)+)", config_mod.__doc__)
     return "\n".join(line[4:] for line in block.group("body").splitlines())
 

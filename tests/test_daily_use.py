@@ -40,7 +40,7 @@ def test_stdin_recipe_without_a_name_is_told_by_its_content(capsys, monkeypatch)
 
 
 def test_stdin_recipe_with_a_guide_is_a_recipe_not_markdown():
-    from servelint.stdin_input import kind_by_content
+    from servelint.commands.stdin_input import kind_by_content
 
     text = "model:\n  model_id: m\nguide: |\n  ```bash\n  vllm serve m\n  ```\n"
     assert kind_by_content(text) == "models/stdin/stdin.yaml"

@@ -1,15 +1,14 @@
-"""servelint.docs_links: the declared docs base, read from the installed metadata."""
+"""servelint.rules.docs_links: the declared docs base, read from the installed metadata."""
 
 import sys
 
 import pytest
 
-from servelint import docs_links
 from servelint.commands.explain import explain_text
 from servelint.model import Finding, Severity, Span
 from servelint.reporters.sarif import rule_descriptor
 from servelint.reporters.text import docs_line
-from servelint.rules import registry
+from servelint.rules import docs_links, registry
 
 METADATA = """Metadata-Version: 2.4
 Name: servelint

@@ -7,8 +7,8 @@ import zipfile
 from pathlib import Path
 
 from servelint import profiles
+from servelint.builders.dynamo.builder import build_profile
 from servelint.check import Options, check_paths
-from servelint.engines.dynamo.build import build_profile
 from servelint.engines.dynamo.worker import split_argv, targets
 from servelint.model import Token
 

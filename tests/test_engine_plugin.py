@@ -133,7 +133,7 @@ def test_checking_never_imports_a_builder():
         "import sys\n"
         "from servelint.cli import main\n"
         "main(['check', 'examples', '--no-cache', '--format', 'json', '--jobs', '1'])\n"
-        "built = [m for m in sys.modules if m.startswith('servelint.engines._build')\n"
+        "built = [m for m in sys.modules if m.startswith('servelint.builders')\n"
         "         or '.builder' in m]\n"
         "print('BUILDER', built, file=sys.stderr)\n"
     )

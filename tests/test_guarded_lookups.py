@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from servelint import profiles
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import conditions as builder
-from servelint.engines.vllm.builder.guarded_lookups import changed_when, guarded_lookups
+from servelint.builders.vllm import conditions as builder
+from servelint.builders.vllm.guarded_lookups import changed_when, guarded_lookups
+from servelint.builders.wheel import WheelSource
 from servelint.engines.vllm.conditions import Values, holds
 from servelint.engines.vllm.verdict import static_verdict
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import conditions as builder
+from servelint.builders.vllm import conditions as builder
+from servelint.builders.wheel import WheelSource
 from servelint.engines.vllm.conditions import Values, holds
 
 KV = """

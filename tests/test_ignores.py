@@ -1,6 +1,6 @@
 from stub_rules import make_finding
 
-from servelint.ignores import apply_ignores, parse_ignores
+from servelint.pipeline.ignores import apply_ignores, parse_ignores
 
 KNOWN = {"flag-unknown", "SL101", "env-deprecated", "SL301"}
 

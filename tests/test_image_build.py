@@ -6,9 +6,10 @@ import io
 import tarfile
 from pathlib import Path
 
-from servelint import image_contents, profiles
-from servelint.engines.vllm.builder import dockerfile as df
-from servelint.engines.vllm.builder.image_build import build, read_flavour
+from servelint import profiles
+from servelint.builders.vllm import dockerfile as df
+from servelint.builders.vllm.image_build import build, read_flavour
+from servelint.releases import image_contents
 
 DOCKERFILE = """\
 ARG CUDA_VERSION=13.0.1

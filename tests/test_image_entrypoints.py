@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from servelint.builders.vllm.image_entrypoint import read_flavour
 from servelint.engines.images import image_entrypoint, image_launcher, resolve_image
 from servelint.engines.vllm import image_entrypoints
-from servelint.engines.vllm.builder.image_entrypoint import read_flavour
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "data" / "image_entrypoints"

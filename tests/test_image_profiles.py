@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from servelint import image_contents
 from servelint.cli import main
 from servelint.profiles import store
+from servelint.releases import image_contents
 
 TREE = Path(__file__).parent / "data" / "image_tree" / "dist-packages"
 SITE = "usr/local/lib/python3.12/dist-packages"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from servelint.lru import Lru
+from servelint.util.lru import Lru
 
 
 def test_the_least_recently_used_entry_is_dropped_first() -> None:

@@ -1,4 +1,4 @@
-"""One cause repeated in many files is one finding (servelint.condense.one_finding_per_cause).
+"""One cause repeated in many files is one finding (servelint.pipeline.condense.one_finding_per_cause).
 
 Golden cases: tests/cases/causes/<case>/ holds real files checked together (each cites its
 source in its first line); <case>.expected holds every finding of the folder as a full line
@@ -16,8 +16,8 @@ from test_rule_cases import golden_line
 
 from servelint import profiles
 from servelint.check import Options, check_paths
-from servelint.condense import one_finding_per_cause
 from servelint.model import Finding, Severity, Span
+from servelint.pipeline.condense import one_finding_per_cause
 
 CASES = Path(__file__).parent / "cases" / "causes"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from servelint import online
 from servelint.cli import main
+from servelint.pipeline import online
 
 DATA = Path(__file__).parent / "data" / "online"
 SCRIPT = (
@@ -111,7 +111,7 @@ def test_check_online_adds_metadata_to_the_runtime_install_finding(tmp_path, cap
 
 
 def test_without_online_nothing_is_asked(tmp_path, capsys, monkeypatch):
-    monkeypatch.delitem(sys.modules, "servelint.online", raising=False)
+    monkeypatch.delitem(sys.modules, "servelint.pipeline.online", raising=False)
     (tmp_path / "run.sh").write_text(SCRIPT)
     main(
         [
@@ -126,4 +126,4 @@ def test_without_online_nothing_is_asked(tmp_path, capsys, monkeypatch):
     )
     found = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "SL161"]
     assert found and "index metadata" not in found[0]["evidence"]
-    assert "servelint.online" not in sys.modules  # the module is not even imported
+    assert "servelint.pipeline.online" not in sys.modules  # the module is not even imported

@@ -1,9 +1,9 @@
-"""servelint.package_names: package names are matched under PEP 503 normalisation."""
+"""servelint.util.package_names: package names are matched under PEP 503 normalisation."""
 
 import pytest
 from packaging.utils import canonicalize_name as packaging_canonical
 
-from servelint.package_names import canonicalize_name
+from servelint.util.package_names import canonicalize_name
 
 
 @pytest.mark.parametrize(

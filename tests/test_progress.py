@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from servelint.progress import FileProgress, progress_for
+from servelint.pipeline.progress import FileProgress, progress_for
 
 CORPUS = Path(os.environ.get("SERVELINT_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
 

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from servelint import profiles, release_facts
-from servelint.engines._build.release_facts import env_reads, package_sources, release_date
+from servelint import profiles
+from servelint.builders.release_facts import env_reads, package_sources, release_date
+from servelint.releases import release_facts
 
 
 def _sdist(tmp: Path, mtime: int) -> Path:

@@ -78,7 +78,7 @@ def test_a_page_per_rule_and_none_stale(tmp_path):
 
 
 def test_every_finding_links_its_page(monkeypatch):
-    from servelint.docs_links import rule_doc_url
+    from servelint.rules.docs_links import rule_doc_url
 
     assert rule_doc_url("SL101") == "docs/rules/SL101.md"  # no URL declared: the repo path
     assert (ROOT / rule_doc_url("SL101")).is_file()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from test_sglang_builder import make_wheel
 
+from servelint.builders.sglang import parser as sglang_parser
 from servelint.engines.sglang import argv as sglang_argv
-from servelint.engines.sglang.builder import parser as sglang_parser
 from servelint.profiles import Profile
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.sglang.builder import env as sglang_env
-from servelint.engines.sglang.builder import facts as sglang_facts
-from servelint.engines.sglang.builder import parser as sglang_parser
+from servelint.builders.sglang import env as sglang_env
+from servelint.builders.sglang import facts as sglang_facts
+from servelint.builders.sglang import parser as sglang_parser
+from servelint.builders.wheel import WheelSource
 
 DATA = Path(__file__).parent / "data" / "sglang"
 METADATA = """Metadata-Version: 2.1

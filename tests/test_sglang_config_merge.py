@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from servelint import profiles
-from servelint.engines.sglang.builder.parser_rules import mapping_values
+from servelint.builders.sglang.parser_rules import mapping_values
 from servelint.engines.sglang.config_merge import config_args
 
 # the two shapes of server_args_config_parser.py._convert_config_to_args (0.5.13 / 0.5.14+)

@@ -208,11 +208,11 @@ def test_fast_endpoints_equal_checking_every_release():
     import random
     from pathlib import Path
 
-    from servelint import works_on as works_on_mod
     from servelint.pipeline.discover import discover
     from servelint.pipeline.judge import check_spec, passes_on
     from servelint.pipeline.options import Options
     from servelint.pipeline.read import read_job
+    from servelint.releases import works_on as works_on_mod
     from servelint.sources.base import ReadContext
 
     corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "vllm-recipes"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from servelint.engines.trtllm.build_bounds import refusals
+from servelint.builders.trtllm.build_bounds import refusals
 
 
 def _fn(src: str) -> ast.FunctionDef:
@@ -63,7 +63,7 @@ def test_other_shapes_record_nothing() -> None:
 
 
 def test_model_validator_on_one_field() -> None:
-    from servelint.engines.trtllm.build_bounds import model_refusals
+    from servelint.builders.trtllm.build_bounds import model_refusals
 
     got = model_refusals(
         _fn(

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from servelint.engines.trtllm.builder import build, build_profile
-from servelint.engines.trtllm.source import TreeSource
+from servelint.builders.trtllm.builder import build, build_profile
+from servelint.builders.trtllm.source import TreeSource
 
 TREE = Path(__file__).parent / "data" / "trtllm_tree"
 

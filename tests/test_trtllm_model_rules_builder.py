@@ -8,8 +8,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from servelint.engines.trtllm.build_backends import supports_backend
-from servelint.engines.trtllm.build_spec_asserts import speculative_asserts
+from servelint.builders.trtllm.build_backends import supports_backend
+from servelint.builders.trtllm.build_spec_asserts import speculative_asserts
 
 
 def _cls(src: str) -> ast.ClassDef:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from servelint import profiles, release_range
+from servelint import profiles
 from servelint.check import Options, check_text
 from servelint.model import Severity
+from servelint.releases import release_range
 
 
 @pytest.fixture(autouse=True)

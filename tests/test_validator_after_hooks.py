@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import conditions as builder
-from servelint.engines.vllm.builder import write_index
+from servelint.builders.vllm import conditions as builder
+from servelint.builders.vllm import write_index
+from servelint.builders.wheel import WheelSource
 
 CONFIG = """
 from vllm.platforms import current_platform

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from servelint import profiles
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import conditions as builder
+from servelint.builders.vllm import conditions as builder
+from servelint.builders.wheel import WheelSource
 from servelint.engines.vllm.conditions import UNKNOWN, Items, Values, holds, reads
 from servelint.engines.vllm.validators import coerce
 from servelint.engines.vllm.verdict import static_verdict

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from servelint import profiles
-from servelint.engines._build.wheel import WheelSource
+from servelint.builders.vllm import parser as vllm_parser
+from servelint.builders.wheel import WheelSource
 from servelint.engines.vllm import argv as vllm_argv
 from servelint.engines.vllm.argv import check_json_config, json_config_problems, parse
-from servelint.engines.vllm.builder import parser as vllm_parser
 from servelint.profiles import Profile
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from servelint.engines._build.astutil import ModuleIndex
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder.init_vars import init_var_fields
-from servelint.engines.vllm.builder.parser_types import TypeResolver
-from servelint.engines.vllm.builder.pydantic_classes import pydantic_validated
+from servelint.builders.astutil import ModuleIndex
+from servelint.builders.vllm.init_vars import init_var_fields
+from servelint.builders.vllm.parser_types import TypeResolver
+from servelint.builders.vllm.pydantic_classes import pydantic_validated
+from servelint.builders.wheel import WheelSource
 from servelint.engines.vllm.json_config import _value_problem, dotted_value
 
 FILES = {

@@ -9,9 +9,9 @@ import zipfile
 from pathlib import Path
 
 from servelint import profiles
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import version_fields
-from servelint.engines.vllm.builder.engine_locals import passed_values
+from servelint.builders.vllm import version_fields
+from servelint.builders.vllm.engine_locals import passed_values
+from servelint.builders.wheel import WheelSource
 from servelint.engines.vllm.conditions import Values, value_of
 from servelint.engines.vllm.verdict import static_verdict
 

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from servelint import profiles
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import backends as vllm_backends
-from servelint.engines.vllm.builder import env as vllm_env
-from servelint.engines.vllm.builder import gates as vllm_gates
-from servelint.engines.vllm.builder import image as vllm_image
-from servelint.engines.vllm.builder import values as vllm_values
+from servelint.builders.vllm import backends as vllm_backends
+from servelint.builders.vllm import env as vllm_env
+from servelint.builders.vllm import gates as vllm_gates
+from servelint.builders.vllm import image as vllm_image
+from servelint.builders.vllm import values as vllm_values
+from servelint.builders.wheel import WheelSource
 
 MINI = Path(__file__).parent / "data" / "vllm_facts" / "mini"
 WHEELS = Path("/tmp/wheels/vllm")

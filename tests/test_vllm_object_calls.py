@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import conditions as builder
-from servelint.engines.vllm.builder import model_split
-from servelint.engines.vllm.builder.condition_shapes import evaluable
+from servelint.builders.vllm import conditions as builder
+from servelint.builders.vllm import model_split
+from servelint.builders.vllm.condition_shapes import evaluable
+from servelint.builders.wheel import WheelSource
 
 EXTRA = """
 TABLE = {"ArchA": "layers"}

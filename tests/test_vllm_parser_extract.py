@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from servelint import profiles
-from servelint.engines._build.wheel import WheelSource, find_cached
-from servelint.engines.vllm.builder import parser as vllm_parser
+from servelint.builders.vllm import parser as vllm_parser
+from servelint.builders.wheel import WheelSource, find_cached
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE = ROOT / "tests" / "data" / "vllm_parser" / "fakevllm"

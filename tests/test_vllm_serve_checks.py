@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from servelint import profiles
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import serve_checks
+from servelint.builders.vllm import serve_checks
+from servelint.builders.wheel import WheelSource
 from servelint.engines.vllm.conditions import Values, holds
 from servelint.engines.vllm.verdict import static_verdict
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.vllm.builder import dispatch_sets, value_checks
-from servelint.engines.vllm.builder.normalisers import string_steps
+from servelint.builders.vllm import dispatch_sets, value_checks
+from servelint.builders.vllm.normalisers import string_steps
+from servelint.builders.wheel import WheelSource
 from servelint.engines.vllm.lax_values import (
     enum_value_problem,
     literal_problem,

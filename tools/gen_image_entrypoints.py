@@ -6,7 +6,7 @@
 SOURCES holds one entry per release, each either an sdist (``vllm-0.10.1.1.tar.gz``) or the
 unpacked tree of one (a folder named by the release, or holding a ``PKG-INFO`` that names
 it). Each release's own ``docker/Dockerfile*`` and ``.buildkite/release-pipeline.yaml`` are
-read (``servelint.engines.vllm.builder.image_entrypoint``): the ENTRYPOINT and CMD of each
+read (``servelint.builders.vllm.image_entrypoint``): the ENTRYPOINT and CMD of each
 flavour's release target, with file:line. Offline: nothing is downloaded or executed.
 Getting an sdist without building it: ``pip download --no-deps --no-binary :all:
 --no-build-isolation --no-clean vllm==X`` fails at the metadata step but leaves the unpacked
@@ -23,8 +23,8 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from servelint.engines.vllm.builder.image_build import PIPELINE, sdist_files
-from servelint.engines.vllm.builder.image_entrypoint import read_release
+from servelint.builders.vllm.image_build import PIPELINE, sdist_files
+from servelint.builders.vllm.image_entrypoint import read_release
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "src" / "servelint" / "engines" / "vllm" / "image_entrypoints.json"

@@ -32,8 +32,8 @@ from pathlib import Path
 from packaging.utils import parse_wheel_filename
 
 from servelint import profiles
+from servelint.builders.release_facts import env_reads, package_sources, release_date
 from servelint.engines import registry
-from servelint.engines._build.release_facts import env_reads, package_sources, release_date
 
 
 def _find(package: str, version: str, folders: list[Path]) -> Path | None:

@@ -2,7 +2,7 @@
 docstring) and the README's rule table from the rule registry.
 
 ``--check`` fails (exit 1) when any of them is stale, missing, or a page is left over from
-a rule that no longer exists. Every finding links to its page (``servelint.docs_links``).
+a rule that no longer exists. Every finding links to its page (``servelint.rules.docs_links``).
 
 Usage: python tools/gen_rule_docs.py [--check] [--out docs/rules.md]
 """

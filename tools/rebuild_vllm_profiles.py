@@ -30,9 +30,9 @@ from pathlib import Path
 from packaging.version import Version
 
 from servelint import profiles
+from servelint.builders.build import build_from_wheel
+from servelint.builders.wheel import download, find_cached
 from servelint.engines import history
-from servelint.engines._build.build import build_from_wheel
-from servelint.engines._build.wheel import download, find_cached
 
 ENGINE = "vllm"
 
@@ -75,7 +75,7 @@ def rebuild_profile(version: str, wheel: Path, out: Path | None) -> str:
 
 
 def rebuild_image(version: str, sdist: Path | None, out: Path | None) -> str:
-    from servelint.engines.vllm.builder.image_build import build as read_image
+    from servelint.builders.vllm.image_build import build as read_image
 
     target = profiles.image_build_path(ENGINE, version, out)
     committed = profiles.image_build_path(ENGINE, version)

@@ -22,9 +22,9 @@ from pathlib import Path
 from packaging.version import Version
 
 from servelint import profiles
-from servelint.engines._build.wheel import WheelSource, download, find_cached
-from servelint.engines.sglang.builder.parser_rules import config_merge_rules
-from servelint.engines.sglang.builder.serve_routes import serve_routing
+from servelint.builders.sglang.parser_rules import config_merge_rules
+from servelint.builders.sglang.serve_routes import serve_routing
+from servelint.builders.wheel import WheelSource, download, find_cached
 
 ENGINE = "sglang"
 

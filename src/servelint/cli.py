@@ -18,7 +18,7 @@ COMMANDS = ["check", "render", "profile", "explain"]
 
 class _VersionAction(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
-        from servelint.version_info import version_text
+        from servelint.commands.version_info import version_text
 
         sys.stdout.write(version_text())
         parser.exit()

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 from servelint import profiles
-from servelint.engines._build.build import build_from_wheel
-from servelint.engines._build.wheel import WheelSource
-from servelint.engines.sglang.builder import parser as sglang_parser
+from servelint.builders.build import build_from_wheel
+from servelint.builders.sglang import parser as sglang_parser
+from servelint.builders.wheel import WheelSource
 
 WHEELS = Path("/tmp/wheels/sglang")
 

@@ -86,7 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _load_config(args: argparse.Namespace):
-    from servelint import config as config_mod
+    from servelint.pipeline import config as config_mod
 
     if args.config:
         return config_mod.load_config_file(args.config)
@@ -96,7 +96,7 @@ def _load_config(args: argparse.Namespace):
 
 def validate(args: argparse.Namespace) -> None:
     """Check every value like the config file checks its own; raise UsageError."""
-    from servelint import cli_values
+    from servelint.util import cli_values
 
     def checked(flag: str, check, value):
         try:
@@ -127,7 +127,7 @@ def validate(args: argparse.Namespace) -> None:
     if stdin_uses and (args.fix or args.diff):
         raise UsageError("--fix/--diff edit files: they cannot take - (standard input)")
     if args.output is not None:
-        from servelint.report_file import ReportFileError, refuse
+        from servelint.reporters.report_file import ReportFileError, refuse
 
         parent = args.output.parent
         if not parent.is_dir():
@@ -140,8 +140,8 @@ def validate(args: argparse.Namespace) -> None:
 
 
 def _selection(args: argparse.Namespace):
+    from servelint.pipeline.selection import Selection
     from servelint.rules.registry import catalogue
-    from servelint.selection import Selection
 
     try:
         return Selection.from_options(args.select, args.ignore, catalogue())
@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = _format(args)
     for note in args.notes:
         print(f"servelint: note: {note}", file=sys.stderr)
-    from servelint.report_file import ReportFile, ReportFileError, guarded_stdout
+    from servelint.reporters.report_file import ReportFile, ReportFileError, guarded_stdout
 
     try:  # a temporary file renamed over the output at the end (see report_file)
         report = ReportFile(args.output) if args.output else None
@@ -193,9 +193,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> int:
     from servelint.check import Options, check_paths
-    from servelint.progress import progress_for
+    from servelint.commands.stdin_input import STDIN_PATH, StdinFile, UnknownKind
+    from servelint.pipeline.progress import progress_for
     from servelint.sources.common import overlay
-    from servelint.stdin_input import STDIN_PATH, StdinFile, UnknownKind
 
     try:
         stdin = StdinFile(sys.stdin, args.stdin_filename) if STDIN_PATH in args.paths else None
@@ -249,7 +249,7 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
             report.files = [stdin.path_of(p) for p in report.files]
         findings = selection.apply(report.findings)
         if args.online:
-            from servelint.online import annotate
+            from servelint.pipeline.online import annotate
 
             annotate(findings)
         view = _view(args, fmt, findings, config_floor)

@@ -25,7 +25,7 @@ def header(meta: Rule) -> str:
 def explain_text(meta: Rule) -> str:
     """The rule's page as the package holds it; its https address when one is declared
     (``docs_links``: the repository path alone is no page a user of the package has)."""
-    from servelint.docs_links import is_absolute
+    from servelint.rules.docs_links import is_absolute
 
     page = f"\n\ndocs: {meta.url}" if is_absolute(meta.url) else ""
     return f"{header(meta)}\n\n{meta.doc or meta.summary}{page}\n"

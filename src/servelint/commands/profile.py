@@ -108,7 +108,7 @@ def index_versions(engine: str) -> list[str]:
 
 
 def run_build_trtllm(args: argparse.Namespace) -> int:
-    from servelint.engines.trtllm.builder import build
+    from servelint.builders.trtllm.builder import build
 
     if len(args.versions) != 1:
         print("servelint: name one trtllm release per build", file=sys.stderr)
@@ -132,7 +132,7 @@ def run_build_trtllm(args: argparse.Namespace) -> int:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from servelint.engines._build.build import build
+    from servelint.builders.build import build
 
     store.set_dir(args.profiles_dir)
     if args.root or args.image_archive or args.image:
@@ -158,8 +158,8 @@ def run_build(args: argparse.Namespace) -> int:
     failed = 0
     for v in sorted(set(versions), key=Version):
         try:
-            if args.engine == "dynamo":  # worker profiles: servelint.engines.dynamo.build
-                from servelint.engines.dynamo.build import build_release
+            if args.engine == "dynamo":  # worker profiles: servelint.builders.dynamo.builder
+                from servelint.builders.dynamo.builder import build_release
 
                 print(f"dynamo {v}: {build_release(v, args.wheel_dir, args.out)}")
                 continue
@@ -177,7 +177,7 @@ def run_build(args: argparse.Namespace) -> int:
 def run_build_from_image(args: argparse.Namespace) -> int:
     """``--root`` / ``--image-archive`` / ``--image``: a profile of what the image holds,
     stored for ``--as`` (default: the ``--image`` reference)."""
-    from servelint.engines._build.from_image import ArchiveError, build_and_store
+    from servelint.builders.from_image import ArchiveError, build_and_store
 
     given = [x for x in (args.root, args.image_archive, args.image) if x]
     if len(given) != 1 or args.versions or args.range:
@@ -208,7 +208,7 @@ def run_build_from_image(args: argparse.Namespace) -> int:
 def run_build_image(args: argparse.Namespace) -> int:
     import tarfile
 
-    from servelint.engines.vllm.builder.image_build import build as read_image
+    from servelint.builders.vllm.image_build import build as read_image
 
     try:
         data = read_image(args.sdist)
@@ -254,7 +254,7 @@ def _provenance_text(prov: dict) -> str:
 
 
 def _load_or_fail(engine: str, version: str) -> profiles.Profile | None:
-    from servelint import cli_values
+    from servelint.util import cli_values
 
     try:
         engine = cli_values.engine_name(engine)  # a misspelt engine: did you mean

@@ -11,7 +11,6 @@ required actions and leftover ("unrecognized") tokens. What an engine does with 
 
 from __future__ import annotations
 
-import functools
 import re
 from bisect import bisect_left
 from collections.abc import Callable
@@ -221,7 +220,6 @@ def expected_message(nargs: Any) -> str:
     return "expected arguments"
 
 
-@functools.lru_cache(maxsize=256)
 def _nargs_regex(nargs: tuple[Any, ...], optional: bool) -> re.Pattern[str]:
     return re.compile("".join(_nargs_pattern(n, optional) for n in nargs))
 

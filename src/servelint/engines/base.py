@@ -215,7 +215,7 @@ class Engine:
         # dotted module with ``parse(profile, argv)``; None: unchecked
         self.argv_module = argv_module
         # builder: modules whose ``extract(src, profile) -> dict`` fill the profile, in order
-        # (servelint.engines._build; never imported by ``check``)
+        # (servelint.builders; never imported by ``check``)
         self.extractors = extractors
         self.profile_dir = profile_dir  # default: the package's profiles/data/<name>
         # the reader keeps the lines of the config file a launch passes (LaunchSpec.option_file)
@@ -225,7 +225,7 @@ class Engine:
         # ``trtllm-serve disaggregated``, Dynamo's trtllm workers) are recognised, not judged
         self.judged_entrypoints = judged_entrypoints
         # profiles exist for some releases only: an unprofiled image release is judged by its
-        # profiled neighbours, capped at warning (servelint.release_range)
+        # profiled neighbours, capped at warning (servelint.releases.release_range)
         self.sparse_profiles = sparse_profiles
         # "module:function" turning the lines of the file a config flag names into the argv
         # the engine reads from it (``fn(lines) -> list[Token] | None``, None: not a flat

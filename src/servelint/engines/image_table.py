@@ -29,21 +29,21 @@ What cannot be known is a range (``lo``/``hi``, None = open), never a guess.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from servelint import release_facts
-from servelint.lazy_re import LazyPattern
+from servelint.releases import release_facts
 
-_VARIANT = LazyPattern(r"^(cuda\d+(\.\d+)*|cu\d+|efa|amd64|arm64|x86_64|aarch64)$")
-_ROCM_VLLM = LazyPattern(r"(?:^|_)vllm_?(?P<version>\d+\.\d+\.\d+(?:\.\d+)?)(?:_|$)")
+_VARIANT = re.compile(r"^(cuda\d+(\.\d+)*|cu\d+|efa|amd64|arm64|x86_64|aarch64)$")
+_ROCM_VLLM = re.compile(r"(?:^|_)vllm_?(?P<version>\d+\.\d+\.\d+(?:\.\d+)?)(?:_|$)")
 ROCM_FORK = "rocm/vllm"
 ROCM_DEV = "rocm/vllm-dev"
 SGLANG_NIGHTLY_REPOSITORIES = ("lmsysorg/sglang-rocm", "rocm/sgl-dev")
-_SGLANG_DATED = LazyPattern(
+_SGLANG_DATED = re.compile(
     r"^v?(?P<version>\d+\.\d+\.\d+(?:\.\d+)?(?:rc\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9._]+)*"
     r"-(?P<date>20\d{6})$"
 )

@@ -17,7 +17,6 @@ from packaging.version import InvalidVersion, Version
 from servelint.engines import image_table
 from servelint.engines import registry as engines
 from servelint.engines.base import Command, ImageEntrypoint, Module
-from servelint.lazy_re import LazyPattern
 
 _FLOATING_TAGS = {"latest", "nightly", "main", "dev", "stable", "edge", "nightly-dev", "dev-nightly"}
 # three or four release parts (vLLM published 0.10.1.1, SGLang 0.4.3.post2 is a post release)
@@ -25,7 +24,7 @@ _VERSION = r"\d+\.\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)
 # "v0.21.0", "v0.10.1.1", "v0.21.0-cu130", "v0.5.14-rocm720-mi35x-20260701"; suffix = variant
 _RELEASE_TAG = re.compile(rf"^v?(?P<version>{_VERSION})(?P<suffix>-[A-Za-z0-9._-]+)?$")
 # build-variant suffix words that do not change the engine release
-_VARIANT_WORD = LazyPattern(
+_VARIANT_WORD = re.compile(
     r"^(cu\d+(\.\d+)*|cuda\d+(\.\d+)*|rocm\d+|mi\d+x|ubuntu\d+(\.\d+)?|x86_64|amd64|arm64|aarch64"
     r"|runtime|py3\d*|srt|\d{8})$"
 )

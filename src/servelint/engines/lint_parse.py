@@ -8,16 +8,16 @@ token replaced by a value the parser accepts.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from servelint.lazy_re import LazyPattern
 from servelint.profiles import Profile
 
 MAX_ROUNDS = 40
 
-_UNRECOGNIZED = LazyPattern(r"unrecognized arguments?: (.*)")
-_AMBIGUOUS = LazyPattern(r"ambiguous option: (\S+?)(?:=\S*)? could match (.*)")
-_ARGUMENT = LazyPattern(r"argument ([^:]+): (.*)")
+_UNRECOGNIZED = re.compile(r"unrecognized arguments?: (.*)")
+_AMBIGUOUS = re.compile(r"ambiguous option: (\S+?)(?:=\S*)? could match (.*)")
+_ARGUMENT = re.compile(r"argument ([^:]+): (.*)")
 
 
 class ArgProblem:

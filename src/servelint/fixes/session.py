@@ -90,8 +90,7 @@ def run_fixes(
 def forget_file_contents() -> None:
     """Drop what this process remembers of file contents (texts, digests, recipe repos):
     a later check in the same process reads the files as written."""
-    from servelint import cache
-    from servelint.pipeline import control
+    from servelint.pipeline import cache, control
     from servelint.sources.recipe import load
 
     control._TEXT_CACHE.clear()

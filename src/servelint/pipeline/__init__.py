@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from servelint.condense import one_finding_per_cause, one_note_per_file
 from servelint.model import Finding
+from servelint.pipeline.condense import one_finding_per_cause, one_note_per_file
 from servelint.pipeline.control import apply_control
 from servelint.pipeline.discover import discover
 from servelint.pipeline.launch_report import LaunchReport

@@ -27,11 +27,11 @@ import os
 from typing import Any
 
 from servelint.engines.lint_parse import LintParse, lint_parse
-from servelint.lru import Lru
 from servelint.model import Edit, Finding, Fix, LaunchSpec, Span, Token
 from servelint.profiles import Profile
 from servelint.rules.base import CheckContext
 from servelint.sources.common.option_files import WRITTEN_CONFIG
+from servelint.util.lru import Lru
 
 MAX_ENTRIES = 16384  # argv verdicts kept
 MAX_SHARED_PARSES = 4096  # canonical parses kept

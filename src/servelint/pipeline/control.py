@@ -15,7 +15,7 @@ from servelint.sources.common import overlay
 def apply_control(findings: list[Finding], options: Options, report: Any) -> list[Finding]:
     """Inline ignores and config (severity remaps, disabled rules, min severity)."""
     try:
-        from servelint import ignores
+        from servelint.pipeline import ignores
     except ModuleNotFoundError:
         ignores = None  # type: ignore[assignment]
     if ignores is not None and not options.no_ignores:

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from servelint.pipeline.options import Options
+from servelint.pipeline.walk import Skipped, path_kind, walk
 from servelint.sources.base import Reader
 from servelint.sources.registry import reader_for, reader_for_dir
-from servelint.walk import Skipped, path_kind, walk
 
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
 NON_LAUNCH_SKIPPED = {".yaml", ".yml"}  # named but no reader claims it: skipped, no note

@@ -6,36 +6,24 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from servelint import ranges, release_range
 from servelint.engines import history as history_mod
 from servelint.engines import registry as engine_registry
-from servelint.install_pins import pin_from_installs
 from servelint.model import Finding, LaunchSpec, Severity, Span
 from servelint.pipeline import argv_memo
 from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.options import Options
-from servelint.release_floor import floor_below
-from servelint.resolve import Resolution, resolve
+from servelint.releases import ranges, release_range
+from servelint.releases.release_floor import floor_below
+from servelint.releases.resolve import Resolution
+from servelint.releases.targets import releases_of, resolution
 from servelint.rules import registry
 from servelint.rules.base import CheckContext, Scope
-
-
-def _apply_options(spec: LaunchSpec, options: Options) -> None:
-    if spec.image is None and options.image:
-        spec.image = options.image
-    if spec.release is None and options.engine:
-        engine, _, version = options.engine.partition("==")
-        if engine == spec.engine and version:
-            spec.release = version
-    if spec.gpu is None and options.gpu:
-        spec.gpu = options.gpu
-    pin_from_installs(spec)  # `pip install vllm==X`, a versioned wheel index
 
 
 def _is_custom_image(spec: LaunchSpec, prof) -> bool:
     if not spec.image or prof.data.get("stored"):  # a profile built from the image itself
         return False
-    from servelint.resolve import image_ref
+    from servelint.releases.resolve import image_ref
 
     ref = image_ref(spec.image)
     official = prof.image.get("repository")
@@ -51,18 +39,15 @@ def _adapter(spec: LaunchSpec):  # noqa: ANN202
 
 
 def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
-    """Findings of one launch over the releases it can meet (``servelint.ranges``), the same
+    """Findings of one launch over the releases it can meet (``servelint.releases.ranges``), the same
     for every output format, and its report (``works_on`` only for JSON / ``--works-on``)."""
-    from servelint import works_on as works_on_mod
+    from servelint.releases import works_on as works_on_mod
 
     adapter = _adapter(spec)
     spec, worker = adapter.adapt(spec) if adapter else (spec, None)
     passes = _Verdicts()  # the range's verdict and works-on ask about the same releases
-    res = _resolution(spec, options)
-    rng = None
-    # --target-version bumps its own engine's launches; the others keep their range
-    if not options.target_version or options.target_version.partition("==")[0] != spec.engine:
-        rng, res = ranges.release_range(spec, res)
+    releases = releases_of(spec, options)  # the one place releases are resolved
+    res, rng = releases.resolution, releases.range
     report = LaunchReport(
         spec, [f"{t.profile.label} ({t.how})" for t in res.targets if t.role == "primary"]
     )
@@ -124,19 +109,6 @@ def _uncapped(options: Options) -> Options:
     if not _UNCAPPED or _UNCAPPED[0][0] is not options:
         _UNCAPPED[:] = [(options, replace(options, cap_guesses=False))]
     return _UNCAPPED[0][1]
-
-
-def _resolution(spec: LaunchSpec, options: Options, bump: str | None = None) -> Resolution:
-    """The releases to judge ``spec`` against: ``bump`` (a release of its engine to judge it
-    as if bumped to), else ``--target-version`` when it names the launch's engine, else
-    what the launch says."""
-    _apply_options(spec, options)
-    # a config that maps images to releases (else None: resolutions are then memoised)
-    image_map = options.config.image_release if getattr(options.config, "images", None) else None
-    if bump is None and options.target_version:
-        engine, _, version = options.target_version.partition("==")
-        bump = version if engine == spec.engine else None
-    return resolve(spec, target_version=bump, image_map=image_map)
 
 
 def _findings(
@@ -238,7 +210,7 @@ def _context(spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool) -
 
 
 def launch_summary(lr: LaunchReport) -> dict[str, Any]:
-    from servelint.budget import report_argv
+    from servelint.util.budget import report_argv
 
     spec = lr.spec
     anchor = spec.anchor
@@ -253,7 +225,7 @@ def launch_summary(lr: LaunchReport) -> dict[str, Any]:
         "gpu": spec.gpu,
         "judged_against": lr.judged,
         "errors": lr.errors,
-        **report_argv([t.text for t in spec.argv]),  # at most 64 KiB (servelint.budget)
+        **report_argv([t.text for t in spec.argv]),  # at most 64 KiB (servelint.util.budget)
         "symbolic": [i for i, t in enumerate(spec.argv) if t.symbolic],
         **({"works_on": lr.works_on} if lr.works_on is not None else {}),
     }
@@ -269,7 +241,7 @@ def first_error(
     (from the rules named in ``only``, when given; the rules whose codes are in ``prefer``
     run first)."""
     opts = Options(cap_guesses=False, errors_only=True)
-    found = _findings(spec, opts, _resolution(spec, opts, version), only=only, prefer=prefer)
+    found = _findings(spec, opts, resolution(spec, opts, version), only=only, prefer=prefer)
     return next((f for f in found if f.severity == Severity.ERROR), None)
 
 
@@ -343,7 +315,7 @@ class _Verdicts:
             opts = Options(
                 target_version=f"{spec.engine}=={version}", cap_guesses=False, errors_only=True
             )
-            found = _findings(spec, opts, _resolution(spec, opts))
+            found = _findings(spec, opts, resolution(spec, opts))
             self.places[key] = frozenset(
                 _place(e.span) for e in found if e.severity == Severity.ERROR
             )

@@ -37,7 +37,7 @@ def problem_finding(problem: Any) -> Finding:
         # a file the document reads from another checkout by design (an InferenceX entry's
         # CONFIG_FILE in the srt-slurm checkout): nothing to fix here, said once per entry
         severity = min(severity, Severity.INFO)
-    from servelint.problem_fixes import fix_for  # (only where a reader had a problem)
+    from servelint.pipeline.problem_fixes import fix_for  # (only where a reader had a problem)
 
     return Finding(
         rule=read_error_rule.NAME,

@@ -35,7 +35,7 @@ class _Split:
 def _store(key: str | None, result: FileResult) -> None:
     if key is None or overlay.active():  # (a result read from stand-in texts: not the disk's)
         return
-    from servelint import cache  # only with the cache on: it fingerprints servelint's code
+    from servelint.pipeline import cache
 
     stamps = cache.fingerprints(result.deps)
     if stamps is not None:
@@ -57,7 +57,7 @@ def _task(args: tuple) -> FileResult | PartResult:
 def _cached(job: Job, options: Options) -> tuple[FileResult | None, str | None]:
     if not options.use_cache or job.reader is None:
         return None, None
-    from servelint import cache
+    from servelint.pipeline import cache
 
     key = cache.key_for(job.path, job.reader.name, options)
     if key is None:

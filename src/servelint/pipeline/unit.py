@@ -7,7 +7,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from servelint import budget
 from servelint.model import Finding, LaunchSpec, Severity
 from servelint.pipeline.discover import Job
 from servelint.pipeline.launch_report import LaunchReport
@@ -20,6 +19,7 @@ from servelint.rules import version_coherence
 from servelint.sources.base import Expansion, ReadContext
 from servelint.sources.common import deps as deps_mod
 from servelint.sources.common.problems import ReadProblem
+from servelint.util import budget
 
 
 @dataclass(slots=True, eq=False, repr=False)
@@ -59,7 +59,7 @@ class FileResult:
 
                 self.launches = pickle.loads(self.blob)  # from our own worker processes
             elif self.launches_key:
-                from servelint import cache
+                from servelint.pipeline import cache
 
                 lines = self.launch_lines
                 if lines is None:

@@ -24,7 +24,7 @@ from servelint.profiles import Profile, read_json_gz
 
 _INDEX = "index.json"
 _MAX_INDEX = 4 << 20
-_ENGINES_DIR = Path(__file__).resolve().parent.parent / "engines"
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
 def set_dir(path: Path | None) -> None:
@@ -57,13 +57,15 @@ def normalize(ref: str) -> str:
 @cache  # asked for every stored image a check meets (a container, a resolution): the
 # ~100 builder files are read once per process, not once per launch
 def builder_digest(engine: str) -> str:
-    """A digest of the builder's sources for ``engine``: the shared builder and the
-    engine's package (read as bytes, never imported)."""
+    """A digest of the builder's sources for ``engine``: the shared builder, the engine's
+    builder and the engine's package (read as bytes, never imported)."""
     digest = hashlib.sha256()
-    for folder in (_ENGINES_DIR / "_build", _ENGINES_DIR / engine):
-        for path in sorted(folder.rglob("*.py")):
-            digest.update(path.relative_to(_ENGINES_DIR).as_posix().encode() + b"\0")
-            digest.update(path.read_bytes())
+    builders = _PACKAGE_DIR / "builders"
+    paths = [*sorted(builders.glob("*.py")), *sorted((builders / engine).rglob("*.py")),
+             *sorted((_PACKAGE_DIR / "engines" / engine).rglob("*.py"))]
+    for path in paths:
+        digest.update(path.relative_to(_PACKAGE_DIR).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 

@@ -11,9 +11,9 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
-from servelint import budget
 from servelint.model import Finding
 from servelint.rules.registry import Rule
+from servelint.util import budget
 
 FORMATS = ("text", "json", "sarif", "github")
 

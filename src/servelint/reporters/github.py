@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from servelint.model import Finding, Severity
-from servelint.textsafe import printable
+from servelint.util.textsafe import printable
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from servelint import __version__
-from servelint.docs_links import rule_doc_url
 from servelint.model import Finding, Severity, Span
-from servelint.textsafe import valid_unicode
+from servelint.rules.docs_links import rule_doc_url
+from servelint.util.textsafe import valid_unicode
 
 JSON_VERSION = 1
 RESERVED_KEYS = {"version", "tool", "findings", "summary"}

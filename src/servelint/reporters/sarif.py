@@ -6,7 +6,6 @@ Columns are 1-based Unicode code points (``columnKind: unicodeCodePoints``) and
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from collections.abc import Sequence
@@ -15,11 +14,11 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from servelint import __version__
-from servelint.docs_links import docs_base, is_absolute
 from servelint.model import Finding, FixSafety, Severity, Span
 from servelint.rules.base import Scope
+from servelint.rules.docs_links import docs_base, is_absolute
 from servelint.rules.registry import Rule
-from servelint.textsafe import valid_unicode
+from servelint.util.textsafe import valid_unicode
 
 SARIF_SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -27,7 +26,6 @@ SARIF_SCHEMA_URI = (
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
-@functools.lru_cache(maxsize=4096)
 def artifact_uri(path: str) -> str:
     """A relative URI for paths under the working directory, a file URI otherwise."""
     candidate = Path(path)

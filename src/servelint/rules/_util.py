@@ -127,7 +127,7 @@ def shell_quote(text: str) -> str:
 
 
 def canonical_pkg(name: str) -> str:
-    from servelint.package_names import canonicalize_name
+    from servelint.util.package_names import canonicalize_name
 
     return canonicalize_name(name)
 

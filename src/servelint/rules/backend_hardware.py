@@ -84,7 +84,7 @@ def may_apply(prof, option_texts: list[str | None]) -> bool:  # noqa: ANN001
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
-    from servelint import hardware  # (lazy: the catalogue imports every rule)
+    from servelint.util import hardware
 
     gpu = hardware.lookup(ctx.spec.gpu)
     if gpu is None or gpu.compute_capability is None:

@@ -59,7 +59,7 @@ def _option_file(mod, ctx: CheckContext, argv_mod) -> Iterator[Finding]:
         return
     for problem in problems_of(ctx.profile, ctx.spec, ctx.parsed):
         if problem.unknown_name and ctx.extra.get("judges_newer"):
-            continue  # an older profile judging a newer release (servelint.release_range)
+            continue  # an older profile judging a newer release (servelint.releases.release_range)
         yield finding(mod, ctx, problem.span or ctx.spec.anchor, problem.message,
                       fix="use a key and value the release's LLM API arguments accept",
                       severity=Severity.WARNING if problem.severity == "warning" else None,

@@ -24,10 +24,10 @@ replacement variable the release reads. A replacement that is a flag is not appl
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 
-from servelint.lazy_re import LazyPattern
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import rename_env
 from servelint.rules.base import CheckContext, Scope, finding
@@ -71,4 +71,4 @@ def _autofix(prof, env, entry: dict) -> Fix | None:
                       f"rename {env.name} to {new}")
 
 
-_ENV_NAME = LazyPattern(r"[A-Z][A-Z0-9_]*")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]*")

@@ -84,7 +84,7 @@ def _prefixes(env: dict) -> tuple[str, ...]:
 
 
 def _read_by_code(prof, name: str) -> bool:  # noqa: ANN001
-    from servelint import release_facts  # (lazy: the catalogue imports every rule)
+    from servelint.releases import release_facts  # (lazy: the catalogue imports every rule)
 
     return release_facts.env_read_at(prof.engine, prof.version, name) is not None
 
@@ -141,7 +141,7 @@ def _effect(prof) -> str:
 
 
 def _explain(ctx: CheckContext, name: str, effect: str) -> tuple[str, str]:
-    from servelint import release_facts
+    from servelint.releases import release_facts
 
     prof, hist = ctx.profile, ctx.history
     hint = prof.env_removed_hints.get(name, "")

@@ -28,7 +28,6 @@ import re
 import sys
 from collections.abc import Iterator
 
-from servelint.lazy_re import LazyPattern
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import drop_tokens, option_tokens, rename_token
 from servelint.rules._util import option_span
@@ -61,7 +60,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         yield f
 
 
-_NAMED_FLAG = LazyPattern(
+_NAMED_FLAG = re.compile(
     r"(?:use|set)\s+[`'\"]?(--[a-z0-9][a-z0-9-]*)[`'\"]?(?:\s+instead|[.)]|$)", re.I
 )
 

@@ -184,7 +184,7 @@ def image_has(ctx: CheckContext, package: str, needed: str) -> tuple[bool, bool,
             entry = None
         known, basis = True, "the wheel's Requires-Dist"
     else:
-        from servelint import image_contents
+        from servelint.releases import image_contents
 
         got = image_contents.lookup(ctx.profile.image, image_contents.flavour(
             ctx.spec.image, ctx.spec.gpu), package)
@@ -289,7 +289,7 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         ctx.extra.get("custom_image") or not prof.image.get("packages")
     ):
         return  # the image's package set is unknown: cannot check (unless it was read)
-    from servelint import hardware  # (lazy: the catalogue imports every rule)
+    from servelint.util import hardware
 
     gpu = hardware.lookup(ctx.spec.gpu)
     reported: set[tuple] = set()  # one finding per setting and requirement (several gates of

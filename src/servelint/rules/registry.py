@@ -83,8 +83,8 @@ class Rule:
 
     @property
     def url(self) -> str:
-        """The rule's page, docs/rules/<CODE>.md (``servelint.docs_links``)."""
-        from servelint.docs_links import rule_doc_url
+        """The rule's page, docs/rules/<CODE>.md (``servelint.rules.docs_links``)."""
+        from servelint.rules.docs_links import rule_doc_url
 
         return rule_doc_url(self.code)
 

@@ -30,5 +30,5 @@ from servelint.rules.base import Scope
 CODE = "SL902"
 NAME = "unknown-rule-in-ignore"
 SEVERITY = Severity.WARNING
-SCOPE = Scope.FILE  # emitted by servelint.ignores from the comments of a checked file
+SCOPE = Scope.FILE  # emitted by servelint.pipeline.ignores from the comments of a checked file
 FIX = FixSafety.NONE

@@ -30,5 +30,5 @@ from servelint.rules.base import Scope
 CODE = "SL901"
 NAME = "unused-ignore"
 SEVERITY = Severity.WARNING
-SCOPE = Scope.FILE  # emitted by servelint.ignores from the comments of a checked file
+SCOPE = Scope.FILE  # emitted by servelint.pipeline.ignores from the comments of a checked file
 FIX = FixSafety.NONE

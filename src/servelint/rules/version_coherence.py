@@ -45,13 +45,13 @@ engine's own image tag (``vllm/vllm-openai:v0.26.0`` -> ``v0.27.1``).
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from servelint.lazy_re import LazyPattern
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import set_value
 from servelint.rules._util import argv_fact, is_symbolic, normalise_flag, token_span
@@ -107,7 +107,7 @@ def _argv_late(ctx: CheckContext, floor_pos: int) -> list[tuple[int, str, str]]:
 
 def _image_floor_finding(ctx: CheckContext, floor: Any) -> Finding | None:
     """The recipe's floor above the release its image pins."""
-    from servelint.resolve import release_version
+    from servelint.releases.resolve import release_version
 
     spec, prof = ctx.spec, ctx.profile
     image_release = release_version(ctx.extra.get("image_release"))
@@ -122,7 +122,7 @@ def _image_floor_finding(ctx: CheckContext, floor: Any) -> Finding | None:
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
-    from servelint.resolve import release_version  # (lazy: the catalogue imports every rule)
+    from servelint.releases.resolve import release_version  # (lazy: catalogue imports all)
 
     spec, prof, hist = ctx.spec, ctx.profile, ctx.history
     floor = release_version(spec.floor)
@@ -163,7 +163,7 @@ def _at_floor(ctx: CheckContext, where: Any, message: str, fix: str) -> Finding:
 def _image_bump(ctx: CheckContext, have: str, want: str) -> Fix | None:
     """Unsafe (another release runs): the engine's own image tag ``v<have>`` bumped to
     ``v<want>``, when servelint knows release ``want``."""
-    from servelint.resolve import is_engines_own_image
+    from servelint.releases.resolve import is_engines_own_image
 
     spec, hist = ctx.spec, ctx.history
     image = spec.image or ""
@@ -178,7 +178,7 @@ def _image_bump(ctx: CheckContext, have: str, want: str) -> Fix | None:
 def _with_floor_fix(ctx: CheckContext, found: list[tuple[str, Finding]]) -> Iterator[Finding]:
     """Each finding offers the same safe edit: the recipe floor raised to the newest first
     release the launch needs (a floor only states the oldest release it works on)."""
-    from servelint.resolve import release_version
+    from servelint.releases.resolve import release_version
 
     spec = ctx.spec
     needed = max((first for first, _ in found), key=release_version, default=None)
@@ -196,9 +196,9 @@ def _with_floor_fix(ctx: CheckContext, found: list[tuple[str, Finding]]) -> Iter
 
 # ------------------------------------------------------------------ one finding per fix
 
-_CAUSE = LazyPattern(r"^(?P<what>.+) first appears in \S+ \S+, but (?P<floor>.+)$")
-_RAISE = LazyPattern(r"^raise the floor to (?P<to>\S+)(?: \(on (?P<on>[^:]+): (?P<why>.+)\))?$")
-_BELOW = LazyPattern(r"^(?P<floor>.+?) is below ")
+_CAUSE = re.compile(r"^(?P<what>.+) first appears in \S+ \S+, but (?P<floor>.+)$")
+_RAISE = re.compile(r"^raise the floor to (?P<to>\S+)(?: \(on (?P<on>[^:]+): (?P<why>.+)\))?$")
+_BELOW = re.compile(r"^(?P<floor>.+?) is below ")
 _SHOWN = 6  # causes named in a joined message
 
 
@@ -222,7 +222,7 @@ def one_per_fix(findings: list[Finding]) -> list[Finding]:
     return _one_per_floor([joined.get(id(f), f) for f in out])
 
 
-_FIRST_WITH = LazyPattern(r"^.+? is below \S+ (?P<to>\S+), the first release with (?P<what>.+?)"
+_FIRST_WITH = re.compile(r"^.+? is below \S+ (?P<to>\S+), the first release with (?P<what>.+?)"
                           r"(?: \(it fails on .+\))?$")
 
 

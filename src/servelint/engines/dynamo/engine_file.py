@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from servelint import release_range
 from servelint.model import Finding, LaunchSpec, Severity
 from servelint.profiles import Profile
-from servelint.resolve import Resolution
+from servelint.releases import release_range
+from servelint.releases.resolve import Resolution
 
 WORKER = "trtllm"
 HOW = "read by dynamo.trtllm --extra-engine-args through update_llm_args_with_extra_options"

@@ -25,8 +25,8 @@ ENGINE = Engine(
     shell_words=("sglang", "launch_server"),
     argv_module="servelint.engines.sglang.argv",
     extractors=(
-        "servelint.engines.sglang.builder.parser",
-        "servelint.engines.sglang.builder.env",
-        "servelint.engines.sglang.builder.facts",
+        "servelint.builders.sglang.parser",
+        "servelint.builders.sglang.env",
+        "servelint.builders.sglang.facts",
     ),
 )

@@ -5,7 +5,7 @@
 of ``trtllm-serve`` argv; the registry's argv model), ``option_file`` and ``facts`` (the
 ``--config``/``--extra_llm_api_options`` YAML against the LLM API model, for config-invalid),
 ``diff`` (LLM API field changes for ``servelint profile diff``). Releases without a profile
-are judged by their profiled neighbours (``servelint.release_range``).
+are judged by their profiled neighbours (``servelint.releases.release_range``).
 """
 
 from servelint.engines.base import Command, Engine, Images, Module
@@ -34,8 +34,8 @@ ENGINE = Engine(
     config_flags=("--extra_llm_api_options", "--extra-llm-api-options", "--config"),
     shell_words=("trtllm-serve", "dynamo.trtllm"),
     argv_module="servelint.engines.trtllm.argv",
-    # built from a source tree or a wheel by servelint.engines.trtllm.builder
-    extractors=("servelint.engines.trtllm.builder",),
+    # built from a source tree or a wheel by servelint.builders.trtllm.builder
+    extractors=("servelint.builders.trtllm.builder",),
     option_file_checks=True,
     # Dynamo's trtllm worker and frontend: their argv is Dynamo's (engines.dynamo), the
     # worker's --extra-engine-args file this release's LLM API (engines.dynamo.engine_file)

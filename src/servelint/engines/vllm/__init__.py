@@ -43,15 +43,15 @@ ENGINE = Engine(
     shell_words=("vllm", "api_server"),
     argv_module="servelint.engines.vllm.argv",
     extractors=(
-        "servelint.engines.vllm.builder.parser",  # parser (options, argv rules) + configs
-        "servelint.engines.vllm.builder.env",  # env registry
-        "servelint.engines.vllm.builder.values",  # late-checked value sets
-        "servelint.engines.vllm.builder.gates",  # optional-package gates
-        "servelint.engines.vllm.builder.image",  # image package set
-        "servelint.engines.vllm.builder.backends",  # backend hardware limits
-        "servelint.engines.vllm.builder.conditions",  # validator raise/assert conditions
-        "servelint.engines.vllm.builder.serve_checks",  # `vllm serve`'s namespace checks
-        "servelint.engines.vllm.builder.version_fields",  # fields parsed as versions
-        "servelint.engines.vllm.builder.condition_index",  # each check's reads, outcome on defaults
+        "servelint.builders.vllm.parser",  # parser (options, argv rules) + configs
+        "servelint.builders.vllm.env",  # env registry
+        "servelint.builders.vllm.values",  # late-checked value sets
+        "servelint.builders.vllm.gates",  # optional-package gates
+        "servelint.builders.vllm.image",  # image package set
+        "servelint.builders.vllm.backends",  # backend hardware limits
+        "servelint.builders.vllm.conditions",  # validator raise/assert conditions
+        "servelint.builders.vllm.serve_checks",  # `vllm serve`'s namespace checks
+        "servelint.builders.vllm.version_fields",  # fields parsed as versions
+        "servelint.builders.vllm.condition_index",  # each check's reads, outcome on defaults
     ),
 )

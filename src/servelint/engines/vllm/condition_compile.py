@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from servelint.engines.vllm import conditions as c
-from servelint.lru import Lru
+from servelint.util.lru import Lru
 
 Compiled = Callable[[c.Values], Any]
 

@@ -30,8 +30,8 @@ from typing import Any
 from servelint.engines.vllm import validators
 from servelint.engines.vllm.conditions import UNKNOWN
 from servelint.engines.vllm.launch_values import LaunchValues
-from servelint.lru import Lru
 from servelint.profiles import Profile
+from servelint.util.lru import Lru
 
 MAX_ENTRIES = 8192
 _MEMO = Lru(MAX_ENTRIES)

@@ -3,14 +3,14 @@ for the condition checks (validators.py and the checks beside it)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from servelint.engines.vllm.conditions import UNKNOWN, Items
-from servelint.lazy_re import LazyPattern
 
 _TRUE = {"true", "1", "yes", "on", "t", "y"}
 _FALSE = {"false", "0", "no", "off", "f", "n"}
-_INT_RE = LazyPattern(r"^\s*[+-]?\d(_?\d)*\s*$")
+_INT_RE = re.compile(r"^\s*[+-]?\d(_?\d)*\s*$")
 
 
 def coerce(spec: dict[str, Any], value: Any) -> Any:

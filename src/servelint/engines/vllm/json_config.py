@@ -18,8 +18,8 @@ from servelint.engines.vllm.lax_values import (
     enum_value_problem,
 )
 from servelint.engines.vllm.version_values import version_problem
-from servelint.lru import Lru
 from servelint.profiles import Action, Profile
+from servelint.util.lru import Lru
 
 
 def human_int(value: str) -> int:

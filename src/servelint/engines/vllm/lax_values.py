@@ -4,9 +4,8 @@ values, and the string normalisations a validator applies before comparing."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
-
-from servelint.lazy_re import LazyPattern
 
 # What pydantic (v2, lax mode) accepts for a ``bool`` field besides True/False and 0/1:
 # these strings, compared lower-cased (pydantic documentation, "Booleans").
@@ -81,7 +80,7 @@ def _value_problem(check: dict[str, Any] | None, item: Any) -> str | None:
 # follows them: it takes "0-1" as -1, "0__1" as 1), and a fraction of zeros ("1.0"); it
 # refuses "1k", "1e3", "1.5", "0x10", "_1". What this matches is never reported (checked
 # against pydantic 2.14 on every text of up to 7 of the characters "01_.+- 5\tk").
-_INT_TEXT = LazyPattern(r"\s*[+-]?(?:0[0_]*[+-]?[\d_]*|\d[\d_]*)(?:\.[0_]*)?\s*")
+_INT_TEXT = re.compile(r"\s*[+-]?(?:0[0_]*[+-]?[\d_]*|\d[\d_]*)(?:\.[0_]*)?\s*")
 
 
 def _number_text_problem(item: str, integer: bool) -> str | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from servelint.model import PackageInstall, Token
-from servelint.package_names import canonicalize_name
+from servelint.util.package_names import canonicalize_name
 
 # pip install: options that take a value (short and long spellings)
 PIP_VALUE_OPTIONS = frozenset({

@@ -10,8 +10,6 @@ import re
 
 import yaml
 
-from servelint.lazy_re import LazyPattern
-
 STR_TAG = "tag:yaml.org,2002:str"
 
 
@@ -30,7 +28,7 @@ _TIMESTAMP = re.compile(
     r"(?:\.[0-9]*)?(?:[ \t]*(Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?$"
 )
 # YAML 1.1 spellings that YAML 1.2 (the site) reads as strings.
-_YAML11_ONLY = LazyPattern(
+_YAML11_ONLY = re.compile(
     r"(y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|0[0-7]+|[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?"
     r"|[-+]?[0-9][0-9_]*_[0-9_]*)$"
 )

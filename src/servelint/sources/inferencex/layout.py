@@ -29,12 +29,12 @@ from dataclasses import dataclass
 
 import yaml
 
-from servelint import hardware
 from servelint.model import Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yaml_bounded import compose_bounded, read_yaml_bytes
 from servelint.sources.common.yamlpos import node_span
+from servelint.util import hardware
 
 # fleet -> (gpu code in script names, naming rule); None = no single-node launcher
 FLEET_RULES: dict[str, tuple[str, str] | None] = {

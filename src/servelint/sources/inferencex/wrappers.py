@@ -17,10 +17,10 @@ import glob
 import os
 import re
 
-from servelint import hardware
 from servelint.model import LaunchSpec, Span
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.shell.script import read_script
+from servelint.util import hardware
 
 _SUBMIT = re.compile(r"\b(sbatch|srun|salloc|submit\.sh)\b")
 

@@ -29,17 +29,16 @@ from dataclasses import replace
 
 from servelint.engines import registry
 from servelint.launches import config_file_value, expand_config_file
-from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.markdown.fences import Fence
 
 Lines = tuple[tuple[str, Span | None, bool], ...]
-_FILE_NAME = LazyPattern(r"(?<![\w/.-])([\w][\w./-]*\.ya?ml)\b")
+_FILE_NAME = re.compile(r"(?<![\w/.-])([\w][\w./-]*\.ya?ml)\b")
 _CONFIG_LANGS = frozenset({"yaml", "yml"})
 # a name the document's own code registers with the engine (a parser, a plugin):
 # ``register_module("x")``, ``register_module(["x", "y"])``, ``register_lazy_module(name="x"``
 _REGISTERS = re.compile(r"\bregister(?:_lazy)?_module\(\s*(?:name\s*=\s*)?\[?([^)\]]*)")
-_CLONE = LazyPattern(r"\bgit\s+clone\b[^\n]*?\b([\w.-]+/[\w.-]+?)(?:\.git)?(?:\s|$)")
+_CLONE = re.compile(r"\bgit\s+clone\b[^\n]*?\b([\w.-]+/[\w.-]+?)(?:\.git)?(?:\s|$)")
 _QUOTED = re.compile(r"[\"']([\w.-]+)[\"']")
 
 

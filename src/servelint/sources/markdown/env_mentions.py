@@ -12,12 +12,12 @@ it, else the first after it); the rule keeps the names that carry that engine's 
 from __future__ import annotations
 
 import json
+import re
 
-from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, Span
 
-_INLINE = LazyPattern(r"`([^`\n]+)`")
-_NAME = LazyPattern(r"(?<![\w$])([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?![\w*])")
+_INLINE = re.compile(r"`([^`\n]+)`")
+_NAME = re.compile(r"(?<![\w$])([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?![\w*])")
 KEY = "env_mentions"
 
 

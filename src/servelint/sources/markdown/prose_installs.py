@@ -10,15 +10,15 @@ the command blocks (a release named in prose is read by ``prose_pins``).
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import replace
 
-from servelint.lazy_re import LazyPattern
 from servelint.model import PackageInstall, Span, Token
 from servelint.sources.markdown.fences import Fence
 
-_INLINE = LazyPattern(r"`([^`\n]+)`")
-_INSTALL = LazyPattern(r"^\s*(?:(?:uv\s+)?pip3?|python3?\s+-m\s+pip)\s+install\s")
+_INLINE = re.compile(r"`([^`\n]+)`")
+_INSTALL = re.compile(r"^\s*(?:(?:uv\s+)?pip3?|python3?\s+-m\s+pip)\s+install\s")
 
 
 def _engine_packages() -> frozenset[str]:

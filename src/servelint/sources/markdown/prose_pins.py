@@ -14,13 +14,12 @@ import re
 from functools import lru_cache
 
 from servelint.engines.images import resolve_image
-from servelint.lazy_re import LazyPattern
 from servelint.model import Span
 
 _VERSION = r"v?(?P<v{n}>\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)"
-_FLOOR_AFTER = LazyPattern(r"^\s*(?:\+|or\s+(?:later|newer|above|higher)|and\s+(?:later|newer|above))")
-_INLINE = LazyPattern(r"`([^`\n]+)`")
-_IMAGE = LazyPattern(r"^[\w.-]+(?:[:/][\w.-]+)*/[\w.-]+:[\w.+-]+$")
+_FLOOR_AFTER = re.compile(r"^\s*(?:\+|or\s+(?:later|newer|above|higher)|and\s+(?:later|newer|above))")
+_INLINE = re.compile(r"`([^`\n]+)`")
+_IMAGE = re.compile(r"^[\w.-]+(?:[:/][\w.-]+)*/[\w.-]+:[\w.+-]+$")
 
 
 @lru_cache(maxsize=1)

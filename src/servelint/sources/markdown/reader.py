@@ -18,14 +18,13 @@ none, and the pipeline says it cannot check the release.
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from servelint import budget
 from servelint.engines import registry
 from servelint.launches import assemble, config_file_value, expand_config_file
-from servelint.lazy_re import LazyPattern
 from servelint.model import EnvVar, LaunchSpec, ReleaseFrom, Span, Token
 from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
@@ -42,14 +41,15 @@ from servelint.sources.markdown.prose_installs import (
 )
 from servelint.sources.markdown.prose_pins import prose_pins
 from servelint.sources.registry import block_reader
-from servelint.textsafe import nul_bytes
+from servelint.util import budget
+from servelint.util.textsafe import nul_bytes
 
 if TYPE_CHECKING:  # the shell interpreter is imported for a block worth reading only
     from servelint.sources.markdown.shell import BlockInterpreter, Pin
 
 MAX_BYTES = 4 * 1024 * 1024
 _ELLIPSES = {"...", "…", "[...]", "<...>"}
-_YOURS = LazyPattern(r"(?i)(?:^|[/_\-=.])your(?:[_\-/.]|$)|^(?:x{3,}|\.\.\.)$")
+_YOURS = re.compile(r"(?i)(?:^|[/_\-=.])your(?:[_\-/.]|$)|^(?:x{3,}|\.\.\.)$")
 # bash-reader problem kinds that are noise in a Markdown snippet (not a script)
 _SNIPPET_NOISE = {"parse-error", "budget", "unresolved", "unsupported"}
 
@@ -116,8 +116,8 @@ class _Mapper:
         spec.installs = [replace(i, span=self.span(i.span)) for i in spec.installs]
 
 
-_WORD = LazyPattern(r"^[A-Za-z][A-Za-z.]*$")
-_PROSE = LazyPattern(
+_WORD = re.compile(r"^[A-Za-z][A-Za-z.]*$")
+_PROSE = re.compile(
     r"(?i)^(?:other|more|additional|extra|any|further|your)\b.*"
     r"\b(?:args|arguments|flags|options|parameters|params)$"
 )

@@ -7,13 +7,13 @@ import os
 import re
 from pathlib import Path
 
-from servelint.lru import Lru
 from servelint.model import LaunchSpec, Span, Token
+from servelint.pipeline.walk import Skipped, walk
 from servelint.sources.base import ReadContext, ReadResult
 from servelint.sources.common.deps import note
 from servelint.sources.common.option_files import read_lines
 from servelint.sources.common.problems import ReadProblem
-from servelint.walk import Skipped, walk
+from servelint.util.lru import Lru
 
 LAUNCH_SUFFIXES = (".sh", ".bash", ".md")
 MAX_FILES = 5000  # files of the checkout looked at for the name

@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-from servelint import hardware
 from servelint.model import LaunchSpec, PackageInstall, Span
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import Map, Scalar, Seq, load_yaml
+from servelint.util import hardware
 
 
 def dependency_installs(path: str) -> list[tuple[PackageInstall, frozenset[str]]]:

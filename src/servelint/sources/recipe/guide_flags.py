@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Set as AbstractSet
-from functools import lru_cache
 
 from servelint.model import LaunchSpec, Span, Token
 from servelint.rules import guide_drift
@@ -95,7 +94,6 @@ class Item:
         self.span = span
 
 
-@lru_cache(maxsize=4096)
 def normalise(flag: str) -> tuple[str, str | None]:
     """Long flag key and implied value (``--no-x`` -> (``--x``, "false"))."""
     head, dot, tail = flag.partition(".")
@@ -107,7 +105,6 @@ def normalise(flag: str) -> tuple[str, str | None]:
     return key, None
 
 
-@lru_cache(maxsize=8192)
 def _is_value(text: str) -> bool:
     return not text.startswith("-") or text[1:2].isdigit() or text == "-"
 

@@ -3,7 +3,7 @@ MI300X / MI355X", "### 1x RTX 5090", "### TPU v6e (Trillium)") and the ROCm/TPU 
 its block exports, so that the guide-drift rule compares a guide command only with the
 recipe's renderings for that hardware (``guide_flags.annotate``).
 
-GPU names come from ``servelint.hardware`` (ids and product names); a heading that names a
+GPU names come from ``servelint.util.hardware`` (ids and product names); a heading that names a
 vendor or generation only ("AMD ROCm", "Hopper") selects every GPU of it. A section that
 names nothing is compared with every rendering, as before.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from servelint import hardware
+from servelint.util import hardware
 
 # vendor words -> hardware.Gpu.vendor
 _VENDOR_WORDS = {

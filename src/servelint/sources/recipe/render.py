@@ -283,7 +283,7 @@ def _ranks(nodes: int) -> range:
 
 def _near(value: str, choices: Iterable[str]) -> str:
     """A did-you-mean for a name typed by the user, or the names there are."""
-    from servelint.cli_values import did_you_mean
+    from servelint.util.cli_values import did_you_mean
 
     names = sorted(choices)
     return did_you_mean(value, names, cutoff=0.6) or f"; known: {', '.join(names)}"

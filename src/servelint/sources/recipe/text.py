@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from servelint.lazy_re import LazyPattern
+import re
+
 from servelint.model import EnvVar, Token
 
-_BARE_VALUE = LazyPattern(r"^(\$[A-Z_][A-Z0-9_]*|[A-Za-z0-9_./=:@,+%-]+)$")
+_BARE_VALUE = re.compile(r"^(\$[A-Z_][A-Z0-9_]*|[A-Za-z0-9_./=:@,+%-]+)$")
 
 
 def units(tokens: list[Token]) -> list[list[Token]]:

@@ -14,7 +14,6 @@ import codecs
 import os
 import re
 
-from servelint import budget
 from servelint.model import Span
 from servelint.sources.shell.arith import ArithMixin, looks_arithmetic
 from servelint.sources.shell.params import ParamMixin
@@ -33,6 +32,7 @@ from servelint.sources.shell.values import (
     Var,
     sub_span,
 )
+from servelint.util import budget
 
 _WORD_NODES = ("word", "number", "extglob_pattern", "regex", "test_operator")
 # nodes whose parts never depend on the flow (a "string" only when all its children are text)
@@ -327,7 +327,7 @@ class Expander(ParamMixin, ArithMixin):
 
 # ---------------------------------------------------------------------- helpers
 def _over_budget(parts: list) -> bool:
-    """Whether an expansion's parts are over the value budget (servelint.budget)."""
+    """Whether an expansion's parts are over the value budget (servelint.util.budget)."""
     pieces = [p[0] for p in parts if p is not BRK]
     if len(pieces) > budget.MAX_VALUE_PIECES + budget.MAX_ARRAY_ITEMS:
         return True

@@ -19,7 +19,6 @@ try:
 except ImportError:  # tree-sitter < 0.25
     QueryCursor = None
 
-from servelint import budget
 from servelint.model import LaunchSpec, Span
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.shell.command_exec import CommandMixin
@@ -40,6 +39,7 @@ from servelint.sources.shell.values import (
     State,
     Var,
 )
+from servelint.util import budget
 
 
 class Budget(Exception):

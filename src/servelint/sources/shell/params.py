@@ -8,7 +8,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from servelint import budget
 from servelint.model import Span
 from servelint.sources.shell.parts import (
     BRK,
@@ -27,6 +26,7 @@ from servelint.sources.shell.values import (
     is_symbolic,
     text_of,
 )
+from servelint.util import budget
 
 
 @dataclass(slots=True)

@@ -4,7 +4,6 @@ interpreter: a part is ``(piece, field-span hint)`` or the field break ``BRK``."
 from __future__ import annotations
 
 import fnmatch
-import functools
 
 from servelint.sources.shell.values import Piece, Pieces
 
@@ -13,7 +12,6 @@ QUOTED = (Piece(""), "Q")  # marks quoted (possibly empty) content in a word
 OVER_BUDGET = "\0over budget"  # string_op: the work or the result is over the size budget
 
 
-@functools.lru_cache(maxsize=4096)
 def glob_regex(pattern: str) -> str:
     return fnmatch.translate(pattern).removeprefix("(?s:").removesuffix(")\\Z")
 

@@ -47,7 +47,7 @@ from servelint.sources.shell.syntax import (
     parse_source,
 )
 from servelint.sources.shell.values import is_symbolic, text_of
-from servelint.textsafe import nul_bytes
+from servelint.util.textsafe import nul_bytes
 
 
 @dataclass

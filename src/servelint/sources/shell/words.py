@@ -4,7 +4,6 @@ comparisons, and the text worth interpreting at all."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from servelint.sources.shell.parts import (
     glob_regex,
@@ -23,7 +22,6 @@ def relevant_text() -> re.Pattern[str]:
     return _relevant_pattern(registry.shell_words())
 
 
-@lru_cache(maxsize=4)
 def _relevant_pattern(engine_words: tuple[str, ...]) -> re.Pattern[str]:
     words = "|".join(re.escape(w) for w in engine_words)
     return re.compile(

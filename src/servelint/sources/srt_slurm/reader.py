@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from servelint import hardware
 from servelint.model import EnvVar, LaunchSpec, Span, Token
 from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
@@ -25,6 +24,7 @@ from servelint.sources.srt_slurm.command import BUILDERS, Context, Topology, py_
 from servelint.sources.srt_slurm.option_lines import engine_option_file
 from servelint.sources.srt_slurm.tree import Node, RecipeYamlError, load_tree
 from servelint.sources.srt_slurm.variants import SelectorError, Variant, variants
+from servelint.util import hardware
 
 ROLE_OF_MODE = {"prefill": "prefill", "decode": "decode", "agg": "aggregated"}
 ENGINES = ("vllm", "sglang", "trtllm")

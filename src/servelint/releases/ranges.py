@@ -1,0 +1,444 @@
+"""Release ranges: the releases a launch can meet, how that is known, and the verdict over them.
+
+A launch that pins a release (image tag, ``pip install vllm==X``, a versioned wheel index,
+``--engine``) meets that one release. One that pins nothing meets a range:
+
+* ``floor``: a recipe (or its guide) claims ``min_vllm_version``; its pip tab and ``:latest``
+  image install the newest release today: the floor up to the newest profile;
+* ``latest``: ``pip install [-U] vllm``, ``uv pip install vllm``, an official ``:latest``
+  image: today's newest release (every profiled release may have been the one it got);
+* ``any``: the document installs nothing and names no image: any profiled release;
+* ``nightly``: a nightly image whose tag spells its build date (``nightly-dev-20260527-…``),
+  placed by the release dates read from each release's own sdist or wheel
+  (``servelint.releases.release_facts``): judged as the newest release dated on or before the build
+  (the nightly is at or after it, and before the next release), never above warning;
+* ``after-newest``: a nightly built after the newest release, an undated nightly image or
+  wheel index, or the engine built from source: newer than every profile, judged as the
+  newest release, and never above warning;
+* ``local``: the engine run from a project's own environment by a relative path
+  (``.venv/bin/vllm``, ``"$REPO/.venv/bin/vllm"``) that nothing in the document installs:
+  any build (a fork, a checkout), judged as the newest release, never above warning.
+* ``image``: an image whose tag names no engine release (a Dynamo runtime the release notes
+  read lack, llm-d, ``rocm/vllm-dev``): the releases its project's files say it can hold
+  (``engines.image_table``), every profile when they say nothing.
+
+``judge`` turns each error found on the release a launch is judged against into the range's
+verdict, from the releases on which that error's option fails (another cause failing every
+release does not make this one fail everywhere): an error when it fails on every release of
+the range (or the launch is pinned), or on today's newest release when something gives
+everyone that release today (an official ``:latest`` image, an unpinned engine install); a
+warning when it fails on the newest release of a range nothing installs today (``any``, a
+guide's floor) and always for nightlies and unknown builds; each message naming the releases.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from servelint import profiles
+from servelint.model import (
+    Finding,
+    LaunchSpec,
+    ReleaseFrom,
+    Severity,
+    release_kind,
+)
+from servelint.releases.install_pins import engine_installs, is_nightly
+from servelint.releases.resolve import (
+    Resolution,
+    Target,
+    image_ref,
+    is_engines_own_image,
+    official_repositories,
+    release_version,
+)
+from servelint.util.lru import Lru
+
+if TYPE_CHECKING:  # dates are read only for a nightly tag
+    from servelint.releases import release_facts
+
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseRange:
+    """The releases a launch can meet, and how that is known."""
+
+    engine: str
+    kind: str  # pinned | floor | latest | any | nightly | after-newest | local | image
+    releases: tuple[str, ...]  # profiled releases of the range, oldest first
+    source: str  # what says so: "`uv pip install -U vllm` (line 12)", "min_vllm_version 0.10.0"
+    placement: release_facts.Placement | None = None  # a dated nightly among the releases
+    # what gives today's newest release to everyone who follows the launch today, with its
+    # verb (an official `:latest` image "is", an unpinned engine install "installs"); "" when
+    # nothing does
+    newest_by: str = ""
+    basis: str = ""  # kind "image": what the image's project says it holds
+    fork: bool = False  # kind "image": a fork's or an unreleased commit's build (never an error)
+
+    @property
+    def today(self) -> str | None:
+        """The release an unpinned install gets today (the newest profile of the range)."""
+        return self.releases[-1] if self.releases else None
+
+    def describe(self) -> str:
+        lo, hi = (self.releases[0], self.releases[-1]) if self.releases else ("", "")
+        if self.kind == "nightly" and self.placement is not None:
+            return f"{self.source} is {self.placement_text()}; judged as {hi}"
+        if self.kind == "local":
+            return (
+                f"{self.source} runs whatever build its environment holds (a fork or a source "
+                f"checkout may be newer than any release); judged as {hi}"
+            )
+        if self.kind == "after-newest":
+            if self.placement is not None:
+                return f"{self.source} is {self.placement_text()}; judged as {hi}"
+            return (
+                f"{self.source} is newer than every {self.engine} release servelint knows "
+                f"(judged as {hi})"
+            )
+        span = f"{self.engine} {lo}–{hi}" if lo != hi else f"{self.engine} {hi}"
+        if self.kind == "image":
+            return f"{self.source}: {self.basis}; judged across {span}"
+        if self.kind == "floor":
+            return f"no release pinned: judged across {span} ({self.source} up to the newest)"
+        if self.kind == "latest":
+            return (
+                f"no release pinned: {self.source} installs the newest release today "
+                f"({hi}); judged across {span}"
+            )
+        return f"no image or release pinned: judged across {span} ({self.source})"
+
+    def placement_text(self) -> str:
+        """ "a build of 2026-05-27: at or after vllm 0.22.0 (2026-05-15), before 0.22.1
+        (2026-06-02), by the release files' dates"."""
+        p = self.placement
+        assert p is not None
+        where = f"at or after {self.engine} {p.at} (released {p.at_date})"
+        if p.next:
+            where += f", before {p.next} ({p.next_date})"
+        else:
+            where += ", the newest release servelint knows"
+        return f"a build of {p.built}: {where}, by the dates of the releases' own files"
+
+
+# ------------------------------------------------------------------ the range
+
+
+def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | None, Resolution]:
+    """The range ``spec`` can meet, and the resolution to judge it with (a copy with the
+    range's newest release as the judged target when the resolution had none).
+
+    ``None`` for a pinned launch, an image that is not the engine's own (what it contains is
+    unknown) or an engine without profiles: the resolution is then used as it is."""
+    have = profiles.available(spec.engine)
+    primary = [t for t in res.targets if t.role == "primary"]
+    if not have or any(not t.floating for t in primary):
+        return None, res
+    if release_kind(spec) == ReleaseFrom.FLOOR:
+        rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
+    elif spec.image:
+        ref = image_ref(spec.image)
+        if ref.ranged and ref.engine == spec.engine:
+            rng = _table_range(spec, ref, have)
+        elif not is_engines_own_image(spec.engine, spec.image):
+            return None, res
+        else:
+            rng = _image_range(spec, have)
+    else:
+        rng = _install_range(spec, have)
+    if rng is None:
+        return None, res
+    return rng, _JUDGED.get_for(res, lambda: _judged_on(spec, res, rng), rng)
+
+
+_JUDGED = Lru(4096)  # resolutions judged on a range
+
+
+@functools.lru_cache(maxsize=1024)
+def releases_from(engine: str, floor: str) -> tuple[str, ...]:
+    """The profiled releases at or above ``floor``, oldest first."""
+    at = release_version(floor)
+    return tuple(
+        r for r in profiles.available(engine) if at is not None and release_version(r) >= at
+    )
+
+
+def _floor_range(spec: LaunchSpec, have: tuple[str, ...], source: str) -> ReleaseRange | None:
+    floor = release_version(spec.floor)
+    if floor is None:
+        return None
+    releases = releases_from(spec.engine, str(floor))
+    if not releases:
+        return ReleaseRange(spec.engine, "after-newest", (have[-1],), source)
+    return ReleaseRange(spec.engine, "floor", releases, source)
+
+
+def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None:
+    ref = image_ref(spec.image or "")
+    if ref.repository not in official_repositories(spec.engine):
+        return None
+    if ref.release or ref.guess:
+        return None  # a release the profiles lack, or a custom build's: the resolution says
+    if ref.tag.lower() in {"latest", ""} and not ref.custom:
+        by = f"`{spec.image}` is"
+        floor_key = spec.context.get("floor_key")  # a floor the document states as a key
+        if spec.floor and floor_key:
+            rng = _floor_range(spec, have, f"{floor_key} {spec.floor}")
+            return replace(rng, newest_by=by) if rng is not None else None
+        return ReleaseRange(spec.engine, "latest", have, f"image {spec.image}", newest_by=by)
+    return _nightly_range(spec.engine, ref.tag, have, f"image {spec.image}")
+
+
+def _table_range(spec: LaunchSpec, ref, have: tuple[str, ...]) -> ReleaseRange | None:  # noqa: ANN001
+    """The profiled releases between the lowest and highest an image can hold (its project's
+    files, ``engines.image_table``); None when they are all older than every profile."""
+    lo, hi = release_version(ref.lo), release_version(ref.hi)
+    releases = tuple(
+        r for r in have
+        if (lo is None or release_version(r) >= lo) and (hi is None or release_version(r) <= hi)
+    )
+    source = f"image {spec.image}"
+    if releases:
+        return ReleaseRange(spec.engine, "image", releases, source, basis=ref.basis,
+                            fork=ref.fork)
+    if lo is not None and lo > release_version(have[-1]):
+        return ReleaseRange(spec.engine, "after-newest", (have[-1],), source)
+    return None
+
+
+def _nightly_range(engine: str, tag: str, have: tuple[str, ...], source: str) -> ReleaseRange:
+    """A nightly placed by the date in its tag (the release dated on or before it), else
+    after the newest release."""
+    from servelint.releases import release_facts
+
+    built = release_facts.tag_date(tag) if tag.lower().startswith("nightly") else None
+    place = release_facts.placed(engine, built) if built else None
+    if place is None:
+        return ReleaseRange(engine, "after-newest", (have[-1],), source)
+    kind = "nightly" if place.next else "after-newest"
+    return ReleaseRange(engine, kind, (place.at,), source, place)
+
+
+def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
+    installs = engine_installs(spec)
+    for inst in installs:
+        where = f" at line {inst.span.line}" if inst.span else ""
+        shown = f"`{inst.command or inst.requirement}`{where}"
+        if inst.kind in ("path", "editable", "vcs") or is_nightly(inst.command):
+            return ReleaseRange(spec.engine, "after-newest", (have[-1],), shown)
+        if not inst.specifier and not inst.symbolic:
+            return ReleaseRange(spec.engine, "latest", have, shown, newest_by=f"{shown} installs")
+        floor = _lower_bound(inst.specifier)
+        if floor is not None:
+            releases = releases_from(spec.engine, str(floor))
+            if not releases:  # above every profile: as for a floor, never an error
+                return ReleaseRange(spec.engine, "after-newest", (have[-1],), shown)
+            return ReleaseRange(
+                spec.engine, "latest", releases, shown, newest_by=f"{shown} installs"
+            )
+    if spec.floor:
+        rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
+        if rng is not None:
+            return rng
+    local = spec.context.get("launcher_path", "")
+    if local and not local.startswith("/"):  # a project's own environment: often a source build
+        return ReleaseRange(spec.engine, "local", (have[-1],), f"`{local}`")
+    return ReleaseRange(spec.engine, "any", have, "the document installs no release of it")
+
+
+def _lower_bound(specifier: str):  # noqa: ANN202
+    m = re.match(r"\s*>=?\s*([0-9][0-9.]*)\s*$", specifier or "")
+    return release_version(m.group(1)) if m else None
+
+
+def _judged_on(spec: LaunchSpec, res: Resolution, rng: ReleaseRange) -> Resolution:
+    """A copy of ``res`` judged on the range's newest release, with the range as its note."""
+    today = rng.today
+    prof = profiles.load(spec.engine, today) if today else None
+    if prof is None:
+        return res
+    primary = Target(prof, "primary", rng.describe(), floating=True)
+    others = [t for t in res.targets if t.role != "primary"]
+    notes = [n for n in res.notes if n not in res.guess_notes]
+    return replace(res, targets=[primary, *others], notes=[rng.describe(), *notes], capped=True)
+
+
+# ------------------------------------------------------------------ the verdict
+
+
+def fails_everywhere(rng: ReleaseRange, works: dict[str, Any] | None) -> bool:
+    """Whether the launch passes on no release of the range (``works``: its first and last
+    passing release over every profile: releases outside them certainly fail)."""
+    if works is None or not rng.releases:
+        return False
+    first, last = works.get("first"), works.get("last")
+    if first is None or last is None:
+        return True
+    lo, hi = release_version(rng.releases[0]), release_version(rng.releases[-1])
+    return release_version(first) > hi or release_version(last) < lo
+
+
+def _after(engine: str, release: str) -> str | None:
+    have = profiles.available(engine)
+    at = have.index(release) if release in have else -1
+    return have[at + 1] if 0 <= at < len(have) - 1 else None
+
+
+def verdict(rng: ReleaseRange, works: dict[str, Any] | None) -> tuple[Severity, str]:
+    """Severity and the words naming the releases, for an error found on ``rng.today``."""
+    lo, hi, engine = rng.releases[0], rng.releases[-1], rng.engine
+    if rng.kind == "nightly" and rng.placement is not None:
+        # at or after the release before its build: a later release it passes on may hold
+        # what the nightly already has (release branches are cut before the release date)
+        before = (
+            f"fails on {engine} {hi}, the last release before {rng.source} was built "
+            f"({rng.placement.built})"
+        )
+        later = (works or {}).get("first")
+        if later:
+            return (
+                Severity.WARNING,
+                f"{before}; it passes on {engine} {later}, which the nightly may already include",
+            )
+        newest = profiles.available(engine)[-1]
+        return Severity.WARNING, f"{before} and on every later release up to {newest}"
+    if rng.kind == "local":
+        return Severity.WARNING, (
+            f"fails on {engine} {hi}, the newest release servelint knows; {rng.source} may "
+            f"hold another build and cannot be checked exactly"
+        )
+    if rng.kind == "after-newest":
+        return Severity.WARNING, (
+            f"fails on {engine} {hi}, the newest release servelint knows; "
+            f"{rng.source} is newer and cannot be checked exactly"
+        )
+    if fails_everywhere(rng, works) and not rng.fork:
+        where = f"every {engine} release {lo}–{hi}" if lo != hi else f"{engine} {hi}"
+        how = {
+            "latest": f", whichever {rng.source} installs",
+            "floor": f", from {rng.source} to the newest",
+            "image": f" {rng.source} can hold",
+        }.get(rng.kind, " (none is pinned)")
+        return Severity.ERROR, f"fails on {where}{how}"
+    last = (works or {}).get("last")
+    start = _after(engine, last) if last else None
+    if start and release_version(start) <= release_version(hi):
+        since = f"{start} and later" if start != hi else start
+    else:
+        since = hi
+    if rng.kind == "image" and last:
+        return Severity.WARNING, (
+            f"fails on {engine} {since}; passes on {last}: {rng.source} can hold any of {lo}–{hi}"
+        )
+    if rng.kind == "image":  # fails everywhere, on a fork's build
+        where = f"every {engine} release {lo}–{hi}" if lo != hi else f"{engine} {hi}, the release"
+        return Severity.WARNING, (
+            f"fails on {where} {rng.source} can hold; a build of a fork or an unreleased "
+            "commit may accept it"
+        )
+    if rng.newest_by:  # everyone who follows it today gets the newest release: it crashes
+        return Severity.ERROR, (
+            f"fails on {engine} {since}, and {rng.newest_by} {hi} today "
+            f"(the newest release servelint knows)"
+        )
+    who = rng.source if rng.kind == "latest" else "an unpinned install"
+    return Severity.WARNING, f"fails on {engine} {since}, which {who} installs today ({hi})"
+
+
+def judge(
+    findings: list[Finding], rng: ReleaseRange, works_of: Callable[[Finding], dict[str, Any]]
+) -> None:
+    """Give each error found on the range's newest release the range's severity and words,
+    from the releases on which that finding itself holds (``works_of``: its first and last
+    release without it): another cause failing every release makes no error of this one."""
+    today = rng.today
+    if today is None:
+        return
+    for f in findings:
+        if f.severity == Severity.ERROR and f.release == today:
+            severity, words = verdict(rng, works_of(f))
+            f.severity = min(f.severity, severity)
+            f.message += f" ({words})"
+
+
+def mark_guess(findings: list[Finding], rng: ReleaseRange) -> None:
+    """A launch on a nightly or an image newer than every profile is judged on one release
+    it may not be: its warnings that state a fact of that release (``… sglang 0.5.23 no
+    longer reads it``) say how it was placed and that this is a guess (errors get the words
+    from :func:`judge`). Findings that do not depend on the release judged (notes, a
+    parser's first release against the floor) are left."""
+    from servelint.rules import registry
+    from servelint.rules.base import Scope
+
+    today = rng.today
+    if rng.kind not in ("after-newest", "nightly", "local") or today is None:
+        return
+    release = f"{rng.engine} {today}"
+    words = f"{rng.describe()}, so this is a guess"
+    for f in findings:
+        rule = registry.get(f.code)
+        if _newer_may_read(f, today):
+            f.severity = Severity.INFO
+            f.message += f" ({rng.describe()}: a build newer than {today} may read it)"
+            continue
+        if (
+            f.release == today
+            and f.severity == Severity.WARNING
+            and rule is not None
+            and rule.scope in (Scope.ARGV, Scope.LAUNCH)
+            and release in f.message
+            and rng.source not in f.message  # judge's words (a demoted error) name it too
+        ):
+            f.message += f" ({words})"
+
+
+def _newer_may_read(f: Finding, today: str) -> bool:
+    """An env-unknown warning judged on ``today`` for a build newer than it: a name no
+    release up to ``today`` reads (or one a later release adds) may be read by the newer
+    build, so nothing true is said of it; a name an earlier release read and ``today``
+    dropped ("was removed after") stays removed."""
+    return (
+        f.code == "SL121"
+        and f.release == today
+        and f.severity == Severity.WARNING
+        and " was removed after " not in f.message
+    )
+
+
+# ------------------------------------------------------------------ when to compute more
+
+
+def has_error_on(findings: list[Finding], release: str | None) -> bool:
+    return any(f.severity == Severity.ERROR and f.release == release for f in findings)
+
+
+def range_works(
+    spec: LaunchSpec, rng: ReleaseRange, passes, *, prune: bool = True  # noqa: ANN001
+) -> dict[str, Any]:
+    """``{"first", "last"}`` as ``works_on`` gives them, as far as ``verdict`` needs them, for
+    a launch (or one finding of it: ``passes`` then asks whether that finding is absent, and
+    ``prune`` is off) that fails on the range's newest release: the scan goes down from there
+    and stops at the first release it passes on (``None`` both: it passes on none of the
+    range). With ``prune``, releases the history index proves the launch failing are not
+    checked. A placed nightly scans up from its release instead."""
+    from servelint.releases import works_on as works_on_mod
+
+    def ok(release: str) -> bool:
+        if prune and works_on_mod.certainly_fails(spec, release):
+            return False
+        return bool(passes(spec, release))
+
+    if rng.kind == "nightly":  # at or after its release: the first later release it passes on
+        have = profiles.available(rng.engine)
+        for release in have[have.index(rng.releases[-1]) + 1 :]:
+            if ok(release):
+                return {"first": release, "last": None}
+        return {"first": None, "last": None}
+    for release in reversed(rng.releases[:-1]):
+        if ok(release):
+            return {"first": release, "last": release}
+    return {"first": None, "last": None}
