@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -34,7 +35,10 @@ CASES_DIR = Path(__file__).parent / "cases" / "bad_inputs"
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 REAL_RECIPES = [CORPUS / "vllm-recipes/models/LiquidAI/LFM2.5-1.2B-Thinking.yaml",
                 CORPUS / "vllm-recipes/models/inclusionAI/Ming-omni-tts-0.5B.yaml"]
-API_SECONDS = 30.0  # bound on one file through the whole pipeline
+# Bounds are CPU seconds, not wall-clock: a loaded machine (CI beside other jobs) stretches
+# wall time several-fold while the work done stays the same. bench/robustness.py states the
+# 10 s bound on an idle machine; these catch a hang or a blow-up, not a slowdown.
+API_SECONDS = 30.0  # CPU bound on one file through the whole pipeline
 CLI_TIMEOUT = 300
 
 
@@ -110,9 +114,9 @@ def test_api_reports_bad_input_and_returns(name: str, built: dict) -> None:
     b = built[name]
     if b.case.unprivileged and os.getuid() == 0:
         pytest.skip("permissions mean nothing to root: tested through the CLI")
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     report = check_paths([str(b.path)], Options(use_cache=False, jobs=1))
-    assert time.perf_counter() - t0 < API_SECONDS
+    assert time.process_time() - t0 < API_SECONDS
     _assert_expected(b.case, b.path, _triples(report.findings), len(report.launches),
                      [lr.summary["argv"] for lr in report.launches])
     for f in report.findings:
@@ -136,7 +140,12 @@ def test_cli_checks_every_bad_input_in_one_run_and_goes_on(built: dict) -> None:
 
 # ---------------------------------------------------------------- issue 18, one CLI run each
 
-CLI_BOUND = 30.0  # seconds per case here (the bench states the 10 s bound, on an idle machine)
+CLI_BOUND = 30.0  # CPU seconds per case (user + system of the child)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 @pytest.mark.parametrize("name", [c.name for c in corpus.ISSUE18 if c.name in CASES])
@@ -153,10 +162,10 @@ def test_cli_issue18_case(name: str, built: dict) -> None:
     if case.unprivileged:
         argv = corpus.unprivileged(argv)
     before = b.path.read_bytes() if b.path.is_file() and os.access(b.path, os.R_OK) else None
-    t0 = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, timeout=CLI_BOUND * 4, env=env,
+    t0 = _children_cpu()
+    proc = subprocess.run(argv, capture_output=True, timeout=CLI_BOUND * 10, env=env,
                           stdin=subprocess.DEVNULL, cwd=b.path.parent if case.relative else None)
-    assert time.perf_counter() - t0 < CLI_BOUND
+    assert _children_cpu() - t0 < CLI_BOUND
     stderr = proc.stderr.decode("utf-8", "replace")
     if before is not None:
         assert b.path.read_bytes() == before, "the input was changed"
