@@ -271,9 +271,9 @@ def test_vllm_argv_parse_on_random_argv(argv: list[str]) -> None:
 @pytest.mark.skipif(PROFILE is None, reason="no vllm 0.21.0 profile")
 def test_vllm_argv_parse_on_a_huge_argv() -> None:
     argv = ["org/m"] + ["--max-num-seqs", "8"] * 30_000 + ["--no-such-flag"]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     result = vllm_argv.parse(PROFILE, argv)
-    assert time.perf_counter() - t0 < 20  # once quadratic: ~140 s
+    assert time.process_time() - t0 < 20  # once quadratic: ~140 s
     assert not result.ok and result.error_index == len(argv) - 1
 
 

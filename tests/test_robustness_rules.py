@@ -54,12 +54,12 @@ def test_every_yaml_load_goes_through_the_bounded_loader() -> None:
 
 
 def test_alias_bomb_is_refused_before_it_expands() -> None:
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(YamlBudgetError, match="aliases"):
         safe_load_bounded(BOMB)
     with pytest.raises(YamlBudgetError):
         compose_bounded(BOMB)
-    assert time.perf_counter() - t0 < 2
+    assert time.process_time() - t0 < 2
     assert safe_load_bounded("a: &x [1, 2]\nb: *x\non: yes\n") == {
         "a": [1, 2], "b": [1, 2], True: True}  # YAML 1.1, as the engines read it
 
@@ -86,9 +86,9 @@ def test_a_parse_past_its_deadline_is_a_read_error(monkeypatch: pytest.MonkeyPat
 def test_continuation_scan_is_linear_in_blank_lines() -> None:
     def seconds(blanks: int) -> float:
         lines = ["vllm serve m \\", *[""] * blanks, "--x 1"]
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         continuation_problems("x.sh", lines, lambda i, c: Span("x.sh", i + 1, c))
-        return time.perf_counter() - t0
+        return time.process_time() - t0
 
     assert seconds(80_000) < 2.0  # quadratic: over 60 s
     found = continuation_problems("x.sh", ["vllm serve m", "", "", "  --x 1"],
