@@ -374,6 +374,12 @@ def test_builder_reads_get_args_of_a_literal_alias(tmp_path: Path) -> None:
         # an EngineArgs assert dividing by a dest (vllm/engine/arg_utils.py:1184)
         ("0.11.0", ["m", "--decode-context-parallel-size", "0"], "ZeroDivisionError"),
         ("0.11.0", ["m", "-tp", "4", "--decode-context-parallel-size", "2"], ""),
+        # a V0 fallback where no V0 is left (vllm/engine/arg_utils.py:1456, :1469;
+        # vllm/entrypoints/openai/api_server.py:209 asserts envs.VLLM_USE_V1)
+        ("0.11.0", ["m", "--logits-processor-pattern", "x"], "--logits-processor-pattern"),
+        ("0.11.0", ["m", "--max-num-partial-prefills", "2"], "Concurrent Partial Prefill"),
+        ("0.11.0", ["m", "--max-num-partial-prefills", "1"], ""),
+        ("0.10.2", ["m", "--max-num-partial-prefills", "2"], ""),  # V0 still there: falls back
     ],
 )
 def test_static_verdict_on_late_classes(version: str, argv: list[str], refusal: str) -> None:
@@ -384,3 +390,70 @@ def test_static_verdict_on_late_classes(version: str, argv: list[str], refusal: 
         assert (verdict.stage, refusal in verdict.message) == ("engine_config", True)
     else:  # no error; a model-dependent warning (only_if) may remain
         assert verdict.ok or verdict.only_if, verdict.message
+
+
+V1_ORACLE = """
+class SchedulerConfig:
+    max_num_partial_prefills: int = 1
+
+
+class EngineArgs:
+    pattern: str | None = None
+    partial: int = SchedulerConfig.max_num_partial_prefills
+
+    def _is_v1_supported_oracle(self, model_config):
+        if self.pattern != EngineArgs.pattern:
+            _raise_or_fallback(feature_name="--pattern", recommend_to_remove=False)
+            return False
+        if not model_config.is_v1_compatible:
+            _raise_or_fallback(feature_name=model_config.architectures, recommend_to_remove=False)
+            return False
+        if self.partial != SchedulerConfig.max_num_partial_prefills:
+            _raise_or_fallback(feature_name="Partial", recommend_to_remove=False)
+            return False
+        return True
+"""
+
+V1_SERVER = """
+async def build_client(engine_args):
+    vllm_config = engine_args.create_engine_config(usage_context=None)
+    assert envs.VLLM_USE_V1
+"""
+
+
+@pytest.mark.parametrize("asserted", [True, False])
+def test_v1_fallback_checks_only_where_no_v0_is_left(tmp_path: Path, asserted: bool) -> None:
+    # the shape of vLLM 0.11.0 EngineArgs._is_v1_supported_oracle (vllm/engine/arg_utils.py:
+    # 1450-1477) and its entrypoint (vllm/entrypoints/openai/api_server.py:206-209)
+    from servelint.builders.vllm import v1_fallback
+
+    wheel = tmp_path / "vllm-0.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("vllm/engine/arg_utils.py", V1_ORACLE)
+        server = V1_SERVER if asserted else V1_SERVER.replace("assert envs.VLLM_USE_V1", "pass")
+        zf.writestr("vllm/entrypoints/openai/api_server.py", server)
+    found = v1_fallback.checks(WheelSource(wheel))
+    if not asserted:  # V0 is there: the fallback runs, nothing fails
+        assert found == []
+        return
+    # the model test is left out; class defaults become literals
+    assert [(c["test"], c["reads"]) for c in found] == [
+        ("self.pattern != None", ["pattern"]),
+        ("self.partial != 1", ["partial"]),
+    ]
+    assert found[0]["source"] == "vllm/engine/arg_utils.py:11"
+    assert "api_server.py:4 asserts envs.VLLM_USE_V1" in found[0]["message"]
+    assert holds(found[1]["test"], Values("EngineArgs", {"partial": 2})) is True
+    assert holds(found[1]["test"], Values("EngineArgs", {"partial": 1})) is False
+
+
+def test_get_args_of_a_literal_alias_lists_each_value_once(tmp_path: Path) -> None:
+    # typing.Literal dedups its args: Literal["kv_both", "kv_producer", Inner] with Inner
+    # holding "kv_both" again gives each value once (vllm/config/kv_transfer.py KVRole)
+    wheel = tmp_path / "vllm-0.0.0-py3-none-any.whl"
+    text = SPEC_DEMO.replace('InnerTypes = Literal["x_mtp", "y_mtp"]',
+                             'InnerTypes = Literal["x_mtp", "mtp", "y_mtp"]')
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("vllm/config/spec_demo.py", text)
+    (check,) = builder.class_conditions(WheelSource(wheel), "SpecDemoConfig")["checks"]
+    assert "('mtp', 'x_mtp', 'y_mtp')" in check["test"]

@@ -115,6 +115,28 @@ RULES: list[tuple[str, str]] = [
         "serving host; a static check cannot know the host's files",
     ),
     (
+        r"^miss-late .*Unable to use nsight profiling unless workers run with Ray",
+        "late: ParallelConfig's nsight check reads the use_ray property over a backend "
+        "__post_init__ picks (parallel.py); the builder does not inline properties: not modelled",
+    ),
+    (
+        r"^miss-late .*num_speculative_tokens (was provided but without speculative model"
+        r"|must be provided with speculative model)",
+        "late: SpeculativeConfig infers a missing method (draft_model, ngram, a custom class) "
+        "before this check, under two guards the walk cannot decide (a call on the model "
+        "path); the check stays undecided without --spec-method / method",
+    ),
+    (
+        r"^miss-late .*rope_scaling should have a 'rope_type' key",
+        "late: --rope-scaling is merged into the model's HF config and checked there "
+        "(transformers_utils/config.py patch_rope_scaling_dict); that data flow is not modelled",
+    ),
+    (
+        r"^miss-late .*ZeroDivisionError: integer modulo by zero",
+        "late: a size 0 divides inside a model-config check (heads % tensor_parallel_size, "
+        "ModelConfig.verify_with_parallel_config), a part the builder keeps only as model checks",
+    ),
+    (
         r"Could not load logging config\. File does not exist|No such file|does not exist",
         "host-dependent: the value names a file that must exist on the serving host",
     ),

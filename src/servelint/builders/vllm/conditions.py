@@ -26,7 +26,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from servelint.builders.vllm import dict_built, object_calls
+from servelint.builders.vllm import dict_built, object_calls, v1_fallback
 from servelint.builders.vllm.after_hooks import AfterHooks
 from servelint.builders.vllm.condition_calls import Callees
 from servelint.builders.vllm.condition_walk import Walk, taint, walk_method
@@ -64,6 +64,9 @@ def extract(src: WheelSource, profile: dict[str, Any]) -> dict[str, Any]:
         profile=profile,
         changed_before=entry_changed,
     )
+    fallback = v1_fallback.checks(src)  # a V0 fallback where no V0 is left fails the launch
+    if engine_args and fallback:
+        engine_args["checks"] = engine_args.get("checks", []) + fallback
     if engine_args:
         out["EngineArgs"] = engine_args
         found = find_def(src, "EngineArgs", "engine/arg_utils")
@@ -278,8 +281,9 @@ def literal_alias_args(src: WheelSource, tree: ast.Module, path: str) -> dict[st
         if key is None or key in out:
             continue
         values = literal_values(src, node.args[0], path)  # type: ignore[attr-defined]
-        if values:
-            out[key] = ast.Tuple([ast.Constant(v) for v in values], ast.Load())
+        if values:  # each value once, first place kept: Literal[…] dedups its args
+            unique = list(dict.fromkeys(values))
+            out[key] = ast.Tuple([ast.Constant(v) for v in unique], ast.Load())
     return out
 
 
