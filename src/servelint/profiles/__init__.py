@@ -162,7 +162,7 @@ def folder(engine: str) -> Path:
 
 def forget() -> None:
     """Drop what is cached about profiles (after the engine registry changed)."""
-    for fn in (available, load, best_at_or_below):
+    for fn in (available, load):
         fn.cache_clear()
 
 
@@ -241,7 +241,6 @@ def newest(engine: str) -> str | None:
     return vs[-1] if vs else None
 
 
-@cache
 def best_at_or_below(engine: str, version: str) -> str | None:
     """The newest release with a profile that is <= version (for floors like 0.11.1)."""
     try:
