@@ -162,17 +162,8 @@ class OptionTable:
         return None, arg, None, False
 
 
-_TABLES: dict[int, tuple[Profile, OptionTable]] = {}
-
-
 def table_for(profile: Profile) -> OptionTable:
-    cached = _TABLES.get(id(profile))
-    if cached is None or cached[0] is not profile:
-        if len(_TABLES) > 64:
-            _TABLES.clear()
-        cached = (profile, OptionTable(profile))
-        _TABLES[id(profile)] = cached
-    return cached[1]
+    return profile.derived("argparse_emul.table", OptionTable)
 
 
 # ---- nargs ---------------------------------------------------------------------------------

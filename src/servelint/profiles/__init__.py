@@ -5,9 +5,10 @@ from __future__ import annotations
 import gc
 import gzip
 import json
+from collections.abc import Callable
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from packaging.version import InvalidVersion, Version
 
@@ -74,6 +75,8 @@ class Action:
         return (longs or opts or [self.dest])[0]
 
 
+T = TypeVar("T")
+
 class Profile:
     """Facts of one engine release."""
 
@@ -109,6 +112,16 @@ class Profile:
         self.image: dict[str, Any] = data.get("image", {})
         self.backends: dict[str, Any] = data.get("backends", {})
         self._fields_at: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {}
+        self._derived: dict[str, Any] = {}
+
+    def derived(self, name: str, compute: Callable[[Profile], T]) -> T:
+        """A table ``compute`` derives from this release's facts, made on first use and kept
+        with the profile (``load`` keeps one profile per release): a rule's or a parser's index
+        of the profile lives here, never in a process-wide dict. ``name`` is the asking
+        module's."""
+        if name not in self._derived:
+            self._derived[name] = compute(self)
+        return self._derived[name]
 
     @cached_property
     def long_options(self) -> tuple[str, ...]:

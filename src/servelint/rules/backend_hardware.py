@@ -62,21 +62,20 @@ def describe(limit: dict[str, Any]) -> str:
     return f"{limit.get('min', '?')}..{limit.get('max', '?')}"
 
 
-_BACKEND_DESTS: dict[tuple[str, str], frozenset[str]] = {}
+def _backend_dests(prof) -> frozenset[str]:  # noqa: ANN001
+    """The dests whose values the release checks against a backend list."""
+    return frozenset(
+        target.split(".", 1)[0] for name, entry in prof.late_values.items()
+        if "backend" in name for target in entry.get("targets", [])
+    )
 
 
 def may_apply(prof, option_texts: list[str | None]) -> bool:  # noqa: ANN001
     """A cheap test before a full check: does any (exactly written) option set a value the
     release checks against a backend list? Abbreviated options are not looked up."""
-    key = (prof.engine, prof.version)
-    if key not in _BACKEND_DESTS:
-        _BACKEND_DESTS[key] = frozenset(
-            target.split(".", 1)[0] for name, entry in prof.late_values.items()
-            if "backend" in name for target in entry.get("targets", [])
-        )
     from servelint.rules._util import written_options
 
-    dests = _BACKEND_DESTS[key]
+    dests = prof.derived("backend_hardware.dests", _backend_dests)
     return any(
         dest in dests and (value is None or value.upper() in prof.backends or "{" in value)
         for dest, value in written_options(prof, option_texts)

@@ -62,13 +62,7 @@ def engine_prefixes(prof) -> tuple[str, ...]:  # noqa: ANN001
     """The prefixes of the release's own env names: the profile's ``env.prefixes``, else the
     first words shared by a tenth of its registered and read names, plus the prefix it
     rewrites (SGLang's ``SGL_`` -> ``SGLANG_``)."""
-    key = (prof.engine, prof.version)
-    if key not in _PREFIXES:
-        _PREFIXES[key] = _prefixes(prof.data.get("env", {}))
-    return _PREFIXES[key]
-
-
-_PREFIXES: dict[tuple[str, str], tuple[str, ...]] = {}
+    return prof.derived("env_unknown.prefixes", lambda p: _prefixes(p.data.get("env", {})))
 
 
 def _prefixes(env: dict) -> tuple[str, ...]:

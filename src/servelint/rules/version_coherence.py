@@ -65,20 +65,13 @@ SCOPE = Scope.LAUNCH
 FIX = FixSafety.SAFE
 
 
-_LATE: dict[tuple, str | None] = {}
-
-
 def _first_after(hist: Any, floor_pos: int, kind: str, key: str) -> str | None:
     """The release that first has ``key`` (of ``kind``) when that is newer than the floor."""
-    memo = (hist.engine, floor_pos, kind, key)
-    if memo not in _LATE:
-        first = hist.of(kind, key).first
-        if kind == "late" and first == hist.of(kind, key.split("=", 1)[0]).first:
-            first = None  # the set is first recorded there too: older releases may
-            # have taken the value another way (argparse choices), so nothing is known
-        _LATE[memo] = first if first and first != hist.releases[0] and \
-            hist._pos(first) > floor_pos else None
-    return _LATE[memo]
+    first = hist.of(kind, key).first
+    if kind == "late" and first == hist.of(kind, key.split("=", 1)[0]).first:
+        first = None  # the set is first recorded there too: older releases may
+        # have taken the value another way (argparse choices), so nothing is known
+    return first if first and first != hist.releases[0] and hist._pos(first) > floor_pos else None
 
 
 def _argv_late(ctx: CheckContext, floor_pos: int) -> list[tuple[int, str, str]]:
