@@ -9,6 +9,7 @@ token replaced by a value the parser accepts.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from servelint.profiles import Profile
@@ -20,18 +21,15 @@ _AMBIGUOUS = re.compile(r"ambiguous option: (\S+?)(?:=\S*)? could match (.*)")
 _ARGUMENT = re.compile(r"argument ([^:]+): (.*)")
 
 
+@dataclass(slots=True, eq=False)
 class ArgProblem:
-    """One complaint of the engine's argv handling about a launch (a plain slotted record:
-    nothing compares, hashes or copies one)."""
+    """One complaint of the engine's argv handling about a launch (identity equality)."""
 
-    __slots__ = ("index", "kind", "message", "option")
-
-    def __init__(self, index: int | None, kind: str, message: str, option: str = "") -> None:
-        self.index = index  # argv index of the token at fault (None: not attributable)
-        # unrecognized | ambiguous | missing-value | invalid-choice | bad-value | other
-        self.kind = kind
-        self.message = message  # the engine's own message (argparse text)
-        self.option = option  # the option named in the message, when any
+    index: int | None  # argv index of the token at fault (None: not attributable)
+    # unrecognized | ambiguous | missing-value | invalid-choice | bad-value | other
+    kind: str
+    message: str  # the engine's own message (argparse text)
+    option: str = ""  # the option named in the message, when any
 
 
 class LintParse:

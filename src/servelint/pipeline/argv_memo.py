@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from servelint.engines.lint_parse import LintParse, lint_parse
@@ -193,19 +194,14 @@ def _with_value(option: Any, value: str) -> Any:
 _SHADOW = "\0argv"  # path of a placeholder span; its line is the argv index (0: the anchor)
 
 
+@dataclass(slots=True, eq=False)
 class _Template:
-    """One memoised argv finding, its spans given as argv indices (a plain class: a
-    dataclass's generated methods cost every run's start-up, and nothing compares these)."""
+    """One memoised argv finding, its spans given as argv indices."""
 
-    __slots__ = ("finding", "index", "related", "edits")
-
-    def __init__(
-        self, finding: Finding, index: int, related: tuple[int, ...], edits: tuple[int, ...]
-    ) -> None:
-        self.finding = finding  # span and related spans are placeholders; renderings empty
-        self.index = index  # argv index of the span (-1: the launch's anchor)
-        self.related = related
-        self.edits = edits  # argv index of each autofix edit's span
+    finding: Finding  # span and related spans are placeholders; renderings empty
+    index: int  # argv index of the span (-1: the launch's anchor)
+    related: tuple[int, ...]
+    edits: tuple[int, ...]  # argv index of each autofix edit's span
 
 
 @functools.cache

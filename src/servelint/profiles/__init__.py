@@ -6,6 +6,7 @@ import gc
 import gzip
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,14 +16,11 @@ from packaging.version import InvalidVersion, Version
 DATA_DIR = Path(__file__).resolve().parent / "data"  # (importlib.resources costs 15 ms)
 
 
+@dataclass(slots=True, eq=False)
 class Action:
-    """One parser action (an option with all its spellings); a plain slotted record:
-    nothing compares, hashes or copies one."""
+    """One parser action (an option with all its spellings)."""
 
-    __slots__ = ("raw",)
-
-    def __init__(self, raw: dict[str, Any]) -> None:
-        self.raw = raw
+    raw: dict[str, Any]
 
     @property
     def dest(self) -> str:

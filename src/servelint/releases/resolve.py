@@ -33,26 +33,20 @@ def is_engines_own_image(engine: str, image: str) -> bool:
     return image_ref(image).repository in official_repositories(engine)
 
 
+@dataclass(slots=True, eq=False)
 class Target:
-    """One release a launch is judged against, and how it was chosen (a plain slotted
-    record: nothing compares, hashes or copies one)."""
+    """One release a launch is judged against, and how it was chosen (identity equality)."""
 
-    __slots__ = ("profile", "role", "how", "floating", "neighbour", "bumped", "tagged")
-
-    def __init__(
-        self, profile: Profile, role: str, how: str, floating: bool = False,
-        neighbour: str = "", bumped: bool = False, tagged: bool = False,
-    ) -> None:
-        self.profile = profile
-        self.role = role  # primary | floor
-        self.how = how  # human text: "image tag v0.27.1", "latest → newest profile 0.33.0", ...
-        self.floating = floating  # the release is a guess: findings are capped at warning
-        # a profiled neighbour of an unprofiled release: "below" (an older profile) | "above"
-        self.neighbour = neighbour
-        self.bumped = bumped  # judged as if the launch's image were bumped to this release
-        # the release a build that is not the engine's own image names by its tag (a guess
-        # that keeps its warnings: engines.images._mark_guess)
-        self.tagged = tagged
+    profile: Profile
+    role: str  # primary | floor
+    how: str  # human text: "image tag v0.27.1", "latest → newest profile 0.33.0", ...
+    floating: bool = False  # the release is a guess: findings are capped at warning
+    # a profiled neighbour of an unprofiled release: "below" (an older profile) | "above"
+    neighbour: str = ""
+    bumped: bool = False  # judged as if the launch's image were bumped to this release
+    # the release a build that is not the engine's own image names by its tag (a guess
+    # that keeps its warnings: engines.images._mark_guess)
+    tagged: bool = False
 
 
 @dataclass(slots=True, eq=False, repr=False)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
 from types import ModuleType
@@ -51,35 +52,20 @@ _MODULES = (
 )
 
 
+@dataclass(slots=True, eq=False)
 class Rule:
-    """One rule's catalogue entry (and, for rules the pipeline runs, its ``check``); a plain
-    slotted record: nothing compares, hashes or copies one."""
+    """One rule's catalogue entry (and, for rules the pipeline runs, its ``check``) (identity
+    equality)."""
 
-    __slots__ = (
-        "code", "name", "severity", "scope", "fix", "summary", "doc", "may_escalate", "module",
-    )
-
-    def __init__(
-        self,
-        code: str,
-        name: str,
-        severity: Severity,
-        scope: Scope,
-        fix: FixSafety,
-        summary: str,
-        doc: str,
-        may_escalate: bool = False,
-        module: ModuleType | None = None,
-    ) -> None:
-        self.code = code
-        self.name = name
-        self.severity = severity
-        self.scope = scope
-        self.fix = fix
-        self.summary = summary
-        self.doc = doc
-        self.may_escalate = may_escalate
-        self.module = module
+    code: str
+    name: str
+    severity: Severity
+    scope: Scope
+    fix: FixSafety
+    summary: str
+    doc: str
+    may_escalate: bool = False
+    module: ModuleType | None = None
 
     @property
     def url(self) -> str:

@@ -13,6 +13,7 @@ import ast
 import functools
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from servelint.engines.vllm import argv as vllm_argv
@@ -22,28 +23,18 @@ from servelint.profiles import Profile
 ACCEPTED = "accepted"
 
 
+@dataclass(slots=True, eq=False)
 class StaticVerdict:
     """stage: "parse", a late stage from the profile (engine_config, renderer, ...) or
     "accepted" when ok; value_set/target name the late set and the dest or config path
-    that rejected the value. A plain slotted record: nothing compares, hashes or copies one."""
+    that rejected the value."""
 
-    __slots__ = ("stage", "ok", "message", "value_set", "target", "only_if")
-
-    def __init__(
-        self,
-        stage: str,
-        ok: bool,
-        message: str,
-        value_set: str = "",
-        target: str = "",
-        only_if: str = "",
-    ) -> None:
-        self.stage = stage
-        self.ok = ok
-        self.message = message
-        self.value_set = value_set
-        self.target = target
-        self.only_if = only_if  # the engine checks the value only when this holds (model)
+    stage: str
+    ok: bool
+    message: str
+    value_set: str = ""
+    target: str = ""
+    only_if: str = ""  # the engine checks the value only when this holds (model)
 
 
 def _json_items(prefix: str, text: Any) -> Iterator[tuple[str, Any]]:
