@@ -242,15 +242,12 @@ def without_dashdash(act: Action, values: list[str]) -> list[str]:
 Take = Callable[[Action, list[str], "int | None", str, bool, "int | None", bool], None]
 
 
+@dataclass(slots=True, eq=False)
 class Leftover:
-    """What argparse leaves over: positions and texts of unrecognized tokens (a plain
-    slotted record)."""
+    """What argparse leaves over: positions and texts of unrecognized tokens."""
 
-    __slots__ = ("positions", "texts")
-
-    def __init__(self) -> None:
-        self.positions: list[int] = []
-        self.texts: list[str] = []
+    positions: list[int] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
 
 
 def consume(

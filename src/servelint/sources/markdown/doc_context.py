@@ -25,7 +25,7 @@ flags say what it has). Spans stay where the document wrote each step.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from servelint.engines import registry
 from servelint.launches import config_file_value, expand_config_file
@@ -46,20 +46,18 @@ def _before(span: Span | None, at: Span) -> bool:
     return span is not None and (span.line, span.column) < (at.line, at.column)
 
 
+@dataclass(slots=True, eq=False)
 class DocContext:
-    """What a document's code sets up for the launches after it (installs, exports, files);
-    a plain slotted record, filled as the document is read."""
+    """What a document's code sets up for the launches after it (installs, exports, files),
+    filled as the document is read."""
 
-    __slots__ = ("installs", "exports", "files", "registered", "checkout")
-
-    def __init__(self) -> None:
-        self.installs: list[PackageInstall] = []
-        self.exports: list[EnvVar] = []
-        self.files: list[tuple[str, Span, Lines]] = []  # (name, where, lines)
-        self.registered: set[str] = set()  # names the document's code registers
-        # the package whose source the document clones (``git clone …/vllm-project/vllm``:
-        # an engine's ``source_repositories``)
-        self.checkout = ""
+    installs: list[PackageInstall] = field(default_factory=list)
+    exports: list[EnvVar] = field(default_factory=list)
+    files: list[tuple[str, Span, Lines]] = field(default_factory=list)  # (name, where, lines)
+    registered: set[str] = field(default_factory=set)  # names the document's code registers
+    # the package whose source the document clones (``git clone …/vllm-project/vllm``:
+    # an engine's ``source_repositories``)
+    checkout: str = ""
 
     # ---------------------------------------------------------------- collecting
     def add_installs(self, installs: list[PackageInstall]) -> None:

@@ -11,6 +11,7 @@ word, "TensorRT-LLM", is not read here).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from servelint.engines.images import resolve_image
@@ -36,13 +37,14 @@ def _said() -> re.Pattern[str]:
     )
 
 
+@dataclass(slots=True, eq=False)
 class ProsePin:
-    """A release the text names (a plain slotted record)."""
+    """A release the text names."""
 
-    __slots__ = ("engine", "image", "release", "span")
-
-    def __init__(self, engine: str, image: str | None, release: str | None, span: Span) -> None:
-        self.engine, self.image, self.release, self.span = engine, image, release, span
+    engine: str
+    image: str | None
+    release: str | None
+    span: Span
 
 
 def prose_pins(lines: list[str], first: int, span_at) -> list[ProsePin]:  # noqa: ANN001

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,18 +54,16 @@ _YOURS = re.compile(r"(?i)(?:^|[/_\-=.])your(?:[_\-/.]|$)|^(?:x{3,}|\.\.\.)$")
 _SNIPPET_NOISE = {"parse-error", "budget", "unresolved", "unsupported"}
 
 
+@dataclass(slots=True, eq=False)
 class MarkdownResult:
-    """The launches of one Markdown document, its problems and what was scanned (a plain
-    slotted record, filled as the document is read)."""
+    """The launches of one Markdown document, its problems and what was scanned (filled as
+    the document is read)."""
 
-    __slots__ = ("launches", "problems", "commands_found", "blocks", "shell_blocks")
-
-    def __init__(self) -> None:
-        self.launches: list[LaunchSpec] = []
-        self.problems: list[ReadProblem] = []
-        self.commands_found = 0  # launch commands found (docker runs without a launch excluded)
-        self.blocks = 0  # fenced blocks seen
-        self.shell_blocks = 0  # blocks handed to the bash reader
+    launches: list[LaunchSpec] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
+    commands_found: int = 0  # launch commands found (docker runs without a launch excluded)
+    blocks: int = 0  # fenced blocks seen
+    shell_blocks: int = 0  # blocks handed to the bash reader
 
 
 class _Mapper:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from servelint.launches import CommandRecord, Origin, assemble
 from servelint.model import EnvVar, LaunchSpec, Span, Token
@@ -104,16 +104,12 @@ class Rendering:
         return spec
 
 
+@dataclass(slots=True, eq=False)
 class RenderResult:
-    """A recipe's renderings and the problems met rendering them (a plain slotted record)."""
+    """A recipe's renderings and the problems met rendering them."""
 
-    __slots__ = ("renderings", "problems")
-
-    def __init__(
-        self, renderings: list[Rendering] | None = None, problems: list[ReadProblem] | None = None
-    ) -> None:
-        self.renderings = [] if renderings is None else renderings
-        self.problems = [] if problems is None else problems
+    renderings: list[Rendering] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
 
 
 def model_token(recipe: Recipe, variant: str, task: Map | None = None) -> Token:
