@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from servelint.engines import registry
 from servelint.profiles import Profile
 
 MAX_ROUNDS = 40
@@ -50,8 +51,6 @@ class LintParse:
 
 
 def _parser_module(engine: str):
-    from servelint.engines import registry
-
     found = registry.find(engine)
     model = found.argv_model() if found else None
     if model is None:

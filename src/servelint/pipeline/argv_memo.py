@@ -27,6 +27,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from servelint.engines import registry
 from servelint.engines.lint_parse import LintParse, lint_parse
 from servelint.model import Edit, Finding, Fix, LaunchSpec, Span, Token
 from servelint.profiles import Profile
@@ -83,8 +84,6 @@ def parse_spec(profile: Profile, spec: LaunchSpec) -> LintParse:
 
 def entry_of(engine: str, entrypoint: str) -> str:
     """The argv model's ``ENTRIES`` name for ``entrypoint`` ("" = its default parse)."""
-    from servelint.engines import registry
-
     found = registry.find(engine)
     model = found.argv_model() if found else None
     return getattr(model, "ENTRIES", {}).get(entrypoint, "") if model is not None else ""
@@ -93,8 +92,6 @@ def entry_of(engine: str, entrypoint: str) -> str:
 @functools.cache
 def _same_parse_entries(engine: str) -> frozenset[str]:
     """The entries the engine's argv model parses as its default parse (``SAME_PARSE_ENTRIES``)."""
-    from servelint.engines import registry
-
     found = registry.find(engine)
     model = found.argv_model() if found else None
     return getattr(model, "SAME_PARSE_ENTRIES", frozenset())

@@ -17,8 +17,10 @@ from packaging.version import InvalidVersion, Version
 
 from servelint import profiles
 from servelint.engines import registry
+from servelint.engines.images import resolve_image
 from servelint.model import LaunchSpec, ReleaseFrom, release_kind
 from servelint.profiles import Profile, store
+from servelint.releases import release_range
 from servelint.util.lru import Lru
 
 
@@ -299,8 +301,6 @@ def _judge_unknown_image(spec: LaunchSpec, res: Resolution) -> None:
 def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution, release: str) -> bool:
     """The release-range rule (servelint.releases.release_range): an unprofiled release of a sparsely
     profiled engine is judged by its nearest profiled neighbours, capped at warning."""
-    from servelint.releases import release_range
-
     sides = release_range.neighbours(spec.engine, release)
     how = release_range.how(ref.tag, sides, ref.basis)
     for version, side in sides:
@@ -317,8 +317,6 @@ def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution, release: str) -
 
 @lru_cache(maxsize=1024)
 def image_ref(ref: str):
-    from servelint.engines.images import resolve_image
-
     return resolve_image(ref)
 
 

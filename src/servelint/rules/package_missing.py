@@ -44,8 +44,10 @@ from servelint.rules._util import (
     option_dests,
     shell_quote,
     token_span,
+    written_options,
 )
 from servelint.rules.base import CheckContext, Scope, finding
+from servelint.util import hardware
 
 PLATFORM_VENDOR = {"rocm": "amd", "xpu": "intel", "cuda": "nvidia", "tpu": "google", "cpu": "cpu"}
 
@@ -252,8 +254,6 @@ def _build_gate_index(prof) -> tuple[dict[str, list[dict[str, Any]]], dict[int, 
 def may_trigger(prof, env: dict[str, str | None], option_texts: list[str | None]) -> bool:  # noqa: ANN001
     """A cheap test before a full check: could one of the release's tied gates fire for these
     env settings and (exactly written) options? Abbreviated options are not looked up."""
-    from servelint.rules._util import written_options
-
     index, _ = _gate_index(prof)
     for name, value in env.items():
         for gate in index.get("env:" + name, ()):
@@ -287,7 +287,6 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         ctx.extra.get("custom_image") or not prof.image.get("packages")
     ):
         return  # the image's package set is unknown: cannot check (unless it was read)
-    from servelint.util import hardware
 
     gpu = hardware.lookup(ctx.spec.gpu)
     reported: set[tuple] = set()  # one finding per setting and requirement (several gates of

@@ -22,6 +22,7 @@ from types import ModuleType
 
 from servelint.model import Finding, FixSafety, Severity
 from servelint.rules.base import CheckContext, Scope
+from servelint.rules.docs_links import rule_doc_url
 
 # The order rules run in (findings of one span are reported in this order).
 _MODULES = (
@@ -70,8 +71,6 @@ class Rule:
     @property
     def url(self) -> str:
         """The rule's page, docs/rules/<CODE>.md (``servelint.rules.docs_links``)."""
-        from servelint.rules.docs_links import rule_doc_url
-
         return rule_doc_url(self.code)
 
     @property

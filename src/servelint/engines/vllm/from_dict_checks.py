@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from servelint.engines.vllm.conditions import UNKNOWN
+from servelint.engines.vllm.failures_memo import part_failures
 from servelint.engines.vllm.launch_values import LaunchValues
 from servelint.engines.vllm.validators import (
     ConditionFailure,
@@ -37,7 +38,6 @@ def from_dict_failures(
     assigned = assigned_dests(table)
     if "*" in assigned:
         return
-    from servelint.engines.vllm.failures_memo import part_failures
 
     for dest, (cls, how) in built:
         dests = frozenset({dest, *filter(None, how["keys"].values())})

@@ -18,6 +18,7 @@ from typing import Any
 
 from servelint.engines.vllm import argv as vllm_argv
 from servelint.engines.vllm import validators
+from servelint.engines.vllm.guarded_lookup_checks import lookup_failures
 from servelint.profiles import Profile
 
 ACCEPTED = "accepted"
@@ -212,8 +213,6 @@ def static_verdict(profile: Profile, argv: list[str],
 
 def guarded_lookup_rejection(profile: Profile, options: list[Any]) -> StaticVerdict | None:
     """The first value a config object looks up under a guard it meets, outside its set."""
-    from servelint.engines.vllm.guarded_lookup_checks import lookup_failures
-
     for failure in lookup_failures(profile, options):
         return StaticVerdict(failure.stage, False, failure.message, failure.set_name,
                              failure.target)

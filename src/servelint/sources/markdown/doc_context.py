@@ -31,6 +31,7 @@ from servelint.engines import registry
 from servelint.launches import config_file_value, expand_config_file
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.markdown.fences import Fence
+from servelint.sources.shell.values import is_symbolic, text_of
 
 Lines = tuple[tuple[str, Span | None, bool], ...]
 _FILE_NAME = re.compile(r"(?<![\w/.-])([\w][\w./-]*\.ya?ml)\b")
@@ -72,8 +73,6 @@ class DocContext:
 
     def add_block(self, interp, mapper, launches: int) -> None:  # noqa: ANN001
         """Installs, exports (when the block launches nothing) and files of one block."""
-        from servelint.sources.shell.values import is_symbolic, text_of  # (with the interpreter)
-
         self.add_installs(
             [replace(i, span=mapper.span(i.span), from_context=True) for i in interp.installs_seen]
         )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from servelint.engines.images import resolve_image
+from servelint.engines.registry import engines
 from servelint.model import Span
 
 _VERSION = r"v?(?P<v{n}>\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)"
@@ -26,8 +27,6 @@ _IMAGE = re.compile(r"^[\w.-]+(?:[:/][\w.-]+)*/[\w.-]+:[\w.+-]+$")
 @lru_cache(maxsize=1)
 def _said() -> re.Pattern[str]:
     """``<engine> version: X``, ``tested with <engine> X``, ``<engine>==X``."""
-    from servelint.engines.registry import engines
-
     names = "|".join(sorted((re.escape(e.name) for e in engines() if e.package), key=len))
     return re.compile(
         rf"(?i)(?:\b(?P<e1>{names})\s+version\s*(?:is\s+)?[:=]?\s*`?{_VERSION.format(n=1)}"

@@ -40,7 +40,9 @@ from servelint.sources.markdown.prose_installs import (
     prose_installs,
 )
 from servelint.sources.markdown.prose_pins import prose_pins
+from servelint.sources.markdown.shell import Pin, interpret, prepare
 from servelint.sources.registry import block_reader
+from servelint.sources.shell.continuation import continuation_problems
 from servelint.util import budget
 from servelint.util.textsafe import nul_bytes
 
@@ -257,7 +259,6 @@ def _prose_pins(lines: list[str], first: int, span_at) -> list[Pin]:  # noqa: AN
     found = prose_pins(lines, first, span_at)
     if not found:
         return []
-    from servelint.sources.markdown.shell import Pin
 
     return [
         Pin(p.span.line, p.span.column, p.image, p.release, p.span, p.engine, prose=True)
@@ -292,9 +293,6 @@ def _interpret_block(
     path: str, fence: Fence, mapper: _Mapper, work: budget.FileWork, result: MarkdownResult
 ) -> BlockInterpreter | None:
     """The shell interpreter's reading of one block, or None when it failed (reported)."""
-    from servelint.sources.markdown.shell import interpret, prepare
-    from servelint.sources.shell.continuation import continuation_problems
-
     try:
         prepared = prepare(fence)
         result.problems.extend(
@@ -365,7 +363,6 @@ def _collect_block(
     result: MarkdownResult,
 ) -> None:
     """Move one block's pins, problems and launches into the document's spans."""
-    from servelint.sources.markdown.shell import Pin
 
     for pin in interp.pins:
         span = mapper.span(pin.span)

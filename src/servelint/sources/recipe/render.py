@@ -36,6 +36,7 @@ from servelint.sources.recipe.rendering import (
     model_token,
 )
 from servelint.sources.recipe.text import kept_indexes
+from servelint.util.cli_values import did_you_mean
 
 __all__ = [
     "FeatureChoice",
@@ -272,8 +273,6 @@ def _ranks(nodes: int) -> range:
 
 def _near(value: str, choices: Iterable[str]) -> str:
     """A did-you-mean for a name typed by the user, or the names there are."""
-    from servelint.util.cli_values import did_you_mean
-
     names = sorted(choices)
     return did_you_mean(value, names, cutoff=0.6) or f"; known: {', '.join(names)}"
 
