@@ -8,22 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from servelint import reporters
-from servelint.check import Options, check_paths, read_text
-from servelint.commands.stdin_input import STDIN_PATH, StdinFile, UnknownKind
 from servelint.model import Finding, Severity
-from servelint.pipeline import config as config_mod
-from servelint.pipeline.problems import problem_finding
-from servelint.pipeline.progress import progress_for
-from servelint.pipeline.selection import Selection
 from servelint.profiles import store
-from servelint.reporters import default_format
-from servelint.reporters.report_file import ReportFile, ReportFileError, guarded_stdout
-from servelint.reporters.text import TextView
-from servelint.rules.registry import catalogue
-from servelint.sources.common import overlay
-from servelint.sources.common.problems import ReadProblem
-from servelint.util import cli_values
 
 if TYPE_CHECKING:  # the pipeline is imported when `check` runs, not at start-up
     from servelint.check import CheckReport
@@ -100,6 +86,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _load_config(args: argparse.Namespace):
+    from servelint.pipeline import config as config_mod
+
     if args.config:
         return config_mod.load_config_file(args.config)
     first = next((p for p in args.paths if p != "-"), None)
@@ -108,6 +96,8 @@ def _load_config(args: argparse.Namespace):
 
 def validate(args: argparse.Namespace) -> None:
     """Check every value like the config file checks its own; raise UsageError."""
+    from servelint.util import cli_values
+
     def checked(flag: str, check, value):
         try:
             return check(value)
@@ -150,6 +140,9 @@ def validate(args: argparse.Namespace) -> None:
 
 
 def _selection(args: argparse.Namespace):
+    from servelint.pipeline.selection import Selection
+    from servelint.rules.registry import catalogue
+
     try:
         return Selection.from_options(args.select, args.ignore, catalogue())
     except ValueError as exc:
@@ -159,6 +152,7 @@ def _selection(args: argparse.Namespace):
 def _format(args: argparse.Namespace) -> str:
     if args.format is not None:
         return args.format
+    from servelint.reporters import default_format
 
     return default_format(os.environ)
 
@@ -178,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = _format(args)
     for note in args.notes:
         print(f"servelint: note: {note}", file=sys.stderr)
+    from servelint.reporters.report_file import ReportFile, ReportFileError, guarded_stdout
 
     try:  # a temporary file renamed over the output at the end (see report_file)
         report = ReportFile(args.output) if args.output else None
@@ -197,6 +192,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> int:
+    from servelint.check import Options, check_paths
+    from servelint.commands.stdin_input import STDIN_PATH, StdinFile, UnknownKind
+    from servelint.pipeline.progress import progress_for
+    from servelint.sources.common import overlay
+
     try:
         stdin = StdinFile(sys.stdin, args.stdin_filename) if STDIN_PATH in args.paths else None
     except UnknownKind as exc:
@@ -266,6 +266,8 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
 
 
 def _reader(stdin):
+    from servelint.check import read_text
+
     if stdin is None:
         return read_text
     return lambda path: stdin.text if path == stdin.display else read_text(path)
@@ -275,6 +277,8 @@ def _view(args: argparse.Namespace, fmt: str, findings, config_floor: str | None
     """What the report shows: findings below --min-severity (or the config's min-severity,
     or info in default text output) are counted as hidden, never silently dropped from the
     summary."""
+    from servelint.reporters.text import TextView
+
     chosen = args.min_severity or config_floor
     floor = Severity.parse(chosen) if chosen else None
     reason = "--min-severity" if args.min_severity else "min-severity in the config"
@@ -316,6 +320,9 @@ def _say_target_reach(target: str, report: CheckReport) -> None:
 def no_launch_notes(report: CheckReport, named: list[str]) -> list[Finding]:
     """One info line for each YAML file the user named that was read but holds no launch
     and gave no finding (a recipe without variants): it is not a silent pass."""
+    from servelint.pipeline.problems import problem_finding
+    from servelint.sources.common.problems import ReadProblem
+
     wanted = {os.path.abspath(p) for p in named
               if Path(p).suffix.lower() in (".yaml", ".yml") and os.path.isfile(p)}
     spoken = {os.path.abspath(f.span.path) for f in report.findings}
@@ -346,6 +353,9 @@ def files_counted(report: CheckReport) -> list[str]:
 
 
 def emit(report: CheckReport, findings, fmt: str, out, *, view=None, read_source=None) -> None:
+    from servelint import reporters
+    from servelint.check import read_text
+
     kwargs = {"stream": out, "files_checked": files_counted(report), "ignored": report.ignored,
               # the files the ignores already read: no second read
               "read_source": read_source or read_text,
