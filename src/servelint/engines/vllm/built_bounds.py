@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from servelint.engines.vllm import failures_memo
 from servelint.engines.vllm.conditions import UNKNOWN, check_reads
-from servelint.engines.vllm.failures_memo import part_failures
 from servelint.engines.vllm.json_config import bound_problem
 from servelint.engines.vllm.validators import (
     ConditionFailure,
@@ -27,7 +27,7 @@ from servelint.profiles import Profile
 
 def bound_failures(profile: Profile, table: dict[str, Any], given: dict[str, Any]) -> tuple:
     """The bounds the launch's values break, memoised on the values of the dests they read."""
-    return part_failures(
+    return failures_memo.part_failures(
         table, ("bounds",), _read(profile, table), (given,), lambda: _failures(profile, table, given)
     )
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from servelint.engines.vllm import failures_memo
 from servelint.engines.vllm.conditions import UNKNOWN, check_reads
 from servelint.engines.vllm.dest_checks import raising
-from servelint.engines.vllm.failures_memo import part_failures
 from servelint.engines.vllm.validators import _dest_default, per_release
 from servelint.profiles import Profile
 
@@ -32,7 +32,7 @@ def serve_failures(profile: Profile, launch: Any) -> Iterator[Any]:
             given[act.dest] = UNKNOWN
 
     table = profile.data.get("conditions") or {}
-    yield from part_failures(
+    yield from failures_memo.part_failures(
         table, ("serve",), _read(profile), (given,), lambda: _failures(profile, given)
     )
 
