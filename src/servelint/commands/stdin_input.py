@@ -18,6 +18,7 @@ from typing import TextIO
 
 import yaml
 
+from servelint.engines.registry import engines
 from servelint.model import Finding, Span
 from servelint.sources.common.yaml_bounded import safe_load_bounded
 
@@ -44,7 +45,6 @@ def kind_by_content(text: str) -> str | None:
         return "models/stdin/stdin.yaml" if isinstance(model, dict) else "stdin.yaml"
     if re.search(r"^[ \t]*(```|~~~)", body, re.M) or re.match(r"#{1,6} ", body):
         return "stdin.md"
-    from servelint.engines.registry import engines
 
     words = {w for engine in engines() for w in engine.shell_words}
     if any(re.search(rf"(?<![\w.-]){re.escape(w)}(?![\w-])", body) for w in words):

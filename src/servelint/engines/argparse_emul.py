@@ -162,17 +162,8 @@ class OptionTable:
         return None, arg, None, False
 
 
-_TABLES: dict[int, tuple[Profile, OptionTable]] = {}
-
-
 def table_for(profile: Profile) -> OptionTable:
-    cached = _TABLES.get(id(profile))
-    if cached is None or cached[0] is not profile:
-        if len(_TABLES) > 64:
-            _TABLES.clear()
-        cached = (profile, OptionTable(profile))
-        _TABLES[id(profile)] = cached
-    return cached[1]
+    return profile.derived("argparse_emul.table", OptionTable)
 
 
 # ---- nargs ---------------------------------------------------------------------------------
@@ -251,15 +242,12 @@ def without_dashdash(act: Action, values: list[str]) -> list[str]:
 Take = Callable[[Action, list[str], "int | None", str, bool, "int | None", bool], None]
 
 
+@dataclass(slots=True, eq=False)
 class Leftover:
-    """What argparse leaves over: positions and texts of unrecognized tokens (a plain
-    slotted record)."""
+    """What argparse leaves over: positions and texts of unrecognized tokens."""
 
-    __slots__ = ("positions", "texts")
-
-    def __init__(self) -> None:
-        self.positions: list[int] = []
-        self.texts: list[str] = []
+    positions: list[int] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
 
 
 def consume(

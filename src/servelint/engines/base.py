@@ -14,43 +14,37 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
-# The records below are plain classes: a dataclass compiles its generated methods when its
-# module is imported (~0.5 ms each, on every run), and nothing compares, hashes or copies them.
+# The records below compare by identity (``eq=False``): nothing compares them by value.
 
 
+@dataclass(slots=True, eq=False)
 class Command:
     """A launch by command words: ``vllm serve`` is ``Command(("vllm", "serve"))``. The first
     word is compared by basename (``/usr/bin/vllm``); argv starts after the last word."""
 
-    __slots__ = ("words", "entrypoint")
-
-    def __init__(self, words: tuple[str, ...], entrypoint: str = "") -> None:
-        self.words = words
-        self.entrypoint = entrypoint  # how findings name the launch; default: the words joined
+    words: tuple[str, ...]
+    entrypoint: str = ""  # how findings name the launch; default: the words joined
 
     @property
     def name(self) -> str:
         return self.entrypoint or " ".join(self.words)
 
 
+@dataclass(slots=True, eq=False)
 class Module:
     """A launch by ``python -m MODULE [then...]``; argv starts after ``then``."""
 
-    __slots__ = ("module", "entrypoint", "then", "starts")
-
-    def __init__(
-        self, module: str, entrypoint: str = "", then: tuple[str, ...] = (), starts: str = ""
-    ) -> None:
-        self.module = module
-        self.entrypoint = entrypoint  # default: "python -m MODULE"
-        self.then = then
-        # a wrapper's module that starts another engine (``dynamo.vllm``): the launch is that
-        # engine's (default: the engine declaring the launcher)
-        self.starts = starts
+    module: str
+    entrypoint: str = ""  # default: "python -m MODULE"
+    then: tuple[str, ...] = ()
+    # a wrapper's module that starts another engine (``dynamo.vllm``): the launch is that
+    # engine's (default: the engine declaring the launcher)
+    starts: str = ""
 
     @property
     def name(self) -> str:
@@ -64,23 +58,18 @@ def release_from_version_tag(tag: str) -> tuple[str | None, bool, str]:
     return release_from_tag(tag)
 
 
+@dataclass(slots=True, eq=False)
 class ImageEntrypoint:
     """What an image runs before the arguments ``docker run IMAGE ARGS`` gives it: its
     ENTRYPOINT words (empty: none, the arguments are the command) and CMD, read from the
     release's own Dockerfile (``at``: file:line). ``exact`` is False when the release's build
     files were not read and its profiled neighbours', which agree, stand in (``why``)."""
 
-    __slots__ = ("words", "cmd", "at", "exact", "why")
-
-    def __init__(
-        self, words: tuple[str, ...], cmd: tuple[str, ...], at: str, exact: bool = True,
-        why: str = "",
-    ) -> None:
-        self.words = words
-        self.cmd = cmd
-        self.at = at
-        self.exact = exact
-        self.why = why
+    words: tuple[str, ...]
+    cmd: tuple[str, ...]
+    at: str
+    exact: bool = True
+    why: str = ""
 
 
 def no_entrypoint_table(repository: str, release: str | None) -> ImageEntrypoint | None:

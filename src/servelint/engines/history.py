@@ -17,6 +17,7 @@ import io
 import json
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -143,13 +144,11 @@ def write_index(engine: str) -> str:
     return str(path)
 
 
+@dataclass(slots=True, eq=False)
 class Presence:
     """The releases in which a key (option, env variable, value) exists."""
 
-    __slots__ = ("releases",)
-
-    def __init__(self, releases: tuple[str, ...]) -> None:
-        self.releases = releases  # releases (of all known) in which the key exists
+    releases: tuple[str, ...]  # releases (of all known) in which the key exists
 
     @property
     def first(self) -> str | None:

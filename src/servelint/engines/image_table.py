@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -52,22 +53,17 @@ _SGLANG_NIGHTLY_JOB = (
 )
 
 
+@dataclass(slots=True, eq=False)
 class TableRelease:
     """What the table says an image holds: ``release`` exactly, else the range ``lo``–``hi``
     (None: open); ``basis`` says from where, ``fork`` that the build is a fork's."""
 
-    __slots__ = ("engine", "release", "lo", "hi", "basis", "fork")
-
-    def __init__(
-        self, engine: str, release: str | None, basis: str, lo: str | None = None,
-        hi: str | None = None, fork: bool = False,
-    ) -> None:
-        self.engine = engine
-        self.release = release
-        self.basis = basis
-        self.lo = lo
-        self.hi = hi
-        self.fork = fork
+    engine: str
+    release: str | None
+    basis: str
+    lo: str | None = None
+    hi: str | None = None
+    fork: bool = False
 
 
 @cache

@@ -9,8 +9,10 @@ token replaced by a value the parser accepts.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
+from servelint.engines import registry
 from servelint.profiles import Profile
 
 MAX_ROUNDS = 40
@@ -20,49 +22,35 @@ _AMBIGUOUS = re.compile(r"ambiguous option: (\S+?)(?:=\S*)? could match (.*)")
 _ARGUMENT = re.compile(r"argument ([^:]+): (.*)")
 
 
+@dataclass(slots=True, eq=False)
 class ArgProblem:
-    """One complaint of the engine's argv handling about a launch (a plain slotted record:
-    nothing compares, hashes or copies one)."""
+    """One complaint of the engine's argv handling about a launch (identity equality)."""
 
-    __slots__ = ("index", "kind", "message", "option")
-
-    def __init__(self, index: int | None, kind: str, message: str, option: str = "") -> None:
-        self.index = index  # argv index of the token at fault (None: not attributable)
-        # unrecognized | ambiguous | missing-value | invalid-choice | bad-value | other
-        self.kind = kind
-        self.message = message  # the engine's own message (argparse text)
-        self.option = option  # the option named in the message, when any
+    index: int | None  # argv index of the token at fault (None: not attributable)
+    # unrecognized | ambiguous | missing-value | invalid-choice | bad-value | other
+    kind: str
+    message: str  # the engine's own message (argparse text)
+    option: str = ""  # the option named in the message, when any
 
 
+@dataclass(slots=True, eq=False)
 class LintParse:
-    """A launch's argv parsed as the release parses it, with what it rejects (a plain
-    slotted record: nothing compares, hashes or copies one)."""
+    """A launch's argv parsed as the release parses it, with what it rejects (identity
+    equality)."""
 
-    __slots__ = ("options", "problems", "positionals", "ok", "routing", "memo")
-
-    def __init__(
-        self,
-        options: list[Any] | None = None,
-        problems: list[ArgProblem] | None = None,
-        positionals: list[str] | None = None,
-        ok: bool = True,
-        routing: str = "",
-    ) -> None:
-        self.options = [] if options is None else options  # ParsedOption of the final parse
-        self.problems = [] if problems is None else problems
-        self.positionals = [] if positionals is None else positionals
-        self.ok = ok  # the final parse (after neutralising) succeeded
-        # the entrypoint picks its parser from the model, statically unknown (``sglang
-        # serve``): what the argv model says about it; findings on it are at most warnings
-        self.routing = routing
-        # what the argv memo keeps with this parse: the argv rules' findings and facts
-        # derived from the parse alone (servelint.pipeline.argv_memo)
-        self.memo: dict[Any, Any] = {}
+    options: list[Any] = field(default_factory=list)  # ParsedOption of the final parse
+    problems: list[ArgProblem] = field(default_factory=list)
+    positionals: list[str] = field(default_factory=list)
+    ok: bool = True  # the final parse (after neutralising) succeeded
+    # the entrypoint picks its parser from the model, statically unknown (``sglang
+    # serve``): what the argv model says about it; findings on it are at most warnings
+    routing: str = ""
+    # what the argv memo keeps with this parse: the argv rules' findings and facts
+    # derived from the parse alone (servelint.pipeline.argv_memo)
+    memo: dict[Any, Any] = field(default_factory=dict, init=False)
 
 
 def _parser_module(engine: str):
-    from servelint.engines import registry
-
     found = registry.find(engine)
     model = found.argv_model() if found else None
     if model is None:

@@ -7,8 +7,9 @@ line in ``_ENGINES`` below. Everything else (image resolution, launch recognitio
 
 from __future__ import annotations
 
-from functools import cache
+from dataclasses import dataclass
 
+from servelint import profiles
 from servelint.engines import dynamo, recognised, sglang, trtllm, vllm
 from servelint.engines.base import Command, Engine, Module
 
@@ -27,7 +28,7 @@ def engines() -> tuple[Engine, ...]:
 
 
 def find(name: str) -> Engine | None:
-    return _by_name().get(name)
+    return _index.by_name.get(name)
 
 
 def register(engine: Engine) -> None:
@@ -41,67 +42,77 @@ def unregister(name: str) -> None:
     _changed()
 
 
-def _changed() -> None:
-    for table in (_by_name, repositories, commands, modules, shell_words, _adapters):
-        table.cache_clear()
-    from servelint import profiles
+@dataclass(slots=True)
+class _Index:
+    """The lookups the readers and the pipeline make, built whenever the engine list changes
+    (at import and on ``register`` / ``unregister``), never on a lookup."""
 
-    profiles.forget()
+    by_name: dict[str, Engine]
+    repositories: dict[str, Engine]  # image repository -> the first engine listing it
+    commands: tuple[tuple[Engine, Command], ...]  # longest word list first within an engine
+    modules: dict[str, tuple[tuple[Engine, Module], ...]]
+    shell_words: tuple[str, ...]
+    adapters: dict[str, Engine]
 
 
-@cache
-def _by_name() -> dict[str, Engine]:
-    return {e.name: e for e in _ENGINES}
-
-
-@cache
-def repositories() -> dict[str, Engine]:
-    """Image repository -> its engine (the first engine listing it)."""
-    out: dict[str, Engine] = {}
+def _build_index() -> _Index:
+    repos: dict[str, Engine] = {}
+    mods: dict[str, tuple[tuple[Engine, Module], ...]] = {}
     for e in _ENGINES:
         for repo in e.images.repositories:
-            out.setdefault(repo, e)
-    return out
-
-
-@cache
-def commands() -> tuple[tuple[Engine, Command], ...]:
-    """Command launchers, longest word list first within each engine."""
-    return tuple(
-        (e, c)
-        for e in _ENGINES
-        for c in sorted(
-            (x for x in e.launchers if isinstance(x, Command)), key=lambda c: -len(c.words)
-        )
+            repos.setdefault(repo, e)
+        for m in e.launchers:
+            if isinstance(m, Module):
+                mods[m.module] = (*mods.get(m.module, ()), (e, m))
+    return _Index(
+        by_name={e.name: e for e in _ENGINES},
+        repositories=repos,
+        commands=tuple(
+            (e, c)
+            for e in _ENGINES
+            for c in sorted(
+                (x for x in e.launchers if isinstance(x, Command)), key=lambda c: -len(c.words)
+            )
+        ),
+        modules=mods,
+        shell_words=tuple(dict.fromkeys(w for e in _ENGINES for w in e.shell_words)),
+        adapters={ep: e for e in _ENGINES for ep in e.adapted_entrypoints if e.launch_adapter},
     )
 
 
-@cache
+_index = _build_index()
+
+
+def _changed() -> None:
+    global _index
+    _index = _build_index()
+    profiles.forget()
+
+
+def repositories() -> dict[str, Engine]:
+    """Image repository -> its engine (the first engine listing it)."""
+    return _index.repositories
+
+
+def commands() -> tuple[tuple[Engine, Command], ...]:
+    """Command launchers, longest word list first within each engine."""
+    return _index.commands
+
+
 def modules() -> dict[str, tuple[tuple[Engine, Module], ...]]:
     """``python -m`` module -> the launchers naming it (the first whose ``then`` words
     follow wins)."""
-    out: dict[str, tuple[tuple[Engine, Module], ...]] = {}
-    for e in _ENGINES:
-        for m in e.launchers:
-            if isinstance(m, Module):
-                out[m.module] = (*out.get(m.module, ()), (e, m))
-    return out
+    return _index.modules
 
 
-@cache
 def shell_words() -> tuple[str, ...]:
-    return tuple(dict.fromkeys(w for e in _ENGINES for w in e.shell_words))
-
-
-@cache
-def _adapters() -> dict[str, Engine]:
-    return {ep: e for e in _ENGINES for ep in e.adapted_entrypoints if e.launch_adapter}
+    return _index.shell_words
 
 
 def adapter_for(entrypoint: str) -> Engine | None:
     """The wrapper engine whose launch adapter splits launches by ``entrypoint`` (a Dynamo
     worker), or None: the pipeline asks before judging, never naming an engine."""
-    return _adapters().get(entrypoint)
+    return _index.adapters.get(entrypoint)
 
 
 def starts(engine: Engine, launcher: Command | Module) -> str:

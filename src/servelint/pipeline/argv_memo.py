@@ -24,8 +24,10 @@ from __future__ import annotations
 import copy
 import functools
 import os
+from dataclasses import dataclass
 from typing import Any
 
+from servelint.engines import registry
 from servelint.engines.lint_parse import LintParse, lint_parse
 from servelint.model import Edit, Finding, Fix, LaunchSpec, Span, Token
 from servelint.profiles import Profile
@@ -82,8 +84,6 @@ def parse_spec(profile: Profile, spec: LaunchSpec) -> LintParse:
 
 def entry_of(engine: str, entrypoint: str) -> str:
     """The argv model's ``ENTRIES`` name for ``entrypoint`` ("" = its default parse)."""
-    from servelint.engines import registry
-
     found = registry.find(engine)
     model = found.argv_model() if found else None
     return getattr(model, "ENTRIES", {}).get(entrypoint, "") if model is not None else ""
@@ -92,8 +92,6 @@ def entry_of(engine: str, entrypoint: str) -> str:
 @functools.cache
 def _same_parse_entries(engine: str) -> frozenset[str]:
     """The entries the engine's argv model parses as its default parse (``SAME_PARSE_ENTRIES``)."""
-    from servelint.engines import registry
-
     found = registry.find(engine)
     model = found.argv_model() if found else None
     return getattr(model, "SAME_PARSE_ENTRIES", frozenset())
@@ -193,19 +191,14 @@ def _with_value(option: Any, value: str) -> Any:
 _SHADOW = "\0argv"  # path of a placeholder span; its line is the argv index (0: the anchor)
 
 
+@dataclass(slots=True, eq=False)
 class _Template:
-    """One memoised argv finding, its spans given as argv indices (a plain class: a
-    dataclass's generated methods cost every run's start-up, and nothing compares these)."""
+    """One memoised argv finding, its spans given as argv indices."""
 
-    __slots__ = ("finding", "index", "related", "edits")
-
-    def __init__(
-        self, finding: Finding, index: int, related: tuple[int, ...], edits: tuple[int, ...]
-    ) -> None:
-        self.finding = finding  # span and related spans are placeholders; renderings empty
-        self.index = index  # argv index of the span (-1: the launch's anchor)
-        self.related = related
-        self.edits = edits  # argv index of each autofix edit's span
+    finding: Finding  # span and related spans are placeholders; renderings empty
+    index: int  # argv index of the span (-1: the launch's anchor)
+    related: tuple[int, ...]
+    edits: tuple[int, ...]  # argv index of each autofix edit's span
 
 
 @functools.cache

@@ -30,6 +30,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from servelint.model import Finding, Severity
+from servelint.rules.registry import known_ids
 from servelint.util import cli_values
 
 CONFIG_NAMES = (".servelint.toml", "pyproject.toml")
@@ -341,8 +342,6 @@ def _gpu(value: Any, fail) -> str:
 
 
 def _registered_rule_ids() -> set[str]:
-    from servelint.rules.registry import known_ids
-
     return known_ids()
 
 

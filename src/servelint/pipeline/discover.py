@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from servelint.pipeline.options import Options
@@ -15,21 +16,15 @@ SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
 NON_LAUNCH_SKIPPED = {".yaml", ".yml"}  # named but no reader claims it: skipped, no note
 
 
+@dataclass(slots=True, eq=False)
 class Job:
     """One unit to check: a file (or a directory read as one), the reader that reads it, or
-    why it cannot be read (``problem``: the unit is then that problem). A plain slotted
-    record: nothing compares, hashes or copies one."""
+    why it cannot be read (``problem``: the unit is then that problem)."""
 
-    __slots__ = ("path", "reader", "problem", "problem_kind")
-
-    def __init__(
-        self, path: str, reader: Reader | None, problem: str | None = None,
-        problem_kind: str = "read-error",
-    ) -> None:
-        self.path = path
-        self.reader = reader
-        self.problem = problem
-        self.problem_kind = problem_kind
+    path: str
+    reader: Reader | None
+    problem: str | None = None
+    problem_kind: str = "read-error"
 
 
 UNKNOWN_KIND = (

@@ -13,17 +13,18 @@ from servelint.pipeline import argv_memo
 from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.options import Options
 from servelint.releases import ranges, release_range
+from servelint.releases import works_on as works_on_mod
 from servelint.releases.release_floor import floor_below
-from servelint.releases.resolve import Resolution
+from servelint.releases.resolve import Resolution, image_ref
 from servelint.releases.targets import releases_of, resolution
 from servelint.rules import registry
 from servelint.rules.base import CheckContext, Scope
+from servelint.util.budget import report_argv
 
 
 def _is_custom_image(spec: LaunchSpec, prof) -> bool:
     if not spec.image or prof.data.get("stored"):  # a profile built from the image itself
         return False
-    from servelint.releases.resolve import image_ref
 
     ref = image_ref(spec.image)
     official = prof.image.get("repository")
@@ -41,8 +42,6 @@ def _adapter(spec: LaunchSpec):  # noqa: ANN202
 def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
     """Findings of one launch over the releases it can meet (``servelint.releases.ranges``), the same
     for every output format, and its report (``works_on`` only for JSON / ``--works-on``)."""
-    from servelint.releases import works_on as works_on_mod
-
     adapter = _adapter(spec)
     spec, worker = adapter.adapt(spec) if adapter else (spec, None)
     passes = _Verdicts()  # the range's verdict and works-on ask about the same releases
@@ -210,8 +209,6 @@ def _context(spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool) -
 
 
 def launch_summary(lr: LaunchReport) -> dict[str, Any]:
-    from servelint.util.budget import report_argv
-
     spec = lr.spec
     anchor = spec.anchor
     return {

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from servelint.model import Finding
 from servelint.rules.registry import Rule
+from servelint.util.cli_values import did_you_mean
 
 
 def split_ids(values: Iterable[str] | None) -> list[str]:
@@ -21,8 +22,6 @@ def split_ids(values: Iterable[str] | None) -> list[str]:
 
 def rule_codes(ids: Sequence[str], metas: Sequence[Rule], option: str) -> frozenset[str]:
     """The codes of the rules ``ids`` name; ValueError (one line) for an unknown id."""
-    from servelint.util.cli_values import did_you_mean
-
     codes: set[str] = set()
     for ident in ids:
         upper = ident.upper()

@@ -5,23 +5,22 @@ from __future__ import annotations
 import gc
 import gzip
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from packaging.version import InvalidVersion, Version
 
 DATA_DIR = Path(__file__).resolve().parent / "data"  # (importlib.resources costs 15 ms)
 
 
+@dataclass(slots=True, eq=False)
 class Action:
-    """One parser action (an option with all its spellings); a plain slotted record:
-    nothing compares, hashes or copies one."""
+    """One parser action (an option with all its spellings)."""
 
-    __slots__ = ("raw",)
-
-    def __init__(self, raw: dict[str, Any]) -> None:
-        self.raw = raw
+    raw: dict[str, Any]
 
     @property
     def dest(self) -> str:
@@ -74,6 +73,8 @@ class Action:
         return (longs or opts or [self.dest])[0]
 
 
+T = TypeVar("T")
+
 class Profile:
     """Facts of one engine release."""
 
@@ -109,6 +110,16 @@ class Profile:
         self.image: dict[str, Any] = data.get("image", {})
         self.backends: dict[str, Any] = data.get("backends", {})
         self._fields_at: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {}
+        self._derived: dict[str, Any] = {}
+
+    def derived(self, name: str, compute: Callable[[Profile], T]) -> T:
+        """A table ``compute`` derives from this release's facts, made on first use and kept
+        with the profile (``load`` keeps one profile per release): a rule's or a parser's index
+        of the profile lives here, never in a process-wide dict. ``name`` is the asking
+        module's."""
+        if name not in self._derived:
+            self._derived[name] = compute(self)
+        return self._derived[name]
 
     @cached_property
     def long_options(self) -> tuple[str, ...]:
@@ -162,7 +173,7 @@ def folder(engine: str) -> Path:
 
 def forget() -> None:
     """Drop what is cached about profiles (after the engine registry changed)."""
-    for fn in (available, load, best_at_or_below):
+    for fn in (available, load):
         fn.cache_clear()
 
 
@@ -241,7 +252,6 @@ def newest(engine: str) -> str | None:
     return vs[-1] if vs else None
 
 
-@cache
 def best_at_or_below(engine: str, version: str) -> str | None:
     """The newest release with a profile that is <= version (for floors like 0.11.1)."""
     try:

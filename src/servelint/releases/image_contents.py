@@ -4,6 +4,7 @@ flavour, else against the inferred union of ``data/image_additions.toml`` (not a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from servelint.util import hardware
@@ -13,19 +14,15 @@ from servelint.util.package_names import canonicalize_name
 _VENDOR_FLAVOUR = {"amd": "rocm", "cpu": "cpu"}
 
 
+@dataclass(slots=True, eq=False)
 class ImageEntry:
     """What the image has of one package: ``entry`` is None when absent; ``known`` says
     whether an absence is a fact (a complete set read from the build files)."""
 
-    __slots__ = ("entry", "known", "basis", "caveat")
-
-    def __init__(
-        self, entry: dict[str, Any] | None, known: bool, basis: str, caveat: str = ""
-    ) -> None:
-        self.entry = entry
-        self.known = known
-        self.basis = basis  # where the set comes from, for the message
-        self.caveat = caveat  # why an absence is not a fact
+    entry: dict[str, Any] | None
+    known: bool
+    basis: str  # where the set comes from, for the message
+    caveat: str = ""  # why an absence is not a fact
 
 
 def flavour(image: str | None, gpu: str | None) -> str:

@@ -47,6 +47,8 @@ from servelint.model import (
     Severity,
     release_kind,
 )
+from servelint.releases import release_facts
+from servelint.releases import works_on as works_on_mod
 from servelint.releases.install_pins import engine_installs, is_nightly
 from servelint.releases.resolve import (
     Resolution,
@@ -56,6 +58,8 @@ from servelint.releases.resolve import (
     official_repositories,
     release_version,
 )
+from servelint.rules import registry
+from servelint.rules.base import Scope
 from servelint.util.lru import Lru
 
 if TYPE_CHECKING:  # dates are read only for a nightly tag
@@ -213,8 +217,6 @@ def _table_range(spec: LaunchSpec, ref, have: tuple[str, ...]) -> ReleaseRange |
 def _nightly_range(engine: str, tag: str, have: tuple[str, ...], source: str) -> ReleaseRange:
     """A nightly placed by the date in its tag (the release dated on or before it), else
     after the newest release."""
-    from servelint.releases import release_facts
-
     built = release_facts.tag_date(tag) if tag.lower().startswith("nightly") else None
     place = release_facts.placed(engine, built) if built else None
     if place is None:
@@ -371,9 +373,6 @@ def mark_guess(findings: list[Finding], rng: ReleaseRange) -> None:
     longer reads it``) say how it was placed and that this is a guess (errors get the words
     from :func:`judge`). Findings that do not depend on the release judged (notes, a
     parser's first release against the floor) are left."""
-    from servelint.rules import registry
-    from servelint.rules.base import Scope
-
     today = rng.today
     if rng.kind not in ("after-newest", "nightly", "local") or today is None:
         return
@@ -425,8 +424,6 @@ def range_works(
     and stops at the first release it passes on (``None`` both: it passes on none of the
     range). With ``prune``, releases the history index proves the launch failing are not
     checked. A placed nightly scans up from its release instead."""
-    from servelint.releases import works_on as works_on_mod
-
     def ok(release: str) -> bool:
         if prune and works_on_mod.certainly_fails(spec, release):
             return False

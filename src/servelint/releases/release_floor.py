@@ -9,8 +9,12 @@ from typing import Any
 
 from servelint import profiles
 from servelint.model import Finding, LaunchSpec
+from servelint.releases import works_on as works_on_mod
 from servelint.releases.ranges import releases_from
 from servelint.releases.resolve import Resolution, image_ref, is_engines_own_image, release_version
+from servelint.rules import backend_hardware, package_missing
+from servelint.rules import version_coherence as rule
+from servelint.util import hardware
 
 
 def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
@@ -18,8 +22,6 @@ def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
     the release lacks), else an error of the rules only a check on that release can give (a
     package the release's image lacks, a backend its hardware limits reject)."""
     from servelint.pipeline import judge
-    from servelint.releases import works_on as works_on_mod
-    from servelint.util import hardware
 
     why = works_on_mod.certain_failure(spec, release)
     if why is not None:
@@ -54,8 +56,6 @@ def _rules_to_run(
 ) -> frozenset[str]:
     """The rules whose errors only a check on ``release`` finds that could fire for this
     argv and env (memoised: renderings repeat them)."""
-    from servelint.rules import backend_hardware, package_missing
-
     prof = profiles.load(engine, release)
     if prof is None:
         return frozenset()
@@ -81,8 +81,6 @@ def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
     """A ``version-coherence`` warning when the launch fails on the release at its floor (a
     literal flag that release lacks, a value it rejects, a package its image lacks, a backend
     its limits reject), naming the first release it does not fail on that way."""
-    from servelint.rules import version_coherence as rule
-
     floor, have = release_version(spec.floor), profiles.available(spec.engine)
     if floor is None or not have or floor < release_version(have[0]):
         return None  # (below the oldest profile: what the floor's release does is unknown)

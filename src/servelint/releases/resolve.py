@@ -17,8 +17,10 @@ from packaging.version import InvalidVersion, Version
 
 from servelint import profiles
 from servelint.engines import registry
+from servelint.engines.images import resolve_image
 from servelint.model import LaunchSpec, ReleaseFrom, release_kind
 from servelint.profiles import Profile, store
+from servelint.releases import release_range
 from servelint.util.lru import Lru
 
 
@@ -33,26 +35,20 @@ def is_engines_own_image(engine: str, image: str) -> bool:
     return image_ref(image).repository in official_repositories(engine)
 
 
+@dataclass(slots=True, eq=False)
 class Target:
-    """One release a launch is judged against, and how it was chosen (a plain slotted
-    record: nothing compares, hashes or copies one)."""
+    """One release a launch is judged against, and how it was chosen (identity equality)."""
 
-    __slots__ = ("profile", "role", "how", "floating", "neighbour", "bumped", "tagged")
-
-    def __init__(
-        self, profile: Profile, role: str, how: str, floating: bool = False,
-        neighbour: str = "", bumped: bool = False, tagged: bool = False,
-    ) -> None:
-        self.profile = profile
-        self.role = role  # primary | floor
-        self.how = how  # human text: "image tag v0.27.1", "latest → newest profile 0.33.0", ...
-        self.floating = floating  # the release is a guess: findings are capped at warning
-        # a profiled neighbour of an unprofiled release: "below" (an older profile) | "above"
-        self.neighbour = neighbour
-        self.bumped = bumped  # judged as if the launch's image were bumped to this release
-        # the release a build that is not the engine's own image names by its tag (a guess
-        # that keeps its warnings: engines.images._mark_guess)
-        self.tagged = tagged
+    profile: Profile
+    role: str  # primary | floor
+    how: str  # human text: "image tag v0.27.1", "latest → newest profile 0.33.0", ...
+    floating: bool = False  # the release is a guess: findings are capped at warning
+    # a profiled neighbour of an unprofiled release: "below" (an older profile) | "above"
+    neighbour: str = ""
+    bumped: bool = False  # judged as if the launch's image were bumped to this release
+    # the release a build that is not the engine's own image names by its tag (a guess
+    # that keeps its warnings: engines.images._mark_guess)
+    tagged: bool = False
 
 
 @dataclass(slots=True, eq=False, repr=False)
@@ -305,8 +301,6 @@ def _judge_unknown_image(spec: LaunchSpec, res: Resolution) -> None:
 def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution, release: str) -> bool:
     """The release-range rule (servelint.releases.release_range): an unprofiled release of a sparsely
     profiled engine is judged by its nearest profiled neighbours, capped at warning."""
-    from servelint.releases import release_range
-
     sides = release_range.neighbours(spec.engine, release)
     how = release_range.how(ref.tag, sides, ref.basis)
     for version, side in sides:
@@ -323,8 +317,6 @@ def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution, release: str) -
 
 @lru_cache(maxsize=1024)
 def image_ref(ref: str):
-    from servelint.engines.images import resolve_image
-
     return resolve_image(ref)
 
 

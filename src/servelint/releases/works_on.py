@@ -92,7 +92,6 @@ def _releases_accepting(engine: str, text: str) -> frozenset[int]:
     )
 
 
-@functools.cache
 def _options_of(engine: str, index: int) -> list[str]:
     hist = history_mod.load(engine)
     assert hist is not None

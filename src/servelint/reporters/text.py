@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from servelint.model import Finding, Severity
 from servelint.reporters.excerpt import underline
+from servelint.rules.docs_links import is_absolute, rule_doc_url
 from servelint.util.textsafe import printable
 
 MAX_RENDERINGS_LISTED = 3  # more than this: name the first one and count the rest
@@ -347,8 +348,6 @@ def docs_line(findings: Sequence[Finding]) -> str:
     """How to read about every rule shown: ``servelint explain CODE`` (the installed
     package holds each rule's page), and the rule pages' https address when one is known
     (``docs_links``): a repository path is no link a user of the package can open."""
-    from servelint.rules.docs_links import is_absolute, rule_doc_url
-
     codes = sorted({f.code for f in findings})
     line = f"about a rule: servelint explain CODE ({', '.join(codes)})"
     pattern = rule_doc_url("<CODE>")

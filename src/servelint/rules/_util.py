@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from servelint.model import LaunchSpec, Span, Token
+from servelint.util.package_names import canonicalize_name
 
 if TYPE_CHECKING:
     from servelint.rules.base import CheckContext
@@ -127,8 +128,6 @@ def shell_quote(text: str) -> str:
 
 
 def canonical_pkg(name: str) -> str:
-    from servelint.util.package_names import canonicalize_name
-
     return canonicalize_name(name)
 
 

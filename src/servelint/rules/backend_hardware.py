@@ -27,8 +27,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from servelint.model import Finding, FixSafety, Severity
+from servelint.rules._util import token_span, written_options
 from servelint.rules.base import CheckContext, Scope, finding
 from servelint.rules.value_late import values_to_check
+from servelint.util import hardware
 
 CODE = "SL151"
 NAME = "backend-hardware"
@@ -62,21 +64,18 @@ def describe(limit: dict[str, Any]) -> str:
     return f"{limit.get('min', '?')}..{limit.get('max', '?')}"
 
 
-_BACKEND_DESTS: dict[tuple[str, str], frozenset[str]] = {}
+def _backend_dests(prof) -> frozenset[str]:  # noqa: ANN001
+    """The dests whose values the release checks against a backend list."""
+    return frozenset(
+        target.split(".", 1)[0] for name, entry in prof.late_values.items()
+        if "backend" in name for target in entry.get("targets", [])
+    )
 
 
 def may_apply(prof, option_texts: list[str | None]) -> bool:  # noqa: ANN001
     """A cheap test before a full check: does any (exactly written) option set a value the
     release checks against a backend list? Abbreviated options are not looked up."""
-    key = (prof.engine, prof.version)
-    if key not in _BACKEND_DESTS:
-        _BACKEND_DESTS[key] = frozenset(
-            target.split(".", 1)[0] for name, entry in prof.late_values.items()
-            if "backend" in name for target in entry.get("targets", [])
-        )
-    from servelint.rules._util import written_options
-
-    dests = _BACKEND_DESTS[key]
+    dests = prof.derived("backend_hardware.dests", _backend_dests)
     return any(
         dest in dests and (value is None or value.upper() in prof.backends or "{" in value)
         for dest, value in written_options(prof, option_texts)
@@ -84,8 +83,6 @@ def may_apply(prof, option_texts: list[str | None]) -> bool:  # noqa: ANN001
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
-    from servelint.util import hardware
-
     gpu = hardware.lookup(ctx.spec.gpu)
     if gpu is None or gpu.compute_capability is None:
         return
@@ -95,7 +92,6 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         if opt.action is not None and opt.action.dest == "kv_cache_dtype" and \
                 isinstance(opt.value, str):
             kv_dtype = opt.value
-    from servelint.rules._util import token_span
 
     for target, value, index in values_to_check(ctx):
         entry = prof.late_for(target)

@@ -9,36 +9,26 @@ profile of the release it is judged against (both in ``CheckContext``).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from servelint.model import Finding, LaunchSpec, Severity, Span
 from servelint.profiles import Profile
 
 
+@dataclass(slots=True, eq=False)
 class CheckContext:
     """What a rule's ``check`` is given: one launch, the release judged and the facts about it
-    (a plain slotted record: nothing compares, hashes or copies one)."""
+    (identity equality)."""
 
-    __slots__ = ("spec", "profile", "how", "floating", "history", "parsed", "extra")
-
-    def __init__(
-        self,
-        spec: LaunchSpec,
-        profile: Profile,
-        how: str = "",
-        floating: bool = False,
-        history: object | None = None,
-        parsed: object | None = None,
-        extra: dict | None = None,
-    ) -> None:
-        self.spec = spec
-        self.profile = profile  # the release judged (None only for release-independent rules)
-        # facts about the release resolution (floating tag, floor, ...), set by the resolver
-        self.how = how  # "image tag v0.27.1", "min_vllm_version 0.26.0", "newest profile (latest)"
-        self.floating = floating  # judged against a guess (latest/nightly/floor)
-        self.history = history  # servelint.engines.history.History for first/last-seen facts
-        self.parsed = parsed  # servelint.engines.vllm.argv.ParseResult, computed once
-        self.extra = {} if extra is None else extra
+    spec: LaunchSpec
+    profile: Profile  # the release judged (None only for release-independent rules)
+    # facts about the release resolution (floating tag, floor, ...), set by the resolver
+    how: str = ""  # "image tag v0.27.1", "min_vllm_version 0.26.0", "newest profile (latest)"
+    floating: bool = False  # judged against a guess (latest/nightly/floor)
+    history: object | None = None  # servelint.engines.history.History: first/last-seen facts
+    parsed: object | None = None  # servelint.engines.vllm.argv.ParseResult, computed once
+    extra: dict = field(default_factory=dict)
 
 
 class Scope(StrEnum):

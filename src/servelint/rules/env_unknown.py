@@ -44,6 +44,7 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from servelint.model import Finding, FixSafety, Severity
+from servelint.releases import release_facts
 from servelint.rules._util import suggest
 from servelint.rules.base import CheckContext, Scope, finding
 from servelint.sources.markdown.env_mentions import mentions_of
@@ -62,13 +63,7 @@ def engine_prefixes(prof) -> tuple[str, ...]:  # noqa: ANN001
     """The prefixes of the release's own env names: the profile's ``env.prefixes``, else the
     first words shared by a tenth of its registered and read names, plus the prefix it
     rewrites (SGLang's ``SGL_`` -> ``SGLANG_``)."""
-    key = (prof.engine, prof.version)
-    if key not in _PREFIXES:
-        _PREFIXES[key] = _prefixes(prof.data.get("env", {}))
-    return _PREFIXES[key]
-
-
-_PREFIXES: dict[tuple[str, str], tuple[str, ...]] = {}
+    return prof.derived("env_unknown.prefixes", lambda p: _prefixes(p.data.get("env", {})))
 
 
 def _prefixes(env: dict) -> tuple[str, ...]:
@@ -84,7 +79,6 @@ def _prefixes(env: dict) -> tuple[str, ...]:
 
 
 def _read_by_code(prof, name: str) -> bool:  # noqa: ANN001
-    from servelint.releases import release_facts  # (lazy: the catalogue imports every rule)
 
     return release_facts.env_read_at(prof.engine, prof.version, name) is not None
 
@@ -141,8 +135,6 @@ def _effect(prof) -> str:
 
 
 def _explain(ctx: CheckContext, name: str, effect: str) -> tuple[str, str]:
-    from servelint.releases import release_facts
-
     prof, hist = ctx.profile, ctx.history
     hint = prof.env_removed_hints.get(name, "")
     pres = (hist.of("env", name).releases if hist else ()) or release_facts.env_read_releases(

@@ -27,12 +27,13 @@ when no separate value follows it. A did-you-mean guess is never applied.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 from packaging.version import Version
 
+from servelint.engines import registry
 from servelint.engines.sglang import serve_diffusion
-from servelint.engines.sglang.argv import serve_model_type
 from servelint.model import Finding, Fix, FixSafety, Severity
 from servelint.rules._fixes import drop_tokens, rename_token
 from servelint.rules._util import (
@@ -53,8 +54,6 @@ FIX = FixSafety.SAFE
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
-    import sys
-
     spec, prof = ctx.spec, ctx.profile
     release = prof.version
     for problem in ctx.parsed.problems:
@@ -99,7 +98,9 @@ def _forced_diffusion(ctx: CheckContext) -> str:
     accepts = routing.get("diffusion_accepts")
     if not accepts or not ctx.spec.entrypoint.endswith(" serve"):
         return ""
-    if serve_model_type(ctx.profile, [t.text for t in ctx.spec.argv]) != "diffusion":
+    engine = registry.find(ctx.profile.engine)  # the engine's argv module, when it has one
+    model_type = getattr(engine.argv_model() if engine else None, "serve_model_type", None)
+    if model_type is None or model_type(ctx.profile, [t.text for t in ctx.spec.argv]) != "diffusion":
         return ""
     return (
         "multimodal-generation server (--model-type diffusion), which rejects flags it does "

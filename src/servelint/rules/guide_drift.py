@@ -76,6 +76,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from servelint.model import Finding, FixSafety, LaunchSpec, Severity, Span
 from servelint.rules.base import CheckContext, Scope, finding
@@ -89,27 +90,16 @@ FIX = FixSafety.NONE
 Flags = dict[str, tuple[str | None, Span | None]]  # flag key -> (value, span), in order
 
 
+@dataclass(slots=True, eq=False)
 class Drift:
-    """One flag on which a guide launch and the recipe's rendering differ (a plain slotted
-    record: nothing compares, hashes or copies one)."""
+    """One flag on which a guide launch and the recipe's rendering differ (identity equality)."""
 
-    __slots__ = ("kind", "flag", "guide", "recipe", "span", "recipe_span")
-
-    def __init__(
-        self,
-        kind: str,
-        flag: str,
-        guide: str | None,
-        recipe: str | None,
-        span: Span | None,
-        recipe_span: Span | None,
-    ) -> None:
-        self.kind = kind  # extra (guide only) | missing (recipe only) | value (both, different)
-        self.flag = flag
-        self.guide = guide
-        self.recipe = recipe
-        self.span = span  # guide token (extra/value) or None (missing: use the launch)
-        self.recipe_span = recipe_span
+    kind: str  # extra (guide only) | missing (recipe only) | value (both, different)
+    flag: str
+    guide: str | None
+    recipe: str | None
+    span: Span | None  # guide token (extra/value) or None (missing: use the launch)
+    recipe_span: Span | None
 
 
 def _same(a: str | None, b: str | None) -> bool:

@@ -44,8 +44,10 @@ from servelint.rules._util import (
     option_dests,
     shell_quote,
     token_span,
+    written_options,
 )
 from servelint.rules.base import CheckContext, Scope, finding
+from servelint.util import hardware
 
 PLATFORM_VENDOR = {"rocm": "amd", "xpu": "intel", "cuda": "nvidia", "tpu": "google", "cpu": "cpu"}
 
@@ -227,35 +229,31 @@ def images_shipping(ctx: CheckContext, package: str) -> list[str]:
     return list(hist.of("image_package", canonical_pkg(package)).releases)
 
 
-_INDEX: dict[tuple[str, str], tuple[dict[str, list[dict[str, Any]]], dict[int, int]]] = {}
-
-
 def _gate_index(prof) -> tuple[dict[str, list[dict[str, Any]]], dict[int, int]]:
     """The release's tied gates by what can trigger them (env name or option dest), and each
     gate's position in the profile."""
-    key = (prof.engine, prof.version)
-    if key not in _INDEX:
-        index: dict[str, list[dict[str, Any]]] = {}
-        for gate in prof.gates:
-            trig = gate.get("trigger") or {}
-            if trig.get("kind") == "env":
-                name = "env:" + str(trig.get("name"))
-            elif trig.get("kind") == "option":
-                name = "dest:" + str(trig.get("dest") or trig.get("name"))
-            elif trig.get("kind") == "config":
-                name = "dest:" + str(trig.get("path", "")).split(".", 1)[0]
-            else:
-                continue
-            index.setdefault(name, []).append(gate)
-        _INDEX[key] = index, {id(g): i for i, g in enumerate(prof.gates)}
-    return _INDEX[key]
+    return prof.derived("package_missing.gates", _build_gate_index)
+
+
+def _build_gate_index(prof) -> tuple[dict[str, list[dict[str, Any]]], dict[int, int]]:  # noqa: ANN001
+    index: dict[str, list[dict[str, Any]]] = {}
+    for gate in prof.gates:
+        trig = gate.get("trigger") or {}
+        if trig.get("kind") == "env":
+            name = "env:" + str(trig.get("name"))
+        elif trig.get("kind") == "option":
+            name = "dest:" + str(trig.get("dest") or trig.get("name"))
+        elif trig.get("kind") == "config":
+            name = "dest:" + str(trig.get("path", "")).split(".", 1)[0]
+        else:
+            continue
+        index.setdefault(name, []).append(gate)
+    return index, {id(g): i for i, g in enumerate(prof.gates)}
 
 
 def may_trigger(prof, env: dict[str, str | None], option_texts: list[str | None]) -> bool:  # noqa: ANN001
     """A cheap test before a full check: could one of the release's tied gates fire for these
     env settings and (exactly written) options? Abbreviated options are not looked up."""
-    from servelint.rules._util import written_options
-
     index, _ = _gate_index(prof)
     for name, value in env.items():
         for gate in index.get("env:" + name, ()):
@@ -289,7 +287,6 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         ctx.extra.get("custom_image") or not prof.image.get("packages")
     ):
         return  # the image's package set is unknown: cannot check (unless it was read)
-    from servelint.util import hardware
 
     gpu = hardware.lookup(ctx.spec.gpu)
     reported: set[tuple] = set()  # one finding per setting and requirement (several gates of

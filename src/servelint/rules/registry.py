@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
 from types import ModuleType
 
 from servelint.model import Finding, FixSafety, Severity
 from servelint.rules.base import CheckContext, Scope
+from servelint.rules.docs_links import rule_doc_url
 
 # The order rules run in (findings of one span are reported in this order).
 _MODULES = (
@@ -51,41 +53,24 @@ _MODULES = (
 )
 
 
+@dataclass(slots=True, eq=False)
 class Rule:
-    """One rule's catalogue entry (and, for rules the pipeline runs, its ``check``); a plain
-    slotted record: nothing compares, hashes or copies one."""
+    """One rule's catalogue entry (and, for rules the pipeline runs, its ``check``) (identity
+    equality)."""
 
-    __slots__ = (
-        "code", "name", "severity", "scope", "fix", "summary", "doc", "may_escalate", "module",
-    )
-
-    def __init__(
-        self,
-        code: str,
-        name: str,
-        severity: Severity,
-        scope: Scope,
-        fix: FixSafety,
-        summary: str,
-        doc: str,
-        may_escalate: bool = False,
-        module: ModuleType | None = None,
-    ) -> None:
-        self.code = code
-        self.name = name
-        self.severity = severity
-        self.scope = scope
-        self.fix = fix
-        self.summary = summary
-        self.doc = doc
-        self.may_escalate = may_escalate
-        self.module = module
+    code: str
+    name: str
+    severity: Severity
+    scope: Scope
+    fix: FixSafety
+    summary: str
+    doc: str
+    may_escalate: bool = False
+    module: ModuleType | None = None
 
     @property
     def url(self) -> str:
         """The rule's page, docs/rules/<CODE>.md (``servelint.rules.docs_links``)."""
-        from servelint.rules.docs_links import rule_doc_url
-
         return rule_doc_url(self.code)
 
     @property

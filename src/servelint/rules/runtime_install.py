@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import canonical_pkg
 from servelint.rules.base import CheckContext, Scope, finding
+from servelint.sources.common.pip import well_known_packages
 
 CODE = "SL161"
 NAME = "runtime-install"
@@ -73,7 +74,6 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         by_command.setdefault((inst.command, line), []).append(inst)
     if not by_command:
         return
-    from servelint.sources.common.pip import well_known_packages  # (lazy: the catalogue)
 
     known = well_known_packages()
     for insts in by_command.values():

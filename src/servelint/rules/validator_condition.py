@@ -44,6 +44,7 @@ from typing import Any
 
 from servelint.engines.vllm import validators
 from servelint.model import Finding, FixSafety, Severity, Span
+from servelint.pipeline.argv_memo import entry_of
 from servelint.rules._util import is_symbolic, token_span
 from servelint.rules.base import CheckContext, Scope, finding
 
@@ -92,7 +93,6 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     def unknown(opt: Any) -> bool:
         return is_symbolic(ctx.spec, _value_index(opt))
 
-    from servelint.pipeline.argv_memo import entry_of
 
     entry = entry_of(prof.engine, ctx.spec.entrypoint)  # a part of the argv memo's key
     for failure in validators.failures(prof, options, unknown, entry):

@@ -34,6 +34,8 @@ from typing import Any
 
 from packaging.version import Version
 
+from servelint.engines.vllm.guarded_lookup_checks import lookup_failures
+from servelint.engines.vllm.verdict import deprecation_refuses, means_unset
 from servelint.model import Finding, FixSafety, Severity
 from servelint.profiles import Profile
 from servelint.rules._util import (
@@ -118,7 +120,6 @@ def rejected(prof: Profile, target: str, value: str, dests: set[str],
     late = prof.late_for(target)
     if late is None:
         return None
-    from servelint.engines.vllm.verdict import deprecation_refuses, means_unset  # (lazy: a
     # run served from the cache imports the rules for their catalogue, not their checks)
 
     set_name, entry = late
@@ -199,7 +200,6 @@ def _guarded_lookups(ctx: CheckContext) -> Iterator[Finding]:
     on vLLM 0.21.0: the default ``""`` is looked up): engines/vllm/guarded_lookup_checks.py."""
     if not any(e.get("guarded") for e in ctx.profile.late_values.values()):
         return
-    from servelint.engines.vllm.guarded_lookup_checks import lookup_failures
 
     def unknown(opt: Any) -> bool:
         vi = opt.value_index if opt.value_index is not None else opt.index

@@ -53,6 +53,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from servelint.model import Finding, Fix, FixSafety, Severity
+from servelint.releases.resolve import is_engines_own_image, release_version
 from servelint.rules._fixes import set_value
 from servelint.rules._util import argv_fact, is_symbolic, normalise_flag, token_span
 from servelint.rules.base import CheckContext, Scope, finding
@@ -65,20 +66,13 @@ SCOPE = Scope.LAUNCH
 FIX = FixSafety.SAFE
 
 
-_LATE: dict[tuple, str | None] = {}
-
-
 def _first_after(hist: Any, floor_pos: int, kind: str, key: str) -> str | None:
     """The release that first has ``key`` (of ``kind``) when that is newer than the floor."""
-    memo = (hist.engine, floor_pos, kind, key)
-    if memo not in _LATE:
-        first = hist.of(kind, key).first
-        if kind == "late" and first == hist.of(kind, key.split("=", 1)[0]).first:
-            first = None  # the set is first recorded there too: older releases may
-            # have taken the value another way (argparse choices), so nothing is known
-        _LATE[memo] = first if first and first != hist.releases[0] and \
-            hist._pos(first) > floor_pos else None
-    return _LATE[memo]
+    first = hist.of(kind, key).first
+    if kind == "late" and first == hist.of(kind, key.split("=", 1)[0]).first:
+        first = None  # the set is first recorded there too: older releases may
+        # have taken the value another way (argparse choices), so nothing is known
+    return first if first and first != hist.releases[0] and hist._pos(first) > floor_pos else None
 
 
 def _argv_late(ctx: CheckContext, floor_pos: int) -> list[tuple[int, str, str]]:
@@ -107,8 +101,6 @@ def _argv_late(ctx: CheckContext, floor_pos: int) -> list[tuple[int, str, str]]:
 
 def _image_floor_finding(ctx: CheckContext, floor: Any) -> Finding | None:
     """The recipe's floor above the release its image pins."""
-    from servelint.releases.resolve import release_version
-
     spec, prof = ctx.spec, ctx.profile
     image_release = release_version(ctx.extra.get("image_release"))
     if image_release is None or floor <= image_release:
@@ -122,8 +114,6 @@ def _image_floor_finding(ctx: CheckContext, floor: Any) -> Finding | None:
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
-    from servelint.releases.resolve import release_version  # (lazy: catalogue imports all)
-
     spec, prof, hist = ctx.spec, ctx.profile, ctx.history
     floor = release_version(spec.floor)
     if floor is None or hist is None or not hist.releases:
@@ -163,8 +153,6 @@ def _at_floor(ctx: CheckContext, where: Any, message: str, fix: str) -> Finding:
 def _image_bump(ctx: CheckContext, have: str, want: str) -> Fix | None:
     """Unsafe (another release runs): the engine's own image tag ``v<have>`` bumped to
     ``v<want>``, when servelint knows release ``want``."""
-    from servelint.releases.resolve import is_engines_own_image
-
     spec, hist = ctx.spec, ctx.history
     image = spec.image or ""
     repo, _, tag = image.rpartition(":")
@@ -178,7 +166,6 @@ def _image_bump(ctx: CheckContext, have: str, want: str) -> Fix | None:
 def _with_floor_fix(ctx: CheckContext, found: list[tuple[str, Finding]]) -> Iterator[Finding]:
     """Each finding offers the same safe edit: the recipe floor raised to the newest first
     release the launch needs (a floor only states the oldest release it works on)."""
-    from servelint.releases.resolve import release_version
 
     spec = ctx.spec
     needed = max((first for first, _ in found), key=release_version, default=None)

@@ -11,6 +11,11 @@ from collections.abc import Iterable
 
 from packaging.version import InvalidVersion, Version
 
+from servelint import profiles
+from servelint.engines import registry
+from servelint.engines.images import resolve_image
+from servelint.util.hardware import GPUS
+
 NEAREST_SHOWN = 3  # releases named when a requested one has no profile
 
 
@@ -24,8 +29,6 @@ def did_you_mean(value: str, choices: Iterable[str], cutoff: float = 0.7) -> str
 
 def engine_name(text: str) -> str:
     """An engine servelint has profiles for (``vllm``, ``sglang``, ...)."""
-    from servelint import profiles
-
     name = text.strip().lower()
     known = profiles.engines()
     if name not in known:
@@ -36,8 +39,6 @@ def engine_name(text: str) -> str:
 
 def nearest_releases(engine: str, version: str) -> list[str]:
     """The releases with a profile closest to ``version`` (by release tuple), nearest first."""
-    from servelint import profiles
-
     have = profiles.available(engine)
     try:
         wanted = Version(version).release
@@ -64,8 +65,6 @@ def release(text: str, *, bare_engine: str | None = None) -> tuple[str, str]:
     three-part name, and a release is judged by its own profile, never a near one.
     ``bare_engine`` allows a bare version for that engine.
     """
-    from servelint import profiles
-
     engine, sep, version = text.partition("==")
     if not sep:
         if bare_engine is None or "=" in text:
@@ -89,8 +88,6 @@ def release(text: str, *, bare_engine: str | None = None) -> tuple[str, str]:
 
 def gpu(text: str) -> str:
     """A GPU id servelint knows, spelled exactly (after case and ``-``/``_``)."""
-    from servelint.util.hardware import GPUS
-
     key = text.strip().lower().replace("-", "_")
     if key not in GPUS:
         hint = did_you_mean(key, sorted(GPUS)) or f"; known: {', '.join(sorted(GPUS))}"
@@ -109,9 +106,6 @@ def image(text: str) -> str | None:
     """An image reference for ``--image``: refused when its repository is a near miss of a
     known engine repository (``vllm/vllm-opnai``); a note (returned) when it names no
     engine servelint knows (``nginx:latest``) or no release."""
-    from servelint.engines import registry
-    from servelint.engines.images import resolve_image
-
     ref = resolve_image(text)
     known = registry.repositories()
     if ref.repository not in known:

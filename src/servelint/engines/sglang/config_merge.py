@@ -31,14 +31,13 @@ def load_yaml(path: str) -> Any:
     return config_file.load(path)
 
 
+@dataclass(slots=True, eq=False)
 class WrittenConfig:
     """The loader of a launch whose document writes its ``--config`` file (a heredoc): that
     text stands in for the file of that name; other paths are read from disk."""
 
-    __slots__ = ("name", "text")
-
-    def __init__(self, name: str, text: str) -> None:
-        self.name, self.text = name, text
+    name: str
+    text: str
 
     def provides(self, path: str) -> bool:
         return path == self.name

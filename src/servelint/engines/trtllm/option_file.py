@@ -12,7 +12,6 @@ the builder could not read accepts anything.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -191,11 +190,9 @@ class _Model:
         return f"{owner.get('file', '?')}:{line}" if line else owner.get("file", "")
 
 
-@functools.lru_cache(maxsize=16)
 def model_of(profile: Profile) -> _Model:
-    """The LLM API model of a release, its merged field tables built once (profiles are
-    loaded once per release)."""
-    return _Model(profile)
+    """The LLM API model of a release, its merged field tables built once per profile."""
+    return profile.derived("trtllm.option_file.model", _Model)
 
 
 # ---------------------------------------------------------------- checking

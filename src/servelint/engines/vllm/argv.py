@@ -54,20 +54,14 @@ class ParsedOption(argparse_emul.ParsedOption):
     typed: tuple[Any, ...] | None = None
 
 
+@dataclass(slots=True, eq=False)
 class _Tok:
-    """An argv token during vLLM's preprocessing, with the argv index it came from (a plain
-    slotted record)."""
+    """An argv token during vLLM's preprocessing, with the argv index it came from."""
 
-    __slots__ = ("text", "index", "written", "dotted")
-
-    def __init__(
-        self, text: str, index: int | None, written: str,
-        dotted: list[tuple[str, str, int, int | None]] | None = None,
-    ) -> None:
-        self.text = text
-        self.index = index  # original argv index (None for synthesized JSON)
-        self.written = written  # the original text of the flag token this came from
-        self.dotted = dotted  # (key path, value, i, vi)
+    text: str
+    index: int | None  # original argv index (None for synthesized JSON)
+    written: str  # the original text of the flag token this came from
+    dotted: list[tuple[str, str, int, int | None]] | None = None  # (key path, value, i, vi)
 
 
 # ---- FlexibleArgumentParser preprocessing ---------------------------------------------------

@@ -13,24 +13,27 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from servelint.engines.vllm import failures_memo
 from servelint.engines.vllm.conditions import UNKNOWN, check_reads
 from servelint.engines.vllm.json_config import bound_problem
+from servelint.engines.vllm.validators import (
+    ConditionFailure,
+    _computed,
+    assigned_dests,
+    per_release,
+)
 from servelint.profiles import Profile
 
 
 def bound_failures(profile: Profile, table: dict[str, Any], given: dict[str, Any]) -> tuple:
     """The bounds the launch's values break, memoised on the values of the dests they read."""
-    from servelint.engines.vllm.failures_memo import part_failures
-
-    return part_failures(
+    return failures_memo.part_failures(
         table, ("bounds",), _read(profile, table), (given,), lambda: _failures(profile, table, given)
     )
 
 
 def _read(profile: Profile, table: dict[str, Any]) -> frozenset[str]:
     """Every dest a bounded field is passed (once per release: the conditions table's memo)."""
-    from servelint.engines.vllm.validators import per_release
-
     def dests() -> frozenset[str]:
         found: set[str] = set()
         for _, _, passed, _, _ in _bounded_fields(profile, table):
@@ -44,8 +47,6 @@ def _read(profile: Profile, table: dict[str, Any]) -> frozenset[str]:
 
 
 def _failures(profile: Profile, table: dict[str, Any], given: dict[str, Any]) -> Iterator[Any]:
-    from servelint.engines.vllm.validators import ConditionFailure, assigned_dests
-
     blocked = assigned_dests(table)
     if "*" in blocked:
         return  # the entrypoint may change any dest
@@ -72,7 +73,6 @@ def _bounded_fields(
     """(class, field, what the construction passes it, its bounds, its source) of every
     bounded field a construction fills, in class and field order; once per release (the
     conditions table's memo)."""
-    from servelint.engines.vllm.validators import per_release
 
     def fields_of() -> list[tuple[str, str, Any, Any, str]]:
         found = []
@@ -99,8 +99,6 @@ def _passed_value(
     blocked: frozenset[str],
 ) -> tuple[str, Any]:
     """(the launch dest the field reads, its value) or ("", UNKNOWN)."""
-    from servelint.engines.vllm.validators import _computed
-
     if isinstance(passed, str):
         if passed in blocked or passed not in given:
             return "", UNKNOWN

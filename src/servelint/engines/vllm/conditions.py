@@ -13,7 +13,6 @@ import ast
 import operator
 import re
 from collections import deque
-from functools import lru_cache
 from typing import Any
 
 
@@ -116,7 +115,6 @@ _SCALARS = (int, float, str, bool, type(None))
 _MAX_POW = 256
 
 
-@lru_cache(maxsize=4096)
 def _parsed(text: str) -> ast.expr | None:
     try:
         return ast.parse(text, mode="eval").body
@@ -226,7 +224,6 @@ def check_reads(check: dict[str, Any], key: str = "test") -> list[str]:
     return found if found is not None else list(_reads(check[key]))
 
 
-@lru_cache(maxsize=8192)  # a pure function of the profile's test text
 def _reads(test: str) -> tuple[str, ...]:
     """``self.<field>`` reads in ``ast.walk``'s order (breadth first), walked by hand: a
     run's first meeting with a release's tests spent as long in ``ast.walk`` as in parsing."""

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from servelint.engines.vllm.conditions import Values, check_outcome, check_reads, rendered
+from servelint.engines.vllm.validators import ConditionFailure
 
 
 def raising(
@@ -21,8 +22,6 @@ def raising(
     reads no dest the launch gives is skipped (the release's defaults pass it). ``value``:
     a dest's value (``given``'s, a default, or UNKNOWN); ``where``: (the values' class name,
     the failure's class, its stage)."""
-    from servelint.engines.vllm.validators import ConditionFailure
-
     values_cls, failure_cls, stage = where
     for check in checks:
         fields = check_reads(check)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from servelint.engines.vllm import failures_memo
 from servelint.engines.vllm.conditions import UNKNOWN, check_reads
 from servelint.engines.vllm.dest_checks import raising
 from servelint.engines.vllm.validators import (
@@ -34,9 +35,7 @@ def engine_args_failures(
     profile: Profile, table: dict[str, Any], given: dict[str, Any]
 ) -> tuple[ConditionFailure, ...]:
     """The failing checks, memoised on the values ``given`` has for the fields they read."""
-    from servelint.engines.vllm.failures_memo import part_failures
-
-    return part_failures(
+    return failures_memo.part_failures(
         table, ("engine_args",), read_fields(table), (given,), lambda: _failures(profile, table, given)
     )
 

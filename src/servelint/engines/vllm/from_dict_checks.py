@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from servelint.engines.vllm import failures_memo
 from servelint.engines.vllm.conditions import UNKNOWN
 from servelint.engines.vllm.launch_values import LaunchValues
 from servelint.engines.vllm.validators import (
@@ -37,11 +38,10 @@ def from_dict_failures(
     assigned = assigned_dests(table)
     if "*" in assigned:
         return
-    from servelint.engines.vllm.failures_memo import part_failures
 
     for dest, (cls, how) in built:
         dests = frozenset({dest, *filter(None, how["keys"].values())})
-        yield from part_failures(
+        yield from failures_memo.part_failures(
             table, ("from_dict", cls), dests, (given, payloads),
             lambda d=dest, c=cls, h=how: _class_failures(
                 profile, table, d, c, h, given, payloads.get(d), assigned

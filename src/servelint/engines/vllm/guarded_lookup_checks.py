@@ -12,6 +12,7 @@ dests), where a plugin option may register more names, or under ``--config``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from servelint.engines.vllm.conditions import UNKNOWN, Values, outcome, reads
@@ -20,21 +21,16 @@ from servelint.engines.vllm.validators import _engine_args_fields, coerce
 from servelint.profiles import Profile
 
 
+@dataclass(slots=True, eq=False)
 class LookupFailure:
-    """A value the release looks up in a table that has no such entry (a plain slotted
-    record: nothing compares, hashes or copies one)."""
+    """A value the release looks up in a table that has no such entry (identity equality)."""
 
-    __slots__ = ("set_name", "target", "value", "message", "stage", "source")
-
-    def __init__(
-        self, set_name: str, target: str, value: str, message: str, stage: str, source: str
-    ) -> None:
-        self.set_name = set_name
-        self.target = target  # dest.field
-        self.value = value
-        self.message = message
-        self.stage = stage
-        self.source = source  # the lookup's path:line
+    set_name: str
+    target: str  # dest.field
+    value: str
+    message: str
+    stage: str
+    source: str  # the lookup's path:line
 
 
 def lookup_failures(

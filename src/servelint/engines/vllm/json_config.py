@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from servelint.engines.vllm.lax_values import (
@@ -60,17 +61,14 @@ def dotted_payload(profile: Profile, config_path: str, text: str) -> str:
     return json.dumps(value)
 
 
+@dataclass(slots=True, eq=False)
 class JsonProblem:
-    """A JSON option value the release rejects, and where in its config it fails (a plain
-    slotted record: nothing compares, hashes or copies one)."""
+    """A JSON option value the release rejects, and where in its config it fails (identity equality)."""
 
-    __slots__ = ("message", "stage", "path", "only_if")
-
-    def __init__(self, message: str, stage: str, path: str, only_if: str = "") -> None:
-        self.message = message
-        self.stage = stage  # parse | engine_config | unknown
-        self.path = path  # dotted config path ("attention_config.backend"), or the dest
-        self.only_if = only_if  # the engine builds the config class only when this holds
+    message: str
+    stage: str  # parse | engine_config | unknown
+    path: str  # dotted config path ("attention_config.backend"), or the dest
+    only_if: str = ""  # the engine builds the config class only when this holds
 
 
 def shadowed_json_values(options: list[Any]) -> set[int]:

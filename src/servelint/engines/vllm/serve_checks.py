@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from servelint.engines.vllm import failures_memo
 from servelint.engines.vllm.conditions import UNKNOWN, check_reads
 from servelint.engines.vllm.dest_checks import raising
+from servelint.engines.vllm.validators import _dest_default, per_release
 from servelint.profiles import Profile
 
 
@@ -28,18 +30,15 @@ def serve_failures(profile: Profile, launch: Any) -> Iterator[Any]:
         act = opt.action
         if act is not None and (opt.config_path or act.raw.get("json_dataclass")):
             given[act.dest] = UNKNOWN
-    from servelint.engines.vllm.failures_memo import part_failures
 
     table = profile.data.get("conditions") or {}
-    yield from part_failures(
+    yield from failures_memo.part_failures(
         table, ("serve",), _read(profile), (given,), lambda: _failures(profile, given)
     )
 
 
 def _read(profile: Profile) -> frozenset[str]:
     """Every dest the checks read (once per release: the conditions table's memo)."""
-    from servelint.engines.vllm.validators import per_release
-
     checks = (profile.data.get("serve_checks") or {}).get("checks") or []
     return per_release(
         profile.data.get("conditions") or {},
@@ -49,8 +48,6 @@ def _read(profile: Profile) -> frozenset[str]:
 
 
 def _failures(profile: Profile, given: dict[str, Any]) -> Iterator[Any]:
-    from servelint.engines.vllm.validators import _dest_default
-
     section = profile.data.get("serve_checks") or {}
     defaults = section.get("defaults") or {}
     table = profile.data.get("conditions") or {}

@@ -13,37 +13,29 @@ import ast
 import functools
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from servelint.engines.vllm import argv as vllm_argv
 from servelint.engines.vllm import validators
+from servelint.engines.vllm.guarded_lookup_checks import lookup_failures
 from servelint.profiles import Profile
 
 ACCEPTED = "accepted"
 
 
+@dataclass(slots=True, eq=False)
 class StaticVerdict:
     """stage: "parse", a late stage from the profile (engine_config, renderer, ...) or
     "accepted" when ok; value_set/target name the late set and the dest or config path
-    that rejected the value. A plain slotted record: nothing compares, hashes or copies one."""
+    that rejected the value."""
 
-    __slots__ = ("stage", "ok", "message", "value_set", "target", "only_if")
-
-    def __init__(
-        self,
-        stage: str,
-        ok: bool,
-        message: str,
-        value_set: str = "",
-        target: str = "",
-        only_if: str = "",
-    ) -> None:
-        self.stage = stage
-        self.ok = ok
-        self.message = message
-        self.value_set = value_set
-        self.target = target
-        self.only_if = only_if  # the engine checks the value only when this holds (model)
+    stage: str
+    ok: bool
+    message: str
+    value_set: str = ""
+    target: str = ""
+    only_if: str = ""  # the engine checks the value only when this holds (model)
 
 
 def _json_items(prefix: str, text: Any) -> Iterator[tuple[str, Any]]:
@@ -221,8 +213,6 @@ def static_verdict(profile: Profile, argv: list[str],
 
 def guarded_lookup_rejection(profile: Profile, options: list[Any]) -> StaticVerdict | None:
     """The first value a config object looks up under a guard it meets, outside its set."""
-    from servelint.engines.vllm.guarded_lookup_checks import lookup_failures
-
     for failure in lookup_failures(profile, options):
         return StaticVerdict(failure.stage, False, failure.message, failure.set_name,
                              failure.target)

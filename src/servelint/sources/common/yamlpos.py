@@ -10,6 +10,7 @@ engine's ``yaml.safe_load`` gives) comes from ``yaml_bounded`` under the same bu
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -32,39 +33,27 @@ MAX_DEPTH = 200
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-# The nodes are plain slotted classes: nothing compares (by value), hashes, copies or
-# prints one, and a dataclass's generated methods cost every run their compile at import.
+# The nodes compare by identity (``eq=False``): nothing compares them by value.
+@dataclass(slots=True, eq=False)
 class Scalar:
     """A YAML scalar with its position."""
 
-    __slots__ = ("value", "span", "quoted", "yaml11_value", "yaml11_differs")
-
-    def __init__(
-        self,
-        value: object,
-        span: Span,
-        quoted: bool = False,
-        yaml11_value: object = None,
-        yaml11_differs: bool = False,
-    ) -> None:
-        self.value = value  # str | int | float | bool | None (dates normalised to "YYYY-MM-DD")
-        self.span = span
-        self.quoted = quoted
-        # A plain scalar that YAML 1.1 loaders (PyYAML) read differently from the site (1.2).
-        self.yaml11_value = yaml11_value
-        self.yaml11_differs = yaml11_differs
+    value: object  # str | int | float | bool | None (dates normalised to "YYYY-MM-DD")
+    span: Span
+    quoted: bool = False
+    # A plain scalar that YAML 1.1 loaders (PyYAML) read differently from the site (1.2).
+    yaml11_value: object = None
+    yaml11_differs: bool = False
 
 
+@dataclass(slots=True, eq=False)
 class Seq:
     """A YAML sequence with its position."""
 
-    __slots__ = ("items", "span", "token_parts")
-
-    def __init__(self, items: list[Node], span: Span, token_parts: tuple | None = None) -> None:
-        self.items = items
-        self.span = span
-        # the Tokens of the string items, filled by recipe_nodes.seq_tokens on first use
-        self.token_parts = token_parts
+    items: list[Node]
+    span: Span
+    # the Tokens of the string items, filled by recipe_nodes.seq_tokens on first use
+    token_parts: tuple | None = None
 
     def __iter__(self) -> Iterator[Node]:
         return iter(self.items)
@@ -276,15 +265,13 @@ def yaml11_differences(node: Node | None) -> list[Scalar]:
 # --------------------------------------------------------------------------- public API
 
 
+@dataclass(slots=True, eq=False)
 class YamlDoc:
     """A composed YAML file: its root node, or the problems that kept it from composing."""
 
-    __slots__ = ("path", "root", "problems")
-
-    def __init__(self, path: str, root: Node | None, problems: list[ReadProblem]) -> None:
-        self.path = path
-        self.root = root
-        self.problems = problems
+    path: str
+    root: Node | None
+    problems: list[ReadProblem]
 
 
 def compose_error(exc: yaml.MarkedYAMLError, path: str) -> tuple[str, Span | None]:

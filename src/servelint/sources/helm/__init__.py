@@ -7,6 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.helm.llmd import llmd_charts_of
+from servelint.sources.helm.objects import object_charts_of
+from servelint.sources.helm.values import charts_of
 from servelint.sources.kubernetes import is_manifest
 
 _YAML = {".yaml", ".yml"}
@@ -21,9 +24,6 @@ class HelmReader:
         text = head.text(1 << 16)
         if "{{" in text and is_manifest(text):
             return True  # a chart template (a values file may hold `{{` in a chat template)
-        from servelint.sources.helm.llmd import llmd_charts_of  # on first use
-        from servelint.sources.helm.objects import object_charts_of
-        from servelint.sources.helm.values import charts_of
 
         return bool(charts_of(text) or object_charts_of(text) or llmd_charts_of(text))
 

@@ -35,13 +35,11 @@ class Piece:
     quoted: bool = False  # printed through ``quote``: inside a longer text it has quotes
 
 
+@dataclass(slots=True, eq=False)
 class _Quoted:
     """A value ``quote`` printed: its text inside double quotes."""
 
-    __slots__ = ("value",)
-
-    def __init__(self, value: object) -> None:
-        self.value = value
+    value: object
 
 
 @dataclass(slots=True)

@@ -11,10 +11,7 @@ condition (parallelism above 1) is left out with a note; every user word keeps i
 
 from __future__ import annotations
 
-import json
 import re
-from functools import cache
-from importlib import resources
 
 from servelint.launches import CommandRecord, Origin
 from servelint.model import EnvVar, Span, Token
@@ -23,16 +20,13 @@ from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, at, load_yaml_stream
 from servelint.sources.container.launch import container_launches
 from servelint.sources.unread import no_launch_note
+from servelint.util.data_files import json_folder
 
 _VALUE = re.compile(r"\.Values\.([\w.]+) \| quote")
 
 
-@cache  # the chart map is a data file read once per process
 def llmd_charts() -> tuple[dict, ...]:
-    folder = resources.files("servelint") / "data" / "helm_llmd"
-    return tuple(json.loads(f.read_text(encoding="utf-8"))
-                 for f in sorted(folder.iterdir(), key=lambda f: f.name)
-                 if f.name.endswith(".json"))
+    return json_folder("helm_llmd")
 
 
 def llmd_charts_of(text: str) -> list[dict]:

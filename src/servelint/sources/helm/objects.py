@@ -10,10 +10,7 @@ that sets no ``engine`` here takes it from the chart's own values (its catalog):
 
 from __future__ import annotations
 
-import json
 import re
-from functools import cache
-from importlib import resources
 
 from servelint.launches import Origin
 from servelint.sources.base import ReadResult
@@ -24,14 +21,11 @@ from servelint.sources.kubernetes.controllers import controller_record, map_for
 from servelint.sources.kubernetes.objects import K8sObject
 from servelint.sources.kubernetes.schema import group_of
 from servelint.sources.unread import no_launch_note
+from servelint.util.data_files import json_folder
 
 
-@cache  # the chart maps are data files read once per process
 def object_charts() -> tuple[dict, ...]:
-    folder = resources.files("servelint") / "data" / "helm_objects"
-    return tuple(json.loads(f.read_text(encoding="utf-8"))
-                 for f in sorted(folder.iterdir(), key=lambda f: f.name)
-                 if f.name.endswith(".json"))
+    return json_folder("helm_objects")
 
 
 def object_charts_of(text: str) -> list[dict]:

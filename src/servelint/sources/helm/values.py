@@ -12,10 +12,7 @@ chart's ``servingEngineSpec.env`` and the item's ``env``."""
 
 from __future__ import annotations
 
-import json
 import re
-from functools import cache
-from importlib import resources
 
 import yaml
 
@@ -29,16 +26,13 @@ from servelint.sources.container.launch import container_launches
 from servelint.sources.helm.gotemplate import Line, Piece, Renderer
 from servelint.sources.templates.text import PLACEHOLDER
 from servelint.sources.unread import no_launch_note
+from servelint.util.data_files import json_folder
 
 _MARK = re.compile(r"__P(\d+)__")
 
 
-@cache  # the chart maps are data files read once per process
 def chart_maps() -> tuple[dict, ...]:
-    folder = resources.files("servelint") / "data" / "helm_charts"
-    return tuple(json.loads(f.read_text(encoding="utf-8"))
-                 for f in sorted(folder.iterdir(), key=lambda f: f.name)
-                 if f.name.endswith(".json"))
+    return json_folder("helm_charts")
 
 
 def charts_of(text: str) -> list[dict]:

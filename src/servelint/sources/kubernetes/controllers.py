@@ -12,11 +12,8 @@ gated by a condition that cannot be decided here are left out, each with one not
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 
 from servelint.launches import CommandRecord, Origin
 from servelint.model import EnvVar, Span, Token
@@ -24,16 +21,13 @@ from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, at
 from servelint.sources.kubernetes.containers import PLACEHOLDER
 from servelint.sources.kubernetes.objects import K8sObject
+from servelint.util.data_files import json_folder
 
 _ZERO = {"bool": False, "string": "", "int32": 0, "int64": 0, "int": 0}
 
 
-@cache  # the controller maps are data files read once per process
 def controller_maps() -> tuple[dict, ...]:
-    folder = resources.files("servelint") / "data" / "controller_maps"
-    return tuple(json.loads(f.read_text(encoding="utf-8"))
-                 for f in sorted(folder.iterdir(), key=lambda f: f.name)
-                 if f.name.endswith(".json"))
+    return json_folder("controller_maps")
 
 
 def map_for(group: str, kind: str) -> list[dict]:

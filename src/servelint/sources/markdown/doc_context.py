@@ -25,12 +25,13 @@ flags say what it has). Spans stay where the document wrote each step.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from servelint.engines import registry
 from servelint.launches import config_file_value, expand_config_file
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Span, Token
 from servelint.sources.markdown.fences import Fence
+from servelint.sources.shell.values import is_symbolic, text_of
 
 Lines = tuple[tuple[str, Span | None, bool], ...]
 _FILE_NAME = re.compile(r"(?<![\w/.-])([\w][\w./-]*\.ya?ml)\b")
@@ -46,20 +47,18 @@ def _before(span: Span | None, at: Span) -> bool:
     return span is not None and (span.line, span.column) < (at.line, at.column)
 
 
+@dataclass(slots=True, eq=False)
 class DocContext:
-    """What a document's code sets up for the launches after it (installs, exports, files);
-    a plain slotted record, filled as the document is read."""
+    """What a document's code sets up for the launches after it (installs, exports, files),
+    filled as the document is read."""
 
-    __slots__ = ("installs", "exports", "files", "registered", "checkout")
-
-    def __init__(self) -> None:
-        self.installs: list[PackageInstall] = []
-        self.exports: list[EnvVar] = []
-        self.files: list[tuple[str, Span, Lines]] = []  # (name, where, lines)
-        self.registered: set[str] = set()  # names the document's code registers
-        # the package whose source the document clones (``git clone …/vllm-project/vllm``:
-        # an engine's ``source_repositories``)
-        self.checkout = ""
+    installs: list[PackageInstall] = field(default_factory=list)
+    exports: list[EnvVar] = field(default_factory=list)
+    files: list[tuple[str, Span, Lines]] = field(default_factory=list)  # (name, where, lines)
+    registered: set[str] = field(default_factory=set)  # names the document's code registers
+    # the package whose source the document clones (``git clone …/vllm-project/vllm``:
+    # an engine's ``source_repositories``)
+    checkout: str = ""
 
     # ---------------------------------------------------------------- collecting
     def add_installs(self, installs: list[PackageInstall]) -> None:
@@ -74,8 +73,6 @@ class DocContext:
 
     def add_block(self, interp, mapper, launches: int) -> None:  # noqa: ANN001
         """Installs, exports (when the block launches nothing) and files of one block."""
-        from servelint.sources.shell.values import is_symbolic, text_of  # (with the interpreter)
-
         self.add_installs(
             [replace(i, span=mapper.span(i.span), from_context=True) for i in interp.installs_seen]
         )

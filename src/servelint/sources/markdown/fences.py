@@ -12,6 +12,7 @@ removed from each content line; a line with fewer markers ends the quote and the
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from servelint.engines import registry
 
@@ -27,23 +28,18 @@ CONSOLE_LANGS = frozenset({"console", "shell-session", "shellsession", "sh-sessi
                            "bash-session", "terminal", "session"})
 
 
+@dataclass(slots=True, eq=False)
 class Fence:
     """One fenced code block of a Markdown document (a plain slotted record: nothing
     compares, hashes or copies one)."""
 
-    __slots__ = ("index", "lang", "line", "lines", "strip", "indent", "closed")
-
-    def __init__(
-        self, index: int, lang: str, line: int, lines: list[str], strip: list[int], indent: int,
-        closed: bool = True,
-    ) -> None:
-        self.index = index  # 1-based number of the block in the document
-        self.lang = lang  # lowercased first word of the info string ("" when none)
-        self.line = line  # 1-based line of the first content line
-        self.lines = lines  # content lines (fence indentation removed)
-        self.strip = strip  # characters removed from the start of each content line
-        self.indent = indent  # indentation of the opening fence
-        self.closed = closed
+    index: int  # 1-based number of the block in the document
+    lang: str  # lowercased first word of the info string ("" when none)
+    line: int  # 1-based line of the first content line
+    lines: list[str]  # content lines (fence indentation removed)
+    strip: list[int]  # characters removed from the start of each content line
+    indent: int  # indentation of the opening fence
+    closed: bool = True
 
     @property
     def is_shell(self) -> bool:

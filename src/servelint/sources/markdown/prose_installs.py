@@ -14,7 +14,9 @@ import re
 import shlex
 from dataclasses import replace
 
+from servelint.engines.registry import engines
 from servelint.model import PackageInstall, Span, Token
+from servelint.sources.common.pip import installs_from_tokens
 from servelint.sources.markdown.fences import Fence
 
 _INLINE = re.compile(r"`([^`\n]+)`")
@@ -22,8 +24,6 @@ _INSTALL = re.compile(r"^\s*(?:(?:uv\s+)?pip3?|python3?\s+-m\s+pip)\s+install\s"
 
 
 def _engine_packages() -> frozenset[str]:
-    from servelint.engines.registry import engines
-
     return frozenset(e.package.lower() for e in engines() if e.package)
 
 
@@ -32,7 +32,6 @@ def line_installs(text: str, span_at) -> list[PackageInstall]:  # noqa: ANN001
     column range of ``text`` to a span."""
     if "install" not in text or "`" not in text:
         return []
-    from servelint.sources.common.pip import installs_from_tokens
 
     out: list[PackageInstall] = []
     for m in _INLINE.finditer(text):

@@ -11,9 +11,11 @@ word, "TensorRT-LLM", is not read here).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from servelint.engines.images import resolve_image
+from servelint.engines.registry import engines
 from servelint.model import Span
 
 _VERSION = r"v?(?P<v{n}>\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)"
@@ -25,8 +27,6 @@ _IMAGE = re.compile(r"^[\w.-]+(?:[:/][\w.-]+)*/[\w.-]+:[\w.+-]+$")
 @lru_cache(maxsize=1)
 def _said() -> re.Pattern[str]:
     """``<engine> version: X``, ``tested with <engine> X``, ``<engine>==X``."""
-    from servelint.engines.registry import engines
-
     names = "|".join(sorted((re.escape(e.name) for e in engines() if e.package), key=len))
     return re.compile(
         rf"(?i)(?:\b(?P<e1>{names})\s+version\s*(?:is\s+)?[:=]?\s*`?{_VERSION.format(n=1)}"
@@ -36,13 +36,14 @@ def _said() -> re.Pattern[str]:
     )
 
 
+@dataclass(slots=True, eq=False)
 class ProsePin:
-    """A release the text names (a plain slotted record)."""
+    """A release the text names."""
 
-    __slots__ = ("engine", "image", "release", "span")
-
-    def __init__(self, engine: str, image: str | None, release: str | None, span: Span) -> None:
-        self.engine, self.image, self.release, self.span = engine, image, release, span
+    engine: str
+    image: str | None
+    release: str | None
+    span: Span
 
 
 def prose_pins(lines: list[str], first: int, span_at) -> list[ProsePin]:  # noqa: ANN001

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,7 +40,9 @@ from servelint.sources.markdown.prose_installs import (
     prose_installs,
 )
 from servelint.sources.markdown.prose_pins import prose_pins
+from servelint.sources.markdown.shell import Pin, interpret, prepare
 from servelint.sources.registry import block_reader
+from servelint.sources.shell.continuation import continuation_problems
 from servelint.util import budget
 from servelint.util.textsafe import nul_bytes
 
@@ -54,18 +56,16 @@ _YOURS = re.compile(r"(?i)(?:^|[/_\-=.])your(?:[_\-/.]|$)|^(?:x{3,}|\.\.\.)$")
 _SNIPPET_NOISE = {"parse-error", "budget", "unresolved", "unsupported"}
 
 
+@dataclass(slots=True, eq=False)
 class MarkdownResult:
-    """The launches of one Markdown document, its problems and what was scanned (a plain
-    slotted record, filled as the document is read)."""
+    """The launches of one Markdown document, its problems and what was scanned (filled as
+    the document is read)."""
 
-    __slots__ = ("launches", "problems", "commands_found", "blocks", "shell_blocks")
-
-    def __init__(self) -> None:
-        self.launches: list[LaunchSpec] = []
-        self.problems: list[ReadProblem] = []
-        self.commands_found = 0  # launch commands found (docker runs without a launch excluded)
-        self.blocks = 0  # fenced blocks seen
-        self.shell_blocks = 0  # blocks handed to the bash reader
+    launches: list[LaunchSpec] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
+    commands_found: int = 0  # launch commands found (docker runs without a launch excluded)
+    blocks: int = 0  # fenced blocks seen
+    shell_blocks: int = 0  # blocks handed to the bash reader
 
 
 class _Mapper:
@@ -259,7 +259,6 @@ def _prose_pins(lines: list[str], first: int, span_at) -> list[Pin]:  # noqa: AN
     found = prose_pins(lines, first, span_at)
     if not found:
         return []
-    from servelint.sources.markdown.shell import Pin
 
     return [
         Pin(p.span.line, p.span.column, p.image, p.release, p.span, p.engine, prose=True)
@@ -294,9 +293,6 @@ def _interpret_block(
     path: str, fence: Fence, mapper: _Mapper, work: budget.FileWork, result: MarkdownResult
 ) -> BlockInterpreter | None:
     """The shell interpreter's reading of one block, or None when it failed (reported)."""
-    from servelint.sources.markdown.shell import interpret, prepare
-    from servelint.sources.shell.continuation import continuation_problems
-
     try:
         prepared = prepare(fence)
         result.problems.extend(
@@ -367,7 +363,6 @@ def _collect_block(
     result: MarkdownResult,
 ) -> None:
     """Move one block's pins, problems and launches into the document's spans."""
-    from servelint.sources.markdown.shell import Pin
 
     for pin in interp.pins:
         span = mapper.span(pin.span)

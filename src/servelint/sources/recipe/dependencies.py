@@ -16,6 +16,8 @@ from dataclasses import replace
 from servelint.model import LaunchSpec, PackageInstall, Span
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import Map, Scalar, Seq, load_yaml
+from servelint.sources.shell.interpreter import Interpreter
+from servelint.sources.shell.syntax import ParseTimeout, parse_source
 from servelint.util import hardware
 
 
@@ -40,9 +42,6 @@ def dependency_installs(path: str) -> list[tuple[PackageInstall, frozenset[str]]
 
 def _installs_in(path: str, command: str, span: Span | None) -> list[PackageInstall]:
     """The pip/uv installs of one step's shell text, each at the step's ``command`` span."""
-    from servelint.sources.shell.interpreter import Interpreter
-    from servelint.sources.shell.syntax import ParseTimeout, parse_source
-
     interp = Interpreter(
         path,
         os.path.dirname(os.path.abspath(path)),

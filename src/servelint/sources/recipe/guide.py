@@ -18,6 +18,7 @@ from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
 from servelint.sources.common.yamlpos import Map, Scalar, Seq, at, load_yaml
 from servelint.sources.markdown.reader import MarkdownResult, read_markdown
+from servelint.sources.recipe.guide_flags import annotate
 from servelint.sources.recipe.guide_hardware import headings
 from servelint.sources.recipe.rendering import FLOOR_KEY
 
@@ -113,7 +114,6 @@ def read_recipe_guide(recipe_path: str, renderings: list | None = None) -> Markd
             spec.context["guide_section"] = sections[at_line] or ""
         if omni and spec.engine == "vllm":  # the site serves omni recipes with vLLM-Omni
             spec.engine = "vllm-omni"
-    from servelint.sources.recipe.guide_flags import annotate
 
     annotate(recipe_path, result.launches, renderings, root)
     return result

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 
 from servelint.model import LaunchSpec, Span, Token
 from servelint.rules import guide_drift
@@ -81,17 +82,14 @@ IGNORED = CAPACITY | frozenset(
 )
 
 
+@dataclass(slots=True, eq=False)
 class Item:
-    """One flag of a launch, normalised for comparing a guide with its recipe (a plain
-    slotted record)."""
+    """One flag of a launch, normalised for comparing a guide with its recipe."""
 
-    __slots__ = ("key", "value", "written", "span")
-
-    def __init__(self, key: str, value: str | None, written: str, span: Span | None) -> None:
-        self.key = key  # normalised long flag
-        self.value = value  # None for a bare flag ("true"), "false" for --no-X
-        self.written = written  # the flag as written
-        self.span = span
+    key: str  # normalised long flag
+    value: str | None  # None for a bare flag ("true"), "false" for --no-X
+    written: str  # the flag as written
+    span: Span | None
 
 
 def normalise(flag: str) -> tuple[str, str | None]:

@@ -11,6 +11,7 @@ names nothing is compared with every rendering, as before.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from servelint.util import hardware
@@ -59,14 +60,13 @@ def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
     )
 
 
+@dataclass(slots=True, eq=False)
 class SectionHardware:
-    """GPUs a guide section names: base ids, vendors and compute capability majors (a plain
-    slotted record)."""
+    """GPUs a guide section names: base ids, vendors and compute capability majors."""
 
-    __slots__ = ("ids", "vendors", "majors")
-
-    def __init__(self, ids: set[str], vendors: set[str], majors: set[int]) -> None:
-        self.ids, self.vendors, self.majors = ids, vendors, majors
+    ids: set[str]
+    vendors: set[str]
+    majors: set[int]
 
     def names_any(self) -> bool:
         return bool(self.ids or self.vendors or self.majors)

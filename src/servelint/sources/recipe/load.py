@@ -20,29 +20,18 @@ from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, at, load_ya
 BUNDLED_ROOT = Path(__file__).resolve().parents[2] / "data" / "recipes_default"
 
 
+@dataclass(slots=True, eq=False)
 class HardwareProfile:
     """One ``taxonomy.yaml`` hardware profile (only the fields command synthesis reads); one
     instance per id in a checkout, keyed by ``id`` wherever a key is needed."""
 
-    __slots__ = ("id", "brand", "generation", "gpu_count", "vram_gb", "scalable", "restricted")
-
-    def __init__(
-        self,
-        id: str,
-        brand: str,
-        generation: str,
-        gpu_count: int,
-        vram_gb: float | None,
-        scalable: bool = True,
-        restricted: bool = False,
-    ) -> None:
-        self.id = id
-        self.brand = brand  # NVIDIA | AMD | Google | Intel | Huawei
-        self.generation = generation  # hopper | blackwell | ada | amd | tpu | cpu | xpu | npu
-        self.gpu_count = gpu_count
-        self.vram_gb = vram_gb  # memory of the whole node
-        self.scalable = scalable
-        self.restricted = restricted
+    id: str
+    brand: str  # NVIDIA | AMD | Google | Intel | Huawei
+    generation: str  # hopper | blackwell | ada | amd | tpu | cpu | xpu | npu
+    gpu_count: int
+    vram_gb: float | None  # memory of the whole node
+    scalable: bool = True
+    restricted: bool = False
 
     @property
     def per_gpu_gb(self) -> float | None:

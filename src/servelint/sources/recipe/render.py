@@ -8,6 +8,7 @@ at an explicit ``tp`` scalar, else at the recipe's ``variants.<v>`` key (auto-fi
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from servelint.sources.recipe.rendering import (
     model_token,
 )
 from servelint.sources.recipe.text import kept_indexes
+from servelint.util.cli_values import did_you_mean
 
 __all__ = [
     "FeatureChoice",
@@ -48,30 +50,18 @@ __all__ = [
 # ----------------------------------------------------------------------------- one rendering
 
 
+@dataclass(slots=True, eq=False)
 class _Selection:
     """The choices that make one rendering of a recipe (a plain slotted record)."""
 
-    __slots__ = ("variant", "hw", "strategy", "features", "choices", "nodes", "rank", "pool")
-
-    def __init__(
-        self,
-        variant: str,
-        hw: HardwareProfile,
-        strategy: str,
-        features: tuple[tuple[str, str | None], ...],
-        choices: dict[str, FeatureChoice],
-        nodes: int = 1,
-        rank: int = 0,
-        pool: Pool | None = None,
-    ) -> None:
-        self.variant = variant
-        self.hw = hw
-        self.strategy = strategy
-        self.features = features  # enabled features in order, with their mode
-        self.choices = choices  # what the caller switched (for the label)
-        self.nodes = nodes  # multi-node: nodes of the deployment
-        self.rank = rank  # multi-node: node rank; PD: node of the role's pool
-        self.pool = pool  # pd_cluster role
+    variant: str
+    hw: HardwareProfile
+    strategy: str
+    features: tuple[tuple[str, str | None], ...]  # enabled features in order, with their mode
+    choices: dict[str, FeatureChoice]  # what the caller switched (for the label)
+    nodes: int = 1  # multi-node: nodes of the deployment
+    rank: int = 0  # multi-node: node rank; PD: node of the role's pool
+    pool: Pool | None = None  # pd_cluster role
 
 
 def _feature_tokens(recipe: Recipe, s: _Selection) -> list[Token]:
@@ -283,8 +273,6 @@ def _ranks(nodes: int) -> range:
 
 def _near(value: str, choices: Iterable[str]) -> str:
     """A did-you-mean for a name typed by the user, or the names there are."""
-    from servelint.util.cli_values import did_you_mean
-
     names = sorted(choices)
     return did_you_mean(value, names, cutoff=0.6) or f"; known: {', '.join(names)}"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from servelint.launches import CommandRecord, Origin, assemble
 from servelint.model import EnvVar, LaunchSpec, Span, Token
 from servelint.sources.common.problems import ReadProblem
@@ -27,57 +29,30 @@ def shell_words(tokens) -> list[Token]:
     return out
 
 
+@dataclass(slots=True, eq=False)
 class Rendering:
     """One command the recipes site renders for a recipe (variant, hardware, strategy, features).
     A plain slotted record (one is built per launch; nothing compares, hashes or copies one)."""
 
-    __slots__ = (
-        "recipe", "path", "variant", "hardware", "strategy", "features", "label", "argv", "env",
-        "image", "image_span", "floor", "floor_span", "anchor", "engine", "node_rank", "nodes",
-        "task", "role",
-    )
-
-    def __init__(
-        self,
-        recipe: str,
-        path: str,
-        variant: str,
-        hardware: str,
-        strategy: str,
-        features: dict[str, FeatureChoice],
-        label: str,
-        argv: list[Token],
-        env: list[EnvVar],
-        image: str | None,
-        image_span: Span | None,
-        floor: str | None,
-        floor_span: Span | None,
-        anchor: Span,
-        engine: str = "vllm",
-        node_rank: int | None = None,
-        nodes: int = 1,
-        task: str | None = None,
-        role: str | None = None,
-    ) -> None:
-        self.recipe = recipe  # hf id of the recipe file
-        self.path = path
-        self.variant = variant
-        self.hardware = hardware
-        self.strategy = strategy  # "" for omni renderings
-        self.features = features
-        self.label = label
-        self.argv = argv  # "vllm", "serve", model id, flags...
-        self.env = env
-        self.image = image
-        self.image_span = image_span
-        self.floor = floor
-        self.floor_span = floor_span
-        self.anchor = anchor
-        self.engine = engine  # "vllm-omni" for omni recipes
-        self.node_rank = node_rank  # multi-node: 0 = head
-        self.nodes = nodes
-        self.task = task  # omni task preset key
-        self.role = role  # pd_cluster: "prefill" | "decode"
+    recipe: str  # hf id of the recipe file
+    path: str
+    variant: str
+    hardware: str
+    strategy: str  # "" for omni renderings
+    features: dict[str, FeatureChoice]
+    label: str
+    argv: list[Token]  # "vllm", "serve", model id, flags...
+    env: list[EnvVar]
+    image: str | None
+    image_span: Span | None
+    floor: str | None
+    floor_span: Span | None
+    anchor: Span
+    engine: str = "vllm"  # "vllm-omni" for omni recipes
+    node_rank: int | None = None  # multi-node: 0 = head
+    nodes: int = 1
+    task: str | None = None  # omni task preset key
+    role: str | None = None  # pd_cluster: "prefill" | "decode"
 
     @property
     def argv_text(self) -> list[str]:
@@ -129,16 +104,12 @@ class Rendering:
         return spec
 
 
+@dataclass(slots=True, eq=False)
 class RenderResult:
-    """A recipe's renderings and the problems met rendering them (a plain slotted record)."""
+    """A recipe's renderings and the problems met rendering them."""
 
-    __slots__ = ("renderings", "problems")
-
-    def __init__(
-        self, renderings: list[Rendering] | None = None, problems: list[ReadProblem] | None = None
-    ) -> None:
-        self.renderings = [] if renderings is None else renderings
-        self.problems = [] if problems is None else problems
+    renderings: list[Rendering] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
 
 
 def model_token(recipe: Recipe, variant: str, task: Map | None = None) -> Token:

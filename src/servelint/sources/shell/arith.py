@@ -8,6 +8,7 @@ import re
 from servelint.sources.shell.parts import (
     first_named,
 )
+from servelint.sources.shell.syntax import ParseTimeout, parse_source
 from servelint.sources.shell.values import (
     Source,
     State,
@@ -93,8 +94,6 @@ class ArithMixin:
     # ------------------------------------------------------------ arithmetic
     def _arith_text(self, text: str, st: State) -> int | None:
         """The value of ``$(( expr ))`` written as ``text`` (parsed on its own)."""
-        from servelint.sources.shell.syntax import ParseTimeout, parse_source
-
         try:
             sub = parse_source("<arithmetic>", b"_=" + text.encode("utf-8", "replace") + b"\n")
         except ParseTimeout:

@@ -5,7 +5,6 @@ gets one info line saying what it is and why it is not read. Never a silent skip
 from __future__ import annotations
 
 import re
-from functools import cache
 from pathlib import Path
 
 from servelint.engines import image_table, registry
@@ -18,7 +17,6 @@ SUFFIXES = frozenset({".yaml", ".yml", ".json", ".sh", ".bash", ".md", ".markdow
 HEAD_BYTES = 1 << 16
 
 
-@cache
 def engine_words() -> re.Pattern[str]:
     """A launcher's words, a launcher module or an image repository of any engine."""
     words = {" ".join(c.words) for _, c in registry.commands()}
