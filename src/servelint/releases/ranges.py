@@ -190,7 +190,20 @@ def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None
             rng = _floor_range(spec, have, f"{floor_key} {spec.floor}")
             return replace(rng, newest_by=by) if rng is not None else None
         return ReleaseRange(spec.engine, "latest", have, f"image {spec.image}", newest_by=by)
+    if ref.custom and not _NIGHTLY_TAG.match(ref.tag):
+        # a custom tag naming no release (``vllm/vllm-openai:minimax27``): any release the
+        # document's floor allows, never an exact-release verdict
+        releases = releases_from(spec.engine, spec.floor) if spec.floor else have
+        basis = (f"tag {ref.tag!r} names no {spec.engine} release (a custom build): it can "
+                 "hold any release")
+        return ReleaseRange(spec.engine, "image", releases or have, f"image {spec.image}",
+                            basis=basis, fork=True)
     return _nightly_range(spec.engine, ref.tag, have, f"image {spec.image}")
+
+
+# a nightly or a commit's build: newer than the release before it (``nightly-<sha>``,
+# ``dev-nightly-0820``, a bare commit hash)
+_NIGHTLY_TAG = re.compile(r"^(nightly|dev)|^[0-9a-f]{7,40}$", re.IGNORECASE)
 
 
 def _table_range(spec: LaunchSpec, ref, have: tuple[str, ...]) -> ReleaseRange | None:  # noqa: ANN001
@@ -216,11 +229,37 @@ def _nightly_range(engine: str, tag: str, have: tuple[str, ...], source: str) ->
     from servelint.releases import release_facts
 
     built = release_facts.tag_date(tag) if tag.lower().startswith("nightly") else None
+    month_day = release_facts.tag_month_day(tag) if built is None else None
+    if month_day is not None:
+        rng = _month_day_range(engine, month_day, have, source)
+        if rng is not None:
+            return rng
     place = release_facts.placed(engine, built) if built else None
     if place is None:
         return ReleaseRange(engine, "after-newest", (have[-1],), source)
     kind = "nightly" if place.next else "after-newest"
     return ReleaseRange(engine, kind, (place.at,), source, place)
+
+
+def _month_day_range(
+    engine: str, month_day: tuple[int, int], have: tuple[str, ...], source: str
+) -> ReleaseRange | None:
+    """An undated nightly (``dev-nightly-0820``): the year is unknown, so it is any of the
+    nightlies of that month and day, from the release before the earliest year's up to the
+    latest year's; a range of kind ``image`` that is never an error."""
+    from servelint.releases import release_facts
+
+    places = release_facts.placed_each_year(engine, *month_day)
+    if not places:
+        return None
+    lo, hi = places[0].at, places[-1].at
+    releases = have[have.index(lo): have.index(hi) + 1]
+    years = ", ".join(
+        f"{p.built.year} (at or after {p.at})" for p in places
+    )
+    basis = (f"a nightly of {month_day[0]:02d}-{month_day[1]:02d} whose year the tag does not "
+             f"say: the nightlies of that day in {years}")
+    return ReleaseRange(engine, "image", releases, source, basis=basis, fork=True)
 
 
 def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
