@@ -270,8 +270,11 @@ def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
         if inst.kind in ("path", "editable", "vcs") or is_nightly(inst.command):
             return ReleaseRange(spec.engine, "after-newest", (have[-1],), shown)
         if not inst.specifier and not inst.symbolic:
-            return ReleaseRange(spec.engine, "latest", have, shown, newest_by=f"{shown} installs")
-        floor = _lower_bound(inst.specifier)
+            prose = _prose_floor(spec)  # "vLLM 0.11.1 or newer" above it: from there up
+            releases = releases_from(spec.engine, str(prose)) if prose is not None else have
+            return ReleaseRange(spec.engine, "latest", releases or have, shown,
+                                newest_by=f"{shown} installs")
+        floor = _lower_bound(inst.specifier) or _prose_floor(spec)
         if floor is not None:
             releases = releases_from(spec.engine, str(floor))
             if not releases:  # above every profile: as for a floor, never an error
@@ -283,10 +286,22 @@ def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
         rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
         if rng is not None:
             return rng
+    prose = _prose_floor(spec)
+    if prose is not None:  # "vLLM 0.11.0 or later" in the text: the floor up to the newest
+        releases = releases_from(spec.engine, str(prose))
+        source = spec.context.get("prose_floor_from", str(prose))
+        if not releases:
+            return ReleaseRange(spec.engine, "after-newest", (have[-1],), source)
+        return ReleaseRange(spec.engine, "floor", releases, source)
     local = spec.context.get("launcher_path", "")
     if local and not local.startswith("/"):  # a project's own environment: often a source build
         return ReleaseRange(spec.engine, "local", (have[-1],), f"`{local}`")
     return ReleaseRange(spec.engine, "any", have, "the document installs no release of it")
+
+
+def _prose_floor(spec: LaunchSpec):  # noqa: ANN202
+    """The floor the document's text states before the launch (``sources.markdown``)."""
+    return release_version(spec.context.get("prose_floor", ""))
 
 
 def _lower_bound(specifier: str):  # noqa: ANN202
