@@ -39,7 +39,7 @@ class ImageRef:
 
     __slots__ = (
         "engine", "release", "floating", "custom", "repository", "tag", "registry", "digest",
-        "note", "basis", "ranged", "lo", "hi", "fork", "guess",
+        "note", "basis", "ranged", "lo", "hi", "fork", "guess", "after",
     )
 
     def __init__(
@@ -72,6 +72,9 @@ class ImageRef:
         # a custom build's tag that starts with a release (``v0.10.2-aibrix-v0.5.0``): the
         # release it is taken to hold, a guess (``release`` stays None)
         self.guess: str | None = None
+        # the guess is the release a build of later commits starts from (a CI build's tag
+        # spelling a release between other words): it may hold names added after it
+        self.after = False
 
 
 def _split(ref: str) -> tuple[str, str, str, str]:
@@ -175,7 +178,10 @@ def _mark_guess(ref: ImageRef, own: tuple[str, ...]) -> None:
     7a33ba9``) is taken at that release."""
     named = ref.release
     if named is None:
-        m = _RELEASE_TAG.match(ref.tag) or _TAG_VERSION_PART.search(ref.tag)
+        m = _RELEASE_TAG.match(ref.tag)
+        if m is None:
+            m = _TAG_VERSION_PART.search(ref.tag)
+            ref.after = m is not None
         named = m.group("version") if m and ref.custom else None
         ref.guess = named
     if named is None or (ref.release and ref.repository in own):
@@ -183,6 +189,8 @@ def _mark_guess(ref: ImageRef, own: tuple[str, ...]) -> None:
     ref.fork = True
     whose = "a custom tag" if ref.release is None else f"{ref.repository} is not one of " \
         f"{ref.engine}'s own image repositories"
+    if ref.after:
+        whose = "a build of later commits, by the release its tag spells"
     ref.basis = (
         f"image {ref.repository}:{ref.tag} is a build of {ref.engine} {named} by its tag "
         f"({whose}), a guess"

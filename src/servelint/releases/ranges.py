@@ -181,6 +181,13 @@ def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None
     ref = image_ref(spec.image or "")
     if ref.repository not in official_repositories(spec.engine):
         return None
+    if ref.guess and ref.after and ref.guess in have:
+        # a CI build of commits after the release its tag spells: judged there, never an
+        # error, and names a later release adds may be read (``mark_guess``)
+        basis = (f"a build of commits after {spec.engine} {ref.guess}, the release its tag "
+                 "spells (a guess: never an error)")
+        return ReleaseRange(spec.engine, "image", (ref.guess,), f"image {spec.image}",
+                            basis=basis, fork=True)
     if ref.release or ref.guess:
         return None  # a release the profiles lack, or a custom build's: the resolution says
     if ref.tag.lower() in {"latest", ""} and not ref.custom:
@@ -429,6 +436,13 @@ def mark_guess(findings: list[Finding], rng: ReleaseRange) -> None:
     from servelint.rules.base import Scope
 
     today = rng.today
+    if rng.kind == "image" and rng.fork and today is not None:
+        # a custom or development build may read a name no release up to it reads
+        for f in findings:
+            if _newer_may_read(f, today):
+                f.severity = Severity.INFO
+                f.message += f" ({rng.source} is a build that may read it)"
+        return
     if rng.kind not in ("after-newest", "nightly", "local") or today is None:
         return
     release = f"{rng.engine} {today}"
