@@ -442,6 +442,9 @@ def mark_guess(findings: list[Finding], rng: ReleaseRange) -> None:
             if _newer_may_read(f, today):
                 f.severity = Severity.INFO
                 f.message += f" ({rng.source} is a build that may read it)"
+            elif f.severity == Severity.WARNING and f.release == today and \
+                    rng.source not in f.message and f"{rng.engine} {today}" in f.message:
+                f.message += f" ({rng.describe()})"  # what it says holds on that release
         return
     if rng.kind not in ("after-newest", "nightly", "local") or today is None:
         return
