@@ -144,6 +144,8 @@ def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | Non
         ref = image_ref(spec.image)
         if ref.ranged and ref.engine == spec.engine:
             rng = _table_range(spec, ref, have)
+        elif ref.guess and ref.after and ref.guess in have and ref.engine == spec.engine:
+            rng = _after_range(spec, ref)
         elif not is_engines_own_image(spec.engine, spec.image):
             return None, res
         else:
@@ -181,13 +183,6 @@ def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None
     ref = image_ref(spec.image or "")
     if ref.repository not in official_repositories(spec.engine):
         return None
-    if ref.guess and ref.after and ref.guess in have:
-        # a CI build of commits after the release its tag spells: judged there, never an
-        # error, and names a later release adds may be read (``mark_guess``)
-        basis = (f"a build of commits after {spec.engine} {ref.guess}, the release its tag "
-                 "spells (a guess: never an error)")
-        return ReleaseRange(spec.engine, "image", (ref.guess,), f"image {spec.image}",
-                            basis=basis, fork=True)
     if ref.release or ref.guess:
         return None  # a release the profiles lack, or a custom build's: the resolution says
     if ref.tag.lower() in {"latest", ""} and not ref.custom:
@@ -211,6 +206,16 @@ def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None
 # a nightly or a commit's build: newer than the release before it (``nightly-<sha>``,
 # ``dev-nightly-0820``, a bare commit hash)
 _NIGHTLY_TAG = re.compile(r"^(nightly|dev)|^[0-9a-f]{7,40}$", re.IGNORECASE)
+
+
+def _after_range(spec: LaunchSpec, ref) -> ReleaseRange:  # noqa: ANN001
+    """A CI or development build of commits after the release its tag spells
+    (``vllm-x86_64-cu13-0.25.1-7a33ba9``, ``sglang-0.5.9-rocm720-…-0227-2``): judged there,
+    never an error, and names a later release adds may be read (``mark_guess``)."""
+    basis = (f"a build of commits after {spec.engine} {ref.guess}, the release its tag "
+             "spells (a guess: never an error)")
+    return ReleaseRange(spec.engine, "image", (ref.guess,), f"image {spec.image}",
+                        basis=basis, fork=True)
 
 
 def _table_range(spec: LaunchSpec, ref, have: tuple[str, ...]) -> ReleaseRange | None:  # noqa: ANN001
