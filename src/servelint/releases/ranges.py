@@ -20,7 +20,12 @@ A launch that pins a release (image tag, ``pip install vllm==X``, a versioned wh
   any build (a fork, a checkout), judged as the newest release, never above warning.
 * ``image``: an image whose tag names no engine release (a Dynamo runtime the release notes
   read lack, llm-d, ``rocm/vllm-dev``): the releases its project's files say it can hold
-  (``engines.image_table``), every profile when they say nothing.
+  (``engines.image_table``), every profile when they say nothing; a custom tag of the
+  engine's own repository naming no release (any release from the floor), an undated ``MMDD``
+  nightly (that day's nightly in each year the releases span), a CI or development build of
+  commits after the release its tag spells (that release). Custom and development builds
+  (``fork``) are never an error, and an env name no release up to the judged one reads is
+  info there (the build may read it).
 
 ``judge`` turns each error found on the release a launch is judged against into the range's
 verdict, from the releases on which that error's option fails (another cause failing every
