@@ -90,6 +90,9 @@ def _version(text: str) -> Version | None:
         return None
 
 
+_DEV_BUILD = re.compile(r"^v?\d+\.\d+(\.\d+)*-.*[A-Za-z]")
+
+
 def _tag_keys(tag: str) -> list[str]:
     """The tag, then the tag without each trailing build-variant word (``1.2.1-cuda13``)."""
     keys = [tag.lstrip("v")]
@@ -140,9 +143,13 @@ def _between(family: dict[str, Any], engine: str, tag: str) -> TableRelease:
         if entry.get("release") and (v := _version(key)) is not None
     ]
     if at is None or not rows:
+        # a version with other words (``1.3.0-deepseek-v4-dev.1``): a development build of
+        # unreleased commits, whose backend may be newer than any release: never an error
+        dev = at is None and _DEV_BUILD.match(tag) is not None
         return TableRelease(engine, None, family.get("unknown_tags") or (
-            f"tag {tag!r} is not in the table of {family['tag_is']}s read"),
-            fork=bool(family.get("forks")))
+            f"tag {tag!r} is not in the table of {family['tag_is']}s read"
+            + (" (a development build)" if dev else "")),
+            fork=bool(family.get("forks")) or dev)
     tag = _tag_keys(tag)[-1]  # without its build-variant words
     below = max(((v, k, e) for v, k, e in rows if v < at), default=None, key=lambda r: r[0])
     above = min(((v, k, e) for v, k, e in rows if v > at), default=None, key=lambda r: r[0])

@@ -24,6 +24,9 @@ _VERSION = r"\d+\.\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)
 # "v0.21.0", "v0.10.1.1", "v0.21.0-cu130", "v0.5.14-rocm720-mi35x-20260701"; suffix = variant
 _RELEASE_TAG = re.compile(rf"^v?(?P<version>{_VERSION})(?P<suffix>-[A-Za-z0-9._-]+)?$")
 # build-variant suffix words that do not change the engine release
+# a release spelled inside a longer tag, between dashes (vLLM's CI builds
+# ``vllm-x86_64-cu13-0.25.1-7a33ba9``: the release its version part names, a build of a later commit)
+_TAG_VERSION_PART = re.compile(rf"(?:^|-)v?(?P<version>{_VERSION})(?=-|$)")
 _VARIANT_WORD = re.compile(
     r"^(cu\d+(\.\d+)*|cuda\d+(\.\d+)*|rocm\d+|mi\d+x|ubuntu\d+(\.\d+)?|x86_64|amd64|arm64|aarch64"
     r"|runtime|py3\d*|srt|\d{8})$"
@@ -36,7 +39,7 @@ class ImageRef:
 
     __slots__ = (
         "engine", "release", "floating", "custom", "repository", "tag", "registry", "digest",
-        "note", "basis", "ranged", "lo", "hi", "fork", "guess",
+        "note", "basis", "ranged", "lo", "hi", "fork", "guess", "after",
     )
 
     def __init__(
@@ -69,6 +72,9 @@ class ImageRef:
         # a custom build's tag that starts with a release (``v0.10.2-aibrix-v0.5.0``): the
         # release it is taken to hold, a guess (``release`` stays None)
         self.guess: str | None = None
+        # the guess is the release a build of later commits starts from (a CI build's tag
+        # spelling a release between other words): it may hold names added after it
+        self.after = False
 
 
 def _split(ref: str) -> tuple[str, str, str, str]:
@@ -167,10 +173,15 @@ def _mark_guess(ref: ImageRef, own: tuple[str, ...]) -> None:
     """Which release a build that is not the engine's own image holds is a guess from its
     tag: a repository the engine does not publish (``aibrix/vllm-openai-aibrix-kvcache:
     v0.10.2-20251022``, found by its name alone) may patch the release its tag names, and a
-    custom tag (``v0.10.2-aibrix-v0.5.0-nixl-0.7.1``) names the release it starts from."""
+    custom tag (``v0.10.2-aibrix-v0.5.0-nixl-0.7.1``) names the release it starts from; a
+    tag that spells a release between other words (a CI build, ``vllm-x86_64-cu13-0.25.1-
+    7a33ba9``) is taken at that release."""
     named = ref.release
     if named is None:
         m = _RELEASE_TAG.match(ref.tag)
+        if m is None:
+            m = _TAG_VERSION_PART.search(ref.tag)
+            ref.after = m is not None
         named = m.group("version") if m and ref.custom else None
         ref.guess = named
     if named is None or (ref.release and ref.repository in own):
@@ -178,6 +189,8 @@ def _mark_guess(ref: ImageRef, own: tuple[str, ...]) -> None:
     ref.fork = True
     whose = "a custom tag" if ref.release is None else f"{ref.repository} is not one of " \
         f"{ref.engine}'s own image repositories"
+    if ref.after:
+        whose = "a build of later commits, by the release its tag spells"
     ref.basis = (
         f"image {ref.repository}:{ref.tag} is a build of {ref.engine} {named} by its tag "
         f"({whose}), a guess"

@@ -20,7 +20,12 @@ A launch that pins a release (image tag, ``pip install vllm==X``, a versioned wh
   any build (a fork, a checkout), judged as the newest release, never above warning.
 * ``image``: an image whose tag names no engine release (a Dynamo runtime the release notes
   read lack, llm-d, ``rocm/vllm-dev``): the releases its project's files say it can hold
-  (``engines.image_table``), every profile when they say nothing.
+  (``engines.image_table``), every profile when they say nothing; a custom tag of the
+  engine's own repository naming no release (any release from the floor), an undated ``MMDD``
+  nightly (that day's nightly in each year the releases span), a CI or development build of
+  commits after the release its tag spells (that release). Custom and development builds
+  (``fork``) are never an error, and an env name no release up to the judged one reads is
+  info there (the build may read it).
 
 ``judge`` turns each error found on the release a launch is judged against into the range's
 verdict, from the releases on which that error's option fails (another cause failing every
@@ -148,6 +153,8 @@ def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | Non
         ref = image_ref(spec.image)
         if ref.ranged and ref.engine == spec.engine:
             rng = _table_range(spec, ref, have)
+        elif ref.guess and ref.after and ref.guess in have and ref.engine == spec.engine:
+            rng = _after_range(spec, ref)
         elif not is_engines_own_image(spec.engine, spec.image):
             return None, res
         else:
@@ -194,7 +201,30 @@ def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None
             rng = _floor_range(spec, have, f"{floor_key} {spec.floor}")
             return replace(rng, newest_by=by) if rng is not None else None
         return ReleaseRange(spec.engine, "latest", have, f"image {spec.image}", newest_by=by)
+    if ref.custom and not _NIGHTLY_TAG.match(ref.tag):
+        # a custom tag naming no release (``vllm/vllm-openai:minimax27``): any release the
+        # document's floor allows, never an exact-release verdict
+        releases = releases_from(spec.engine, spec.floor) if spec.floor else have
+        basis = (f"tag {ref.tag!r} names no {spec.engine} release (a custom build): it can "
+                 "hold any release")
+        return ReleaseRange(spec.engine, "image", releases or have, f"image {spec.image}",
+                            basis=basis, fork=True)
     return _nightly_range(spec.engine, ref.tag, have, f"image {spec.image}")
+
+
+# a nightly or a commit's build: newer than the release before it (``nightly-<sha>``,
+# ``dev-nightly-0820``, a bare commit hash)
+_NIGHTLY_TAG = re.compile(r"^(nightly|dev)|^[0-9a-f]{7,40}$", re.IGNORECASE)
+
+
+def _after_range(spec: LaunchSpec, ref) -> ReleaseRange:  # noqa: ANN001
+    """A CI or development build of commits after the release its tag spells
+    (``vllm-x86_64-cu13-0.25.1-7a33ba9``, ``sglang-0.5.9-rocm720-…-0227-2``): judged there,
+    never an error, and names a later release adds may be read (``mark_guess``)."""
+    basis = (f"a build of commits after {spec.engine} {ref.guess}, the release its tag "
+             "spells (a guess: never an error)")
+    return ReleaseRange(spec.engine, "image", (ref.guess,), f"image {spec.image}",
+                        basis=basis, fork=True)
 
 
 def _table_range(spec: LaunchSpec, ref, have: tuple[str, ...]) -> ReleaseRange | None:  # noqa: ANN001
@@ -218,11 +248,37 @@ def _nightly_range(engine: str, tag: str, have: tuple[str, ...], source: str) ->
     """A nightly placed by the date in its tag (the release dated on or before it), else
     after the newest release."""
     built = release_facts.tag_date(tag) if tag.lower().startswith("nightly") else None
+    month_day = release_facts.tag_month_day(tag) if built is None else None
+    if month_day is not None:
+        rng = _month_day_range(engine, month_day, have, source)
+        if rng is not None:
+            return rng
     place = release_facts.placed(engine, built) if built else None
     if place is None:
         return ReleaseRange(engine, "after-newest", (have[-1],), source)
     kind = "nightly" if place.next else "after-newest"
     return ReleaseRange(engine, kind, (place.at,), source, place)
+
+
+def _month_day_range(
+    engine: str, month_day: tuple[int, int], have: tuple[str, ...], source: str
+) -> ReleaseRange | None:
+    """An undated nightly (``dev-nightly-0820``): the year is unknown, so it is any of the
+    nightlies of that month and day, from the release before the earliest year's up to the
+    latest year's; a range of kind ``image`` that is never an error."""
+    from servelint.releases import release_facts
+
+    places = release_facts.placed_each_year(engine, *month_day)
+    if not places:
+        return None
+    lo, hi = places[0].at, places[-1].at
+    releases = have[have.index(lo): have.index(hi) + 1]
+    years = ", ".join(
+        f"{p.built.year} (at or after {p.at})" for p in places
+    )
+    basis = (f"a nightly of {month_day[0]:02d}-{month_day[1]:02d} whose year the tag does not "
+             f"say: the nightlies of that day in {years}")
+    return ReleaseRange(engine, "image", releases, source, basis=basis, fork=True)
 
 
 def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
@@ -233,8 +289,11 @@ def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
         if inst.kind in ("path", "editable", "vcs") or is_nightly(inst.command):
             return ReleaseRange(spec.engine, "after-newest", (have[-1],), shown)
         if not inst.specifier and not inst.symbolic:
-            return ReleaseRange(spec.engine, "latest", have, shown, newest_by=f"{shown} installs")
-        floor = _lower_bound(inst.specifier)
+            prose = _prose_floor(spec)  # "vLLM 0.11.1 or newer" above it: from there up
+            releases = releases_from(spec.engine, str(prose)) if prose is not None else have
+            return ReleaseRange(spec.engine, "latest", releases or have, shown,
+                                newest_by=f"{shown} installs")
+        floor = _lower_bound(inst.specifier) or _prose_floor(spec)
         if floor is not None:
             releases = releases_from(spec.engine, str(floor))
             if not releases:  # above every profile: as for a floor, never an error
@@ -246,10 +305,22 @@ def _install_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange:
         rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
         if rng is not None:
             return rng
+    prose = _prose_floor(spec)
+    if prose is not None:  # "vLLM 0.11.0 or later" in the text: the floor up to the newest
+        releases = releases_from(spec.engine, str(prose))
+        source = spec.context.get("prose_floor_from", str(prose))
+        if not releases:
+            return ReleaseRange(spec.engine, "after-newest", (have[-1],), source)
+        return ReleaseRange(spec.engine, "floor", releases, source)
     local = spec.context.get("launcher_path", "")
     if local and not local.startswith("/"):  # a project's own environment: often a source build
         return ReleaseRange(spec.engine, "local", (have[-1],), f"`{local}`")
     return ReleaseRange(spec.engine, "any", have, "the document installs no release of it")
+
+
+def _prose_floor(spec: LaunchSpec):  # noqa: ANN202
+    """The floor the document's text states before the launch (``sources.markdown``)."""
+    return release_version(spec.context.get("prose_floor", ""))
 
 
 def _lower_bound(specifier: str):  # noqa: ANN202
@@ -374,6 +445,16 @@ def mark_guess(findings: list[Finding], rng: ReleaseRange) -> None:
     from :func:`judge`). Findings that do not depend on the release judged (notes, a
     parser's first release against the floor) are left."""
     today = rng.today
+    if rng.kind == "image" and rng.fork and today is not None:
+        # a custom or development build may read a name no release up to it reads
+        for f in findings:
+            if _newer_may_read(f, today):
+                f.severity = Severity.INFO
+                f.message += f" ({rng.source} is a build that may read it)"
+            elif f.severity == Severity.WARNING and f.release == today and \
+                    rng.source not in f.message and f"{rng.engine} {today}" in f.message:
+                f.message += f" ({rng.describe()})"  # what it says holds on that release
+        return
     if rng.kind not in ("after-newest", "nightly", "local") or today is None:
         return
     release = f"{rng.engine} {today}"

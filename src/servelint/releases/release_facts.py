@@ -55,6 +55,43 @@ def tag_date(tag: str) -> date | None:
     return None
 
 
+_TAG_MONTH_DAY = re.compile(r"^([01][0-9])([0-3][0-9])$")
+
+
+def tag_month_day(tag: str) -> tuple[int, int] | None:
+    """The month and day an undated nightly tag spells (``dev-nightly-0820``: ``MMDD``, the
+    year not said)."""
+    for word in re.split(r"[-_.]", tag):
+        m = _TAG_MONTH_DAY.match(word)
+        if m is None:
+            continue
+        try:
+            date(2000, int(m.group(1)), int(m.group(2)))  # a leap year: any MMDD a year has
+        except ValueError:
+            continue
+        return int(m.group(1)), int(m.group(2))
+    return None
+
+
+def placed_each_year(engine: str, month: int, day: int) -> list[Placement]:
+    """Where the nightly of ``month``-``day`` of each year sits, for every year from the
+    first dated release's to the newest's (the years the engine published nightlies in, as
+    far as its releases tell): empty when a release has no date."""
+    dates = [d for d, _ in release_dates(engine).values()]
+    if not dates:
+        return []
+    out = []
+    for year in range(min(dates).year, max(dates).year + 1):
+        try:
+            built = date(year, month, day)
+        except ValueError:  # 29 February of a common year
+            continue
+        place = placed(engine, built)
+        if place is not None:
+            out.append(place)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Placement:
     """Where a build date falls among the dated releases."""

@@ -342,7 +342,8 @@ def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
             )
             if ref.fork:
                 res.capped = True
-                res.notes.append(f"{how}; findings capped at warning")
+                if not ref.after:  # (a CI build's range says it: releases.ranges)
+                    res.notes.append(f"{how}; findings capped at warning")
         elif not _judge_by_neighbours(spec, ref, res, release):
             res.notes.append(f"cannot check image {spec.image}: {why}")
         return

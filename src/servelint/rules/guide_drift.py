@@ -28,6 +28,12 @@ the one with the fewest differences (the earliest on a tie) documents it; the ot
 variations of it (a section on audio, thinking, long context, a PD or benchmark set-up) and
 their differences are info, naming the line of the command that documents the rendering.
 
+A guide section whose heading names a tuning aim ("### Low latency", "High throughput",
+"Long context", "Benchmark") tunes the command on purpose: its differences are a variation,
+info. A flag the guide sets to the value the release's own parser defaults to (the default
+in the profile of the release judged: the parser's, else its config class field's, as
+``--enable-prefix-caching`` on releases whose ``CacheConfig`` defaults it to True) changes nothing the engine does: no difference.
+
 A flag the guide only omits is reported as info, not warning: a guide is a short
 hand-written example beside the command the site renders from the recipe, and leaving a
 flag out of it is usually deliberate brevity (119 of the 256 guide drifts on the recipes
@@ -74,11 +80,13 @@ Fix: make the guide command match the recipe (or the recipe match the guide).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from servelint.model import Finding, FixSafety, LaunchSpec, Severity, Span
+from servelint.profiles import Profile
 from servelint.rules.base import CheckContext, Scope, finding
 
 CODE = "SL191"
@@ -88,6 +96,12 @@ SCOPE = Scope.NOTES
 FIX = FixSafety.NONE
 
 Flags = dict[str, tuple[str | None, Span | None]]  # flag key -> (value, span), in order
+# a guide section heading that names what the command is tuned for: a deliberate variation
+TUNING_SECTION = re.compile(
+    r"\b(low[- ]latency|latency|(high[- ]|max(imum)?[- ])?throughput|long[- ](context|texts?)|"
+    r"benchmark(ing)?|tuning|performance)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(slots=True, eq=False)
@@ -187,6 +201,31 @@ def mark_variations(specs: list[LaunchSpec]) -> None:
                 break
 
 
+def _at_default(d: Drift, profile: Profile | None) -> bool:
+    """Whether the guide sets a flag the recipe leaves out to the value the release's parser
+    defaults to (``--enable-chunked-prefill false`` where the default is False)."""
+    if d.kind != "extra" or profile is None:
+        return False
+    action = profile.option_index.get(d.flag)
+    if action is None:
+        return False
+    default = action.raw.get("default")
+    if default is None:  # the parser leaves it to its config class's field default
+        field = profile.configs.get(action.raw.get("field_of") or "", {}).get("fields", {})
+        default = {"True": True, "False": False}.get(
+            str((field.get(action.dest) or {}).get("default")), None)
+    if default is None:
+        return False
+    value = d.guide
+    if isinstance(default, bool):
+        if value in (None, "true", "True", "1"):
+            return (d.flag not in profile.negative) is default
+        if value in ("false", "False", "0"):
+            return default is False
+        return False
+    return value is not None and str(default) == value
+
+
 def _show(flag: str, value: str | None) -> str:
     return flag if value in (None, "true") else f"{flag} {value}"
 
@@ -205,10 +244,16 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     omits: one choice of the guide's author each), one per flag set to another value."""
     spec = ctx.spec
     label, found = drifts(spec.context)
+    found = [d for d in found if not _at_default(d, ctx.profile)]
     mod = sys.modules[__name__]
     variation = spec.context.get("guide_variation_of")
     aside = (f" (a variation: the guide's command at line {variation} is the one closest to "
              "that rendering)") if variation else ""
+    tuned = TUNING_SECTION.search(spec.context.get("guide_section") or "")
+    if tuned and not variation:
+        variation = "tuned"
+        aside = (f" (a variation: the guide's section \"{spec.context['guide_section']}\" "
+                 "tunes the command on purpose)")
     for kind in ("extra", "missing"):
         same = [d for d in found if d.kind == kind]
         if not same:

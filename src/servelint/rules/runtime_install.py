@@ -20,6 +20,11 @@ pip install --require-hashes -r requirements.lock
 vllm serve deepseek-ai/DeepSeek-R1 --trust-remote-code
 ```
 
+The engine's own package installed unpinned (a guide's ``uv pip install -U vllm``) is not
+reported here: it is how guides install the engine, and which release it gives is what the
+release range judges (an option that fails on the release it installs today is an error
+there).
+
 Fix: pin ``name==version`` with ``--hash`` (or a hashed lock file), or bake the package
 into the image.
 """
@@ -29,6 +34,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
+from servelint.engines import registry as engines
 from servelint.model import Finding, FixSafety, Severity
 from servelint.rules._util import canonical_pkg
 from servelint.rules.base import CheckContext, Scope, finding
@@ -67,9 +73,13 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     spec = ctx.spec
     trust = any(t.text == "--trust-remote-code" for t in spec.argv)
     by_command: dict[tuple, list] = {}
+    engine = engines.find(spec.engine)
+    own = canonical_pkg(engine.package) if engine is not None and engine.package else None
     for inst in spec.installs:
         if inst.from_context:
             continue  # a guide's install step for the reader, not a line of this launcher
+        if own and inst.kind == "name" and inst.name and canonical_pkg(inst.name) == own:
+            continue  # the engine itself: its release range judges what it installs
         line = inst.span.line if inst.span else 0
         by_command.setdefault((inst.command, line), []).append(inst)
     if not by_command:

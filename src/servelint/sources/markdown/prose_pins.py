@@ -3,8 +3,9 @@
 `vllm/vllm-openai:v0.11.0`, an inline `pip install vllm==0.11.0`. They pin the commands
 that follow as a release-tagged image or a pip pin in a block does (``reader._nearest``).
 
-Only an exact release is a pin: "vLLM 0.11.0 or later", ">= 0.11.0", "0.11+" state a floor
-and are left alone. Engine names are the registry's (an engine the text names by another
+Only an exact release is a pin: "vLLM 0.11.0 or later", "vllm>=0.11", "requires SGLang >=
+0.5.6" state a floor (``prose_floors``): the commands that follow meet any release from it to
+the newest (``releases.ranges``), never one release. Engine names are the registry's (an engine the text names by another
 word, "TensorRT-LLM", is not read here).
 """
 
@@ -34,6 +35,40 @@ def _said() -> re.Pattern[str]:
         rf"{_VERSION.format(n=2)}"
         rf"|\b(?P<e3>{names})(?:\[[\w,]+\])?=={_VERSION.format(n=3)})(?![\w]|\.\w)"  # a sentence's full stop may follow
     )
+
+
+@lru_cache(maxsize=1)
+def _floor_said() -> re.Pattern[str]:
+    """``<engine> X or later``, ``<engine> X+``, ``<engine> >= X``, ``<engine> version >= X``."""
+    names = "|".join(sorted((re.escape(e.name) for e in engines() if e.package), key=len))
+    version = r"v?(?P<v{n}>\d+\.\d+(?:\.\d+)?(?:\.post\d+|rc\d+)?)"
+    return re.compile(
+        rf"(?i)\b(?P<e1>{names})(?:\s+version)?\s+`?{version.format(n=1)}`?"
+        r"\s*(?:\+|or\s+(?:later|newer|above|higher)|and\s+(?:later|newer|above))"
+        rf"|\b(?P<e2>{names})(?:\[[\w,]+\])?(?:\s+version)?\s*(?:>=|≥)\s*{version.format(n=2)}"
+    )
+
+
+@dataclass(slots=True, eq=False)
+class ProseFloor:
+    """The lowest release the text says a command needs."""
+
+    engine: str
+    floor: str
+    text: str
+    span: Span
+
+
+def prose_floors(lines: list[str], first: int, span_at) -> list[ProseFloor]:  # noqa: ANN001
+    """Floors stated in prose ``lines`` (document line ``first`` on)."""
+    out: list[ProseFloor] = []
+    for i, line in enumerate(lines):
+        for m in _floor_said().finditer(line):
+            engine = (m.group("e1") or m.group("e2")).lower()
+            floor = m.group("v1") or m.group("v2")
+            span = span_at(first + i, m.start() + 1, m.end() + 1)
+            out.append(ProseFloor(engine, floor, m.group(0), span))
+    return out
 
 
 @dataclass(slots=True, eq=False)

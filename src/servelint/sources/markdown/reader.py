@@ -39,7 +39,7 @@ from servelint.sources.markdown.prose_installs import (
     doc_span,
     prose_installs,
 )
-from servelint.sources.markdown.prose_pins import prose_pins
+from servelint.sources.markdown.prose_pins import ProseFloor, prose_floors, prose_pins
 from servelint.sources.markdown.shell import Pin, interpret, prepare
 from servelint.sources.registry import block_reader
 from servelint.sources.shell.continuation import continuation_problems
@@ -201,6 +201,7 @@ def read_markdown(
         if text is None:
             return result
     pins: list[Pin] = []
+    floors: list[ProseFloor] = []
     fences = find_fences(text)
     result.blocks = len(fences)
     doc = context if context is not None else DocContext()
@@ -219,6 +220,7 @@ def read_markdown(
         doc.add_installs(prose_installs(prose.splitlines(), start + 1, span_at))
         mentions += inline_names(prose.splitlines(), start + 1, span_at)
         pins += _prose_pins(prose.splitlines(), start + 1, span_at)
+        floors += prose_floors(prose.splitlines(), start + 1, span_at)
         if fence.is_shell:
             doc.add_installs(block_comment_installs(fence, text_lines, span_at))
         if not fence.is_shell:
@@ -249,6 +251,7 @@ def read_markdown(
     result.commands_found = len(result.launches)
     for spec in result.launches:
         _assign_release(spec, pins, (floor, floor_span, floor_key), default_image, defaults_for)
+        _assign_prose_floor(spec, floors)
     # env names the guide gives outside its launches (exports after them, notes, tables)
     attach(result.launches, [*doc.exports, *mentions])
     return result
@@ -463,6 +466,18 @@ def _assign_release(
         spec.release, spec.release_span = floor, floor_span
         spec.context["release_from"] = f"{floor_key} {floor}"
         spec.context["release_kind"] = ReleaseFrom.FLOOR.value
+
+
+def _assign_prose_floor(spec: LaunchSpec, floors: list[ProseFloor]) -> None:
+    """A floor the text states before an unpinned launch ("vLLM 0.11.0 or later"): the
+    launch meets the releases from it to the newest (``releases.ranges``), never one."""
+    if spec.image or spec.release or spec.floor:
+        return
+    before = [f for f in floors if f.engine == spec.engine and f.span.line <= spec.anchor.line]
+    if before:
+        last = before[-1]
+        spec.context["prose_floor"] = last.floor
+        spec.context["prose_floor_from"] = f"`{last.text}` (line {last.span.line})"
 
 
 def _package(engine: str) -> str:
