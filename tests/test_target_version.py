@@ -249,3 +249,39 @@ def test_package_verdict_names_the_bumped_image(capsys):
     assert msgs, "the fastokens gate must still fire at the target release"
     assert all(f"the vllm {TARGET} image (its image vllm/vllm-openai:v0.27.1, bumped)" in m
                for m in msgs)
+
+
+def test_works_on_verdicts_do_not_stat_the_profile_store(tmp_path, capsys, monkeypatch):
+    """A works-on verdict resolves the launch at a target version, which reads no stored
+    profile: the store's index is looked at for the launch's own resolution only, not once
+    per release asked (it was: 1,835 launches of MiniMax-M3.yaml, 21,699 stats)."""
+    from servelint.profiles import store
+
+    _releases()
+    asked: list[tuple] = []
+    real_state = store.state
+    monkeypatch.setattr(store, "state", lambda: asked.append(()) or real_state())
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve org/m --max-model-len 4096\n")
+    report = _run(capsys, str(script), "--no-cache", "--image", "vllm/vllm-openai:v0.10.0",
+                  "--works-on")
+    assert report["launches"][0]["works_on"]["releases"] > 1  # several releases were judged
+    assert len(asked) <= 1
+
+
+def test_works_on_reads_the_launch_key_once_not_per_release(tmp_path, capsys, monkeypatch):
+    """The release-independent part of a launch's parse key (its argv texts, the files it
+    names, stat'ed) is read once per launch: works-on judged the launch on every release,
+    and read it again for each one."""
+    from servelint.pipeline import argv_memo
+
+    _releases()
+    asked: list[tuple[str, ...]] = []
+    real = argv_memo.named_files
+    monkeypatch.setattr(argv_memo, "named_files", lambda argv: asked.append(argv) or real(argv))
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve org/m --max-model-len 4096\n")
+    report = _run(capsys, str(script), "--no-cache", "--image", "vllm/vllm-openai:v0.10.0",
+                  "--works-on")
+    assert report["launches"][0]["works_on"]["releases"] > 2  # several releases were judged
+    assert len(asked) <= 3  # its own check (notes, its release), then all works-on verdicts

@@ -117,19 +117,22 @@ def _findings(
     routed: list[Finding] | None = None,
     only: frozenset[str] | None = None,
     prefer: frozenset[str] = frozenset(),
+    key: argv_memo.ArgvKey | None = None,
 ) -> Iterator[Finding]:
+    """``key``: the launch's ``argv_memo.argv_key``, when it is judged on several releases."""
     hist = history_mod.load(spec.engine)
     notes_rules, primary_rules = _rules_for(options.errors_only, only, prefer)
     primary = [t for t in res.targets if t.role == "primary"]
     # release-independent rules (resolution notes, runtime installs) run once per launch,
     # on the first primary release's parse (the argv memo's entry)
     if notes_rules:
-        ctx = _context(spec, primary[0].profile if primary else None, hist, res, floating=True)
+        ctx = _context(spec, primary[0].profile if primary else None, hist, res, floating=True,
+                       key=key)
         for rule in notes_rules:
             yield from rule.check(ctx)
     cap = res.capped and options.cap_guesses
     for tgt in primary:
-        ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating)
+        ctx = _context(spec, tgt.profile, hist, res, floating=tgt.floating, key=key)
         custom = ctx.extra["custom_image"] = _is_custom_image(spec, tgt.profile)
         ctx.extra["bumped"] = tgt.bumped
         ctx.how = tgt.how
@@ -200,8 +203,11 @@ def _rules_by_role(errors_only: bool = False) -> tuple[tuple, tuple]:
     )
 
 
-def _context(spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool) -> CheckContext:
-    parsed = argv_memo.parse_spec(prof, spec) if prof is not None else None
+def _context(
+    spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool,
+    key: argv_memo.ArgvKey | None = None,
+) -> CheckContext:
+    parsed = argv_memo.parse_spec(prof, spec, key) if prof is not None else None
     ctx = CheckContext(spec=spec, profile=prof, history=hist, parsed=parsed)  # type: ignore[arg-type]
     ctx.floating = floating
     ctx.extra.update({"notes": res.notes, "image_release": res.image_release, "floating": floating})
@@ -233,12 +239,14 @@ def first_error(
     version: str,
     only: frozenset[str] | None = None,
     prefer: frozenset[str] = frozenset(),
+    key: argv_memo.ArgvKey | None = None,
 ) -> Finding | None:
     """The first error the launch gets judged as if its image were bumped to ``version``
     (from the rules named in ``only``, when given; the rules whose codes are in ``prefer``
-    run first)."""
+    run first; ``key``: the launch's ``argv_memo.argv_key``)."""
     opts = Options(cap_guesses=False, errors_only=True)
-    found = _findings(spec, opts, resolution(spec, opts, version), only=only, prefer=prefer)
+    found = _findings(spec, opts, resolution(spec, opts, version), only=only, prefer=prefer,
+                      key=key)
     return next((f for f in found if f.severity == Severity.ERROR), None)
 
 
@@ -304,6 +312,12 @@ class _Verdicts:
         self.seen: dict[str, bool] = {}
         self.prefer: frozenset[str] = frozenset()
         self.places: dict[str, frozenset[tuple[str, int, int]]] = {}
+        self.key: argv_memo.ArgvKey | None = None  # the launch's, read at the first verdict
+
+    def _key(self, spec: LaunchSpec) -> argv_memo.ArgvKey:
+        if self.key is None:
+            self.key = argv_memo.argv_key(spec, spec.engine)
+        return self.key
 
     def errors_of(self, spec: LaunchSpec, version: str) -> frozenset[tuple[str, int, int]]:
         """The places of the errors found as if the image were bumped to ``version``."""
@@ -312,7 +326,7 @@ class _Verdicts:
             opts = Options(
                 target_version=f"{spec.engine}=={version}", cap_guesses=False, errors_only=True
             )
-            found = _findings(spec, opts, resolution(spec, opts))
+            found = _findings(spec, opts, resolution(spec, opts), key=self._key(spec))
             self.places[key] = frozenset(
                 _place(e.span) for e in found if e.severity == Severity.ERROR
             )
@@ -320,7 +334,8 @@ class _Verdicts:
 
     def __call__(self, spec: LaunchSpec, version: str) -> bool:
         if version not in self.seen:
-            self.seen[version] = first_error(spec, version, prefer=self.prefer) is None
+            found = first_error(spec, version, prefer=self.prefer, key=self._key(spec))
+            self.seen[version] = found is None
         return self.seen[version]
 
 

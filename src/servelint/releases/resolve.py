@@ -120,9 +120,12 @@ def resolve(
         )
     if image_map is not None:  # config mappings: not memoised (configs differ between runs)
         return _resolve(spec, target_version=target_version, image_map=image_map)
+    # the user's profile store is read only without a target version (``_resolve_primary``):
+    # a works-on verdict (one per release asked) stats nothing
+    stored = bool(spec.image) and not target_version
     key = (
         spec.engine, spec.image, spec.release, spec.floor, release_kind(spec), target_version,
-        store.state() if spec.image else None,
+        store.state() if stored else None,
     )
     return _RESOLVED.get_or(key, lambda: _resolve(spec, target_version=target_version))
 
