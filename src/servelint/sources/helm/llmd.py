@@ -17,8 +17,9 @@ from servelint.launches import CommandRecord, Origin
 from servelint.model import EnvVar, Span, Token
 from servelint.sources.base import ReadResult
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, at, load_yaml_stream
+from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, at
 from servelint.sources.container.launch import container_launches
+from servelint.sources.helm.values import values_root
 from servelint.sources.unread import no_launch_note
 from servelint.util.data_files import json_folder
 
@@ -43,10 +44,8 @@ def llmd_charts_of(text: str) -> list[dict]:
 
 
 def read_llmd_values(path: str, text: str) -> ReadResult:
-    docs, problems = load_yaml_stream(text, path)
-    result = ReadResult(problems=list(problems))
-    root = docs[0] if docs else None
-    if not isinstance(root, Map):
+    result, root = values_root(path, text)
+    if root is None:
         return result
     for chart in llmd_charts_of(text):
         for role in chart["roles"]:

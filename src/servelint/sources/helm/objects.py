@@ -15,8 +15,9 @@ import re
 from servelint.launches import Origin
 from servelint.sources.base import ReadResult
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.common.yamlpos import Map, Scalar, at, load_yaml_stream
+from servelint.sources.common.yamlpos import Map, Scalar, at
 from servelint.sources.container.launch import container_launches
+from servelint.sources.helm.values import values_root
 from servelint.sources.kubernetes.controllers import controller_record, map_for
 from servelint.sources.kubernetes.objects import K8sObject
 from servelint.sources.kubernetes.schema import group_of
@@ -42,10 +43,8 @@ def object_charts_of(text: str) -> list[dict]:
 
 
 def read_object_values(path: str, text: str) -> ReadResult:
-    docs, problems = load_yaml_stream(text, path)
-    result = ReadResult(problems=list(problems))
-    root = docs[0] if docs else None
-    if not isinstance(root, Map):
+    result, root = values_root(path, text)
+    if root is None:
         return result
     for chart in object_charts_of(text):
         entries = at(root, *chart["values_path"].split("."))

@@ -41,11 +41,16 @@ def charts_of(text: str) -> list[dict]:
             if re.search(rf"^{re.escape(c['values_path'].split('.')[0])}:", text, re.M)]
 
 
-def read_values(path: str, text: str) -> ReadResult:
+def values_root(path: str, text: str) -> tuple[ReadResult, Map | None]:
+    """A values file's result so far (its YAML problems) and its top mapping, if it has one."""
     docs, problems = load_yaml_stream(text, path)
-    result = ReadResult(problems=list(problems))
     root = docs[0] if docs else None
-    if not isinstance(root, Map):
+    return ReadResult(problems=list(problems)), root if isinstance(root, Map) else None
+
+
+def read_values(path: str, text: str) -> ReadResult:
+    result, root = values_root(path, text)
+    if root is None:
         return result
     for chart in charts_of(text):
         items = at(root, *chart["values_path"].split("."))
