@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from servelint.engines.images import resolve_image
 from servelint.engines.registry import engines
@@ -25,7 +24,6 @@ _INLINE = re.compile(r"`([^`\n]+)`")
 _IMAGE = re.compile(r"^[\w.-]+(?:[:/][\w.-]+)*/[\w.-]+:[\w.+-]+$")
 
 
-@lru_cache(maxsize=1)
 def _said() -> re.Pattern[str]:
     """``<engine> version: X``, ``tested with <engine> X``, ``<engine>==X``."""
     names = "|".join(sorted((re.escape(e.name) for e in engines() if e.package), key=len))
@@ -37,7 +35,6 @@ def _said() -> re.Pattern[str]:
     )
 
 
-@lru_cache(maxsize=1)
 def _floor_said() -> re.Pattern[str]:
     """``<engine> X or later``, ``<engine> X+``, ``<engine> >= X``, ``<engine> version >= X``."""
     names = "|".join(sorted((re.escape(e.name) for e in engines() if e.package), key=len))
@@ -62,8 +59,9 @@ class ProseFloor:
 def prose_floors(lines: list[str], first: int, span_at) -> list[ProseFloor]:  # noqa: ANN001
     """Floors stated in prose ``lines`` (document line ``first`` on)."""
     out: list[ProseFloor] = []
+    said = _floor_said()  # once per block: the engines' names may change (a plugin engine)
     for i, line in enumerate(lines):
-        for m in _floor_said().finditer(line):
+        for m in said.finditer(line):
             engine = (m.group("e1") or m.group("e2")).lower()
             floor = m.group("v1") or m.group("v2")
             span = span_at(first + i, m.start() + 1, m.end() + 1)
@@ -85,9 +83,10 @@ def prose_pins(lines: list[str], first: int, span_at) -> list[ProsePin]:  # noqa
     """Pins in prose ``lines`` (document line ``first`` on); ``span_at(line, column, end)``
     maps document coordinates to a span."""
     out: list[ProsePin] = []
+    said = _said()  # once per block: the engines' names may change (a plugin engine)
     for i, line in enumerate(lines):
         row = first + i
-        for m in _said().finditer(line):
+        for m in said.finditer(line):
             after, before = line[m.end() :], line[max(0, m.start() - 3) : m.start()]
             if _FLOOR_AFTER.match(after) or ">=" in before:
                 continue
