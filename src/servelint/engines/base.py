@@ -19,6 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
+from servelint.engines.tags import release_from_tag
+
 # The records below compare by identity (``eq=False``): nothing compares them by value.
 
 
@@ -49,13 +51,6 @@ class Module:
     @property
     def name(self) -> str:
         return self.entrypoint or f"python -m {self.module}"
-
-
-def release_from_version_tag(tag: str) -> tuple[str | None, bool, str]:
-    """The usual tag grammar (``v0.21.0``, ``0.5.12.post1-cu130``): see ``engines.images``."""
-    from servelint.engines.images import release_from_tag
-
-    return release_from_tag(tag)
 
 
 @dataclass(slots=True, eq=False)
@@ -98,7 +93,7 @@ class Images:
         official: tuple[str, ...] = (),
         wrappers: tuple[str, ...] = (),
         name_words: tuple[str, ...] = (),
-        release_of: Callable[[str], tuple[str | None, bool, str]] = release_from_version_tag,
+        release_of: Callable[[str], tuple[str | None, bool, str]] = release_from_tag,
         entrypoints: dict[str, tuple[str, ...]] | None = None,
         assumed_entrypoint: tuple[str, ...] = (),
         entrypoint_table: Callable[[str, str | None], ImageEntrypoint | None] = (

@@ -10,27 +10,13 @@ releases, each engine says (``engines/<name>/__init__.py``).
 from __future__ import annotations
 
 import os
-import re
-
-from packaging.version import InvalidVersion, Version
 
 from servelint.engines import image_table
 from servelint.engines import registry as engines
 from servelint.engines.base import Command, ImageEntrypoint, Module
+from servelint.engines.tags import RELEASE_TAG, TAG_VERSION_PART
 
 _FLOATING_TAGS = {"latest", "nightly", "main", "dev", "stable", "edge", "nightly-dev", "dev-nightly"}
-# three or four release parts (vLLM published 0.10.1.1, SGLang 0.4.3.post2 is a post release)
-_VERSION = r"\d+\.\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?"
-# "v0.21.0", "v0.10.1.1", "v0.21.0-cu130", "v0.5.14-rocm720-mi35x-20260701"; suffix = variant
-_RELEASE_TAG = re.compile(rf"^v?(?P<version>{_VERSION})(?P<suffix>-[A-Za-z0-9._-]+)?$")
-# build-variant suffix words that do not change the engine release
-# a release spelled inside a longer tag, between dashes (vLLM's CI builds
-# ``vllm-x86_64-cu13-0.25.1-7a33ba9``: the release its version part names, a build of a later commit)
-_TAG_VERSION_PART = re.compile(rf"(?:^|-)v?(?P<version>{_VERSION})(?=-|$)")
-_VARIANT_WORD = re.compile(
-    r"^(cu\d+(\.\d+)*|cuda\d+(\.\d+)*|rocm\d+|mi\d+x|ubuntu\d+(\.\d+)?|x86_64|amd64|arm64|aarch64"
-    r"|runtime|py3\d*|srt|\d{8})$"
-)
 
 
 class ImageRef:
@@ -112,22 +98,6 @@ def _engine_for(repo: str) -> str:
     return "unknown"
 
 
-def release_from_tag(tag: str) -> tuple[str | None, bool, str]:
-    """-> (release, custom, note) for a tag of a known engine repository."""
-    m = _RELEASE_TAG.match(tag)
-    if not m:
-        return None, True, f"tag {tag!r} names no engine release"
-    suffix = (m.group("suffix") or "").lstrip("-")
-    words = [w for w in re.split(r"-", suffix) if w]
-    if any(not _VARIANT_WORD.match(w) for w in words):
-        return None, True, f"tag {tag!r} is a custom build of {m.group('version')}"
-    try:
-        Version(m.group("version"))
-    except InvalidVersion:
-        return None, True, f"tag {tag!r} names no valid version"
-    return m.group("version"), False, ""
-
-
 def _from_table(
     found: image_table.TableRelease, floating: bool, repo: str, tag: str, registry: str,
     digest: str,
@@ -178,9 +148,9 @@ def _mark_guess(ref: ImageRef, own: tuple[str, ...]) -> None:
     7a33ba9``) is taken at that release."""
     named = ref.release
     if named is None:
-        m = _RELEASE_TAG.match(ref.tag)
+        m = RELEASE_TAG.match(ref.tag)
         if m is None:
-            m = _TAG_VERSION_PART.search(ref.tag)
+            m = TAG_VERSION_PART.search(ref.tag)
             ref.after = m is not None
         named = m.group("version") if m and ref.custom else None
         ref.guess = named
