@@ -13,7 +13,7 @@ from servelint import profiles
 from servelint.builders.vllm import conditions as builder
 from servelint.builders.wheel import WheelSource
 from servelint.engines.vllm.conditions import UNKNOWN, Items, Values, holds, reads
-from servelint.engines.vllm.validators import coerce
+from servelint.engines.vllm.field_coerce import coerce
 from servelint.engines.vllm.verdict import static_verdict
 
 DEMO = """

@@ -11,7 +11,7 @@ one a condition reads (``_index``). Restricted to the dests some check of the re
 read, those decide the result:
 
 - every dest of each class ``create_engine_config`` builds, the dests of computed arguments
-  (``{"expr": …}``) and of classes built in the same call included (``validators._dests``);
+  (``{"expr": …}``) and of classes built in the same call included (``check_values._dests``);
 - the dataclass-JSON options of classes with checks;
 - each ``from_dict`` class's option and the dests the engine fills its keys from;
 - the fields ``EngineArgs``'s own checks and model checks read.
@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from servelint.engines.vllm import validators
+from servelint.engines.vllm import check_values
 from servelint.engines.vllm.conditions import UNKNOWN
 from servelint.engines.vllm.launch_values import LaunchValues
 from servelint.profiles import Profile
@@ -46,8 +46,8 @@ class _Unkeyable(Exception):
 def failures(
     profile: Profile,
     launch: LaunchValues,
-    compute: Callable[..., Iterable[validators.ConditionFailure]],
-) -> tuple[validators.ConditionFailure, ...]:
+    compute: Callable[..., Iterable[check_values.ConditionFailure]],
+) -> tuple[check_values.ConditionFailure, ...]:
     """``compute(profile, launch)``'s failures, once per release and key."""
     table = profile.data.get("conditions") or {}
     try:
@@ -64,8 +64,8 @@ def part_failures(
     part: Any,
     dests: frozenset[str],
     maps: tuple[dict[str, Any], ...],
-    compute: Callable[[], Iterable[validators.ConditionFailure]],
-) -> tuple[validators.ConditionFailure, ...]:
+    compute: Callable[[], Iterable[check_values.ConditionFailure]],
+) -> tuple[check_values.ConditionFailure, ...]:
     """The failures of one part of the release's checks (a built class, the bounds, ...):
     ``compute()``, once per release, ``part`` and the values ``maps`` give ``dests``, which
     must be every dest the part reads."""
@@ -95,13 +95,11 @@ def _read_dests(profile: Profile, table: dict[str, Any]) -> tuple[frozenset[str]
     """The dests whose options make ``failures`` look at the classes (``_index``), and every
     dest a check of the release can read (those and EngineArgs' model checks' fields); kept
     in the release's one table memo."""
-    from servelint.engines.vllm.engine_args_checks import read_fields
-
     def dests() -> tuple[frozenset[str], frozenset[str]]:
-        _, gate = validators._index(profile, table)
-        return gate, gate | read_fields(table)
+        _, gate = check_values._index(profile, table)
+        return gate, gate | check_values.read_fields(profile, table)
 
-    return validators.per_release(table, ("memo", "dests"), dests)
+    return check_values.per_release(profile, ("memo", "dests"), dests)
 
 
 def _frozen(value: Any) -> Any:

@@ -18,6 +18,7 @@ from typing import Any
 
 from servelint.engines.vllm import argv as vllm_argv
 from servelint.engines.vllm import validators
+from servelint.engines.vllm.check_values import without_env_caveat
 from servelint.engines.vllm.guarded_lookup_checks import lookup_failures
 from servelint.profiles import Profile
 
@@ -226,7 +227,7 @@ def condition_rejection(profile: Profile, options: list[Any],
     is then decided)."""
     found = list(validators.failures(profile, options, entry="serve"))  # `vllm serve ARGV`
     if env is not None:
-        found = [validators.without_env_caveat(f) if f.env else f for f in found
+        found = [without_env_caveat(f) if f.env else f for f in found
                  if not any(name in env for name in f.env)]
     failure = next((f for f in found if not (f.model or f.only_if)), found[0] if found else None)
     if failure is None:
