@@ -10,6 +10,7 @@ releases, each engine says (``engines/<name>/__init__.py``).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from servelint.engines import image_table
 from servelint.engines import registry as engines
@@ -19,48 +20,31 @@ from servelint.engines.tags import RELEASE_TAG, TAG_VERSION_PART
 _FLOATING_TAGS = {"latest", "nightly", "main", "dev", "stable", "edge", "nightly-dev", "dev-nightly"}
 
 
+@dataclass(slots=True, eq=False)
 class ImageRef:
-    """A container image reference and the engine release its tag names (a plain slotted
-    record: nothing compares, hashes or copies one)."""
+    """A container image reference and the engine release its tag names."""
 
-    __slots__ = (
-        "engine", "release", "floating", "custom", "repository", "tag", "registry", "digest",
-        "note", "basis", "ranged", "lo", "hi", "fork", "guess", "after",
-    )
-
-    def __init__(
-        self,
-        engine: str,
-        release: str | None,
-        floating: bool,
-        custom: bool,
-        repository: str,
-        tag: str,
-        registry: str = "",
-        digest: str = "",
-        note: str = "",
-    ) -> None:
-        self.engine = engine  # vllm | sglang | trtllm | atom | tilert | unknown
-        self.release = release  # engine release named by the tag; None = cannot check
-        self.floating = floating  # tag moves over time (latest, nightly, missing tag)
-        self.custom = custom  # not a published engine release (custom/dev/commit tag)
-        self.repository = repository  # registry-relative repository, e.g. "vllm/vllm-openai"
-        self.tag = tag  # tag as written ("" when absent)
-        self.registry = registry  # e.g. "nvcr.io", "" for Docker Hub
-        self.digest = digest  # "sha256:..." when pinned by digest
-        self.note = note  # why release is None, when it is
-        # from the table of images whose tag names no release (engines.image_table):
-        self.basis = ""  # where the release (or the range) comes from
-        self.ranged = False  # the release is unknown: it is the range lo–hi
-        self.lo: str | None = None  # lowest release it can hold (None: open)
-        self.hi: str | None = None  # highest release it can hold (None: open)
-        self.fork = False  # a fork's build of the release (findings capped at warning)
-        # a custom build's tag that starts with a release (``v0.10.2-aibrix-v0.5.0``): the
-        # release it is taken to hold, a guess (``release`` stays None)
-        self.guess: str | None = None
-        # the guess is the release a build of later commits starts from (a CI build's tag
-        # spelling a release between other words): it may hold names added after it
-        self.after = False
+    engine: str  # vllm | sglang | trtllm | atom | tilert | unknown
+    release: str | None  # engine release named by the tag; None = cannot check
+    floating: bool  # tag moves over time (latest, nightly, missing tag)
+    custom: bool  # not a published engine release (custom/dev/commit tag)
+    repository: str  # registry-relative repository, e.g. "vllm/vllm-openai"
+    tag: str  # tag as written ("" when absent)
+    registry: str = ""  # e.g. "nvcr.io", "" for Docker Hub
+    digest: str = ""  # "sha256:..." when pinned by digest
+    note: str = ""  # why release is None, when it is
+    # from the table of images whose tag names no release (engines.image_table):
+    basis: str = ""  # where the release (or the range) comes from
+    ranged: bool = False  # the release is unknown: it is lo–hi
+    lo: str | None = None  # lowest release it can hold (None: open)
+    hi: str | None = None  # highest release it can hold (None: open)
+    fork: bool = False  # a fork's build (findings capped at warning)
+    # a custom build's tag that starts with a release (``v0.10.2-aibrix-v0.5.0``): the
+    # release it is taken to hold, a guess (``release`` stays None)
+    guess: str | None = None
+    # the guess is the release a build of later commits starts from (a CI build's tag
+    # spelling a release between other words): it may hold names added after it
+    after: bool = False
 
 
 def _split(ref: str) -> tuple[str, str, str, str]:
