@@ -14,6 +14,15 @@ SAFE_METHODS = frozenset().union(*runtime.SAFE_METHODS.values())
 _CONSTANT_NAMES = frozenset({"True", "False", "None"})
 
 
+def exact_path(node: ast.AST) -> str | None:
+    """``a.b`` of a plain ``self.a.b`` chain (no subscript)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join(reversed(parts)) if isinstance(node, ast.Name) and node.id == "self" else None
+
+
 def self_path(node: ast.AST) -> str | None:
     """``a.b`` of ``self.a.b`` (``self.a.b[i].c``: ``a.b``, the part that is replaced)."""
     parts: list[str] = []
