@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import operator
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -18,11 +19,11 @@ class _Unknown:
 UNKNOWN: Any = _Unknown()
 
 
+@dataclass(slots=True, eq=False, repr=False)
 class Items:
     """A list of ``n`` items whose values are not known (only its length and truth are)."""
 
-    def __init__(self, n: int):
-        self.n = n
+    n: int
 
     def __repr__(self) -> str:
         return f"Items({self.n})"
@@ -32,22 +33,21 @@ class Undetermined(Exception):
     """The test reads something the launch does not decide."""
 
 
+@dataclass(slots=True, eq=False)
 class Values:
     """One config object as the launch builds it: field -> value, a nested ``Values``, or
     ``UNKNOWN``; ``given`` names the fields the launch itself sets."""
 
-    def __init__(self, cls: str, fields: dict[str, Any], given: dict[str, Any] | None = None):
-        self.cls, self.fields, self.given = cls, fields, given or {}
-
-        self.names: dict[str, Any] = {}  # a comprehension's variables while it runs
+    cls: str
+    fields: dict[str, Any]
+    given: dict[str, Any] = field(default_factory=dict)
+    names: dict[str, Any] = field(default_factory=dict)  # a comprehension's variables
 
     def get(self, name: str) -> Any:
         return self.fields.get(name, UNKNOWN)
 
     def binding(self, names: dict[str, Any]) -> Values:
-        scoped = Values(self.cls, self.fields, self.given)
-        scoped.names = {**self.names, **names}
-        return scoped
+        return Values(self.cls, self.fields, self.given, {**self.names, **names})
 
 
 SAFE_CALLS = {
