@@ -1,9 +1,9 @@
 """A validator failure's caveats (``ConditionFailure.only_if``): knowing the environment
-drops the env-default caveat only, the others stay (validators.without_env_caveat)."""
+drops the env-default caveat only, the others stay (check_values.without_env_caveat)."""
 
 from __future__ import annotations
 
-from servelint.engines.vllm.validators import ConditionFailure, _env_caveat, without_env_caveat
+from servelint.engines.vllm.check_values import ConditionFailure, _env_caveat, without_env_caveat
 
 
 def _failure(only_if: str, env: tuple[str, ...]) -> ConditionFailure:

@@ -12,7 +12,7 @@ import pytest
 
 from servelint import profiles
 from servelint.builders.vllm import condition_index
-from servelint.engines.vllm import validators
+from servelint.engines.vllm import check_values
 from servelint.engines.vllm.conditions import Values, check_reads, reads
 
 RELEASES = profiles.available("vllm")
@@ -77,8 +77,8 @@ def test_the_stored_outcome_on_defaults_is_the_one_used() -> None:
     defaults = Values("C", {"x": 0})
     same = Values("C", {"x": 0})
     # the evaluator would say "passes" on x=0: the stored outcome wins
-    assert validators._base_outcome(check, same, (defaults, {}), "json") == "raises"
+    assert check_values._base_outcome(check, same, (defaults, {}), "json") == "raises"
     # a kind the builder did not store is computed
-    assert validators._base_outcome(check, same, (defaults, {}), "built") == "passes"
+    assert check_values._base_outcome(check, same, (defaults, {}), "built") == "passes"
     # values that differ from the defaults on a field read: no outcome on the defaults
-    assert validators._base_outcome(check, Values("C", {"x": 2}), (defaults, {}), "json") is False
+    assert check_values._base_outcome(check, Values("C", {"x": 2}), (defaults, {}), "json") is False

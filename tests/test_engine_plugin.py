@@ -81,6 +81,7 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         profiles.write(_profile(version, extra), "toy", version)
     yield tmp_path
     registry.unregister("toy")
+    profiles.forget()  # what was read of the toy's profiles goes with it
     sys.modules.pop("toyengine", None)
     sys.modules.pop("toyengine.argv", None)
 

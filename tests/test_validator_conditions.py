@@ -13,7 +13,7 @@ from servelint import profiles
 from servelint.builders.vllm import conditions as builder
 from servelint.builders.wheel import WheelSource
 from servelint.engines.vllm.conditions import UNKNOWN, Items, Values, holds, reads
-from servelint.engines.vllm.validators import coerce
+from servelint.engines.vllm.field_coerce import coerce
 from servelint.engines.vllm.verdict import static_verdict
 
 DEMO = """
@@ -163,6 +163,29 @@ def _values(**fields: object) -> Values:
         ("self.mode.__class__", {"mode": "a"}, None),
         ("2 ** self.size > 0", {"size": 10**6}, None),
         ("not valid python (", {}, None),
+        # isinstance: the value first, then the types (only built-in ones are known)
+        ("isinstance(self.mode, str)", {"mode": "a"}, True),
+        ("isinstance(self.mode, (int, float))", {"mode": "a"}, False),
+        ("isinstance(self.mode, MyType)", {"mode": "a"}, None),
+        ("isinstance(self.size // self.count, MyType)", {"size": 1, "count": 0}, True),
+        ("isinstance(self.mode)", {"mode": "a"}, None),
+        ("self.x is None", {"x": Values("Sub", {})}, False),
+        ("self.flag is True", {"flag": True}, True),
+        ("self.mode is 'a'", {"mode": "a"}, None),  # identity of strings: not decided
+        ("[d for d in self.devs if d > 1]", {"devs": [1, 2, 3]}, True),
+        ("len([d for d in self.devs if d > 5]) > 0", {"devs": [1, 2, 3]}, False),
+        ("[d for d in self.devs]", {"devs": UNKNOWN}, None),
+        ("'b' if self.flag else ''", {"flag": False}, False),
+        ("{self.mode, 'x'} == {'x', 'a'}", {"mode": "a"}, True),
+        ("self.sizes[self.index] > 1", {"sizes": (1, 2), "index": 1}, True),
+        ("-self.size < 0", {"size": 2}, True),
+        ("self.mode.strip().endswith('b')", {"mode": " ab "}, True),
+        ("self.opts.get('k') == 1", {"opts": {"k": 1}}, True),
+        ("self.opts.popitem()", {"opts": {"k": 1}}, None),  # a method not allowed
+        ("lambda: 1", {}, None),  # a node the evaluator does not know
+        # nested past what the evaluator compiles: never decided, never an error
+        ("(" * 100 + "self.size" + ")" * 100 + " > 1", {"size": 2}, True),
+        ("not " * 3000 + "self.flag", {"flag": True}, None),
     ],
 )
 def test_walker(test: str, fields: dict, expected: bool | None) -> None:

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
+
+from servelint.engines.tags import release_from_tag
 
 # The records below compare by identity (``eq=False``): nothing compares them by value.
+T = TypeVar("T")
 
 
 @dataclass(slots=True, eq=False)
@@ -51,13 +54,6 @@ class Module:
         return self.entrypoint or f"python -m {self.module}"
 
 
-def release_from_version_tag(tag: str) -> tuple[str | None, bool, str]:
-    """The usual tag grammar (``v0.21.0``, ``0.5.12.post1-cu130``): see ``engines.images``."""
-    from servelint.engines.images import release_from_tag
-
-    return release_from_tag(tag)
-
-
 @dataclass(slots=True, eq=False)
 class ImageEntrypoint:
     """What an image runs before the arguments ``docker run IMAGE ARGS`` gives it: its
@@ -77,52 +73,29 @@ def no_entrypoint_table(repository: str, release: str | None) -> ImageEntrypoint
     return None
 
 
+@dataclass(slots=True, eq=False)
 class Images:
     """The engine's container images and how their tags name releases."""
 
-    __slots__ = (
-        "repositories",
-        "official",
-        "wrappers",
-        "name_words",
-        "release_of",
-        "entrypoints",
-        "assumed_entrypoint",
-        "entrypoint_table",
-    )
-
-    def __init__(
-        self,
-        *,
-        repositories: tuple[str, ...] = (),
-        official: tuple[str, ...] = (),
-        wrappers: tuple[str, ...] = (),
-        name_words: tuple[str, ...] = (),
-        release_of: Callable[[str], tuple[str | None, bool, str]] = release_from_version_tag,
-        entrypoints: dict[str, tuple[str, ...]] | None = None,
-        assumed_entrypoint: tuple[str, ...] = (),
-        entrypoint_table: Callable[[str, str | None], ImageEntrypoint | None] = (
-            no_entrypoint_table
-        ),
-    ) -> None:
-        self.repositories = repositories  # registry-relative, lowercase ("vllm/vllm-openai")
-        # repositories whose floating ``latest`` is the newest release (the engine's own)
-        self.official = official
-        # repositories of a wrapper (Dynamo) whose tag is the wrapper's version, not the engine's
-        self.wrappers = wrappers
-        # words that make an unlisted repository's last part this engine's ("my/vllm-fork")
-        self.name_words = name_words
-        # tag -> (release or None, custom build?, why no release)
-        self.release_of = release_of
-        # repository -> the command words its ENTRYPOINT runs before the container's arguments
-        # when the release's own Dockerfile was not read (vllm/vllm-openai runs ``vllm serve``)
-        self.entrypoints = entrypoints or {}
-        # the entrypoint taken for this engine's other repositories, whose Dockerfiles servelint
-        # cannot see (used only when the arguments start with a flag or a model id)
-        self.assumed_entrypoint = assumed_entrypoint
-        # (repository, release; None = the newest) -> what that release's image runs, read
-        # from its own Dockerfile; None = not read
-        self.entrypoint_table = entrypoint_table
+    _: KW_ONLY
+    repositories: tuple[str, ...] = ()  # registry-relative, lowercase ("vllm/vllm-openai")
+    # repositories whose floating ``latest`` is the newest release (the engine's own)
+    official: tuple[str, ...] = ()
+    # repositories of a wrapper (Dynamo) whose tag is the wrapper's version, not the engine's
+    wrappers: tuple[str, ...] = ()
+    # words that make an unlisted repository's last part this engine's ("my/vllm-fork")
+    name_words: tuple[str, ...] = ()
+    # tag -> (release or None, custom build?, why no release)
+    release_of: Callable[[str], tuple[str | None, bool, str]] = release_from_tag
+    # repository -> the command words its ENTRYPOINT runs before the container's arguments
+    # when the release's own Dockerfile was not read (vllm/vllm-openai runs ``vllm serve``)
+    entrypoints: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the entrypoint taken for this engine's other repositories, whose Dockerfiles servelint
+    # cannot see (used only when the arguments start with a flag or a model id)
+    assumed_entrypoint: tuple[str, ...] = ()
+    # (repository, release; None = the newest) -> what that release's image runs, read
+    # from its own Dockerfile; None = not read
+    entrypoint_table: Callable[[str, str | None], ImageEntrypoint | None] = no_entrypoint_table
 
     def entrypoint(self, repository: str, release: str | None = None) -> tuple[str, ...] | None:
         """The words the image ``repository`` at ``release`` runs before its arguments (its
@@ -147,92 +120,66 @@ class ArgvModel(Protocol):
         ...
 
 
+@dataclass(slots=True, eq=False)
 class Engine:
     """One engine's facts (see the module docstring); one instance per engine, found by ``name``
     in the registry (instances compare by identity)."""
 
-    __slots__ = (
-        "name",
-        "package",
-        "images",
-        "launchers",
-        "config_flags",
-        "shell_words",
-        "argv_module",
-        "extractors",
-        "profile_dir",
-        "option_file_checks",
-        "judged_entrypoints",
-        "sparse_profiles",
-        "config_expander",
-        "config_read_by_parser",
-        "launch_adapter",
-        "adapted_entrypoints",
-        "handoff_flags",
-        "source_repositories",
-    )
+    name: str  # as in profiles and findings: "vllm"
+    _: KW_ONLY
+    package: str | None = None  # PyPI distribution whose ``==`` pin names the release
+    images: Images = field(default_factory=Images)
+    launchers: tuple[Command | Module, ...] = ()
+    config_flags: tuple[str, ...] = ()  # options naming a file the engine reads options from
+    # words whose presence makes a shell text worth interpreting (commands, module tails)
+    shell_words: tuple[str, ...] = ()
+    # dotted module with ``parse(profile, argv)``; None: unchecked
+    argv_module: str | None = None
+    # builder: modules whose ``extract(src, profile) -> dict`` fill the profile, in order
+    # (servelint.builders; never imported by ``check``)
+    extractors: tuple[str, ...] = ()
+    profile_dir: Path | None = None  # default: the package's profiles/data/<name>
+    # the reader keeps the lines of the config file a launch passes (LaunchSpec.option_file)
+    # for the argv model's ``option_file_problems`` (TensorRT-LLM's LLM API YAML)
+    option_file_checks: bool = False
+    # the entrypoints whose argv the argv model states (empty: all); others (TensorRT-LLM's
+    # ``trtllm-serve disaggregated``, Dynamo's trtllm workers) are recognised, not judged
+    judged_entrypoints: tuple[str, ...] = ()
+    # profiles exist for some releases only: an unprofiled image release is judged by its
+    # profiled neighbours, capped at warning (servelint.releases.release_range)
+    sparse_profiles: bool = False
+    # "module:function" turning the lines of the file a config flag names into the argv
+    # the engine reads from it (``fn(lines) -> list[Token] | None``, None: not a flat
+    # mapping); None: the file is not expanded (servelint.launches)
+    config_expander: str | None = None
+    # the argv model reads the config file itself (SGLang's merge), by its path on disk
+    config_read_by_parser: bool = False
+    # a wrapper's launch adapter (Dynamo workers): a module with ``adapt(spec)`` and the
+    # functions the judge calls on what it returns, for launches whose entrypoint is one
+    # of ``adapted_entrypoints`` (servelint.pipeline.judge)
+    launch_adapter: str | None = None
+    adapted_entrypoints: tuple[str, ...] = ()
+    # (flag, engine): a flag with which the command hands the launch to another package's
+    # server, judged as that engine (vLLM's ``--omni`` -> vLLM-Omni)
+    handoff_flags: tuple[tuple[str, str], ...] = ()
+    # its source repositories ("owner/name"): a document that clones one and then runs
+    # ``pip install -e .`` builds this engine (Markdown guides)
+    source_repositories: tuple[str, ...] = ()
+    # what is read once from the engine's own data files (``derived``)
+    _derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        package: str | None = None,
-        images: Images | None = None,
-        launchers: tuple[Command | Module, ...] = (),
-        config_flags: tuple[str, ...] = (),
-        shell_words: tuple[str, ...] = (),
-        argv_module: str | None = None,
-        extractors: tuple[str, ...] = (),
-        profile_dir: Path | None = None,
-        option_file_checks: bool = False,
-        judged_entrypoints: tuple[str, ...] = (),
-        sparse_profiles: bool = False,
-        config_expander: str | None = None,
-        config_read_by_parser: bool = False,
-        launch_adapter: str | None = None,
-        adapted_entrypoints: tuple[str, ...] = (),
-        handoff_flags: tuple[tuple[str, str], ...] = (),
-        source_repositories: tuple[str, ...] = (),
-    ) -> None:
-        self.name = name  # as in profiles and findings: "vllm"
-        self.package = package  # PyPI distribution whose ``==`` pin names the release
-        self.images = images or Images()
-        self.launchers = launchers
-        self.config_flags = config_flags  # options naming a file the engine reads options from
-        # words whose presence makes a shell text worth interpreting (commands, module tails)
-        self.shell_words = shell_words
-        # dotted module with ``parse(profile, argv)``; None: unchecked
-        self.argv_module = argv_module
-        # builder: modules whose ``extract(src, profile) -> dict`` fill the profile, in order
-        # (servelint.builders; never imported by ``check``)
-        self.extractors = extractors
-        self.profile_dir = profile_dir  # default: the package's profiles/data/<name>
-        # the reader keeps the lines of the config file a launch passes (LaunchSpec.option_file)
-        # for the argv model's ``option_file_problems`` (TensorRT-LLM's LLM API YAML)
-        self.option_file_checks = option_file_checks
-        # the entrypoints whose argv the argv model states (empty: all); others (TensorRT-LLM's
-        # ``trtllm-serve disaggregated``, Dynamo's trtllm workers) are recognised, not judged
-        self.judged_entrypoints = judged_entrypoints
-        # profiles exist for some releases only: an unprofiled image release is judged by its
-        # profiled neighbours, capped at warning (servelint.releases.release_range)
-        self.sparse_profiles = sparse_profiles
-        # "module:function" turning the lines of the file a config flag names into the argv
-        # the engine reads from it (``fn(lines) -> list[Token] | None``, None: not a flat
-        # mapping); None: the file is not expanded (servelint.launches)
-        self.config_expander = config_expander
-        # the argv model reads the config file itself (SGLang's merge), by its path on disk
-        self.config_read_by_parser = config_read_by_parser
-        # a wrapper's launch adapter (Dynamo workers): a module with ``adapt(spec)`` and the
-        # functions the judge calls on what it returns, for launches whose entrypoint is one
-        # of ``adapted_entrypoints`` (servelint.pipeline.judge)
-        self.launch_adapter = launch_adapter
-        self.adapted_entrypoints = adapted_entrypoints
-        # (flag, engine): a flag with which the command hands the launch to another package's
-        # server, judged as that engine (vLLM's ``--omni`` -> vLLM-Omni)
-        self.handoff_flags = handoff_flags
-        # its source repositories ("owner/name"): a document that clones one and then runs
-        # ``pip install -e .`` builds this engine (Markdown guides)
-        self.source_repositories = source_repositories
+    def derived(self, name: str, compute: Callable[[Engine], T]) -> T:
+        """What ``compute`` reads from the engine's own data files (its release history),
+        made on first use and kept with the engine: it lives as long as the engine is
+        registered (``register`` of a replacement starts afresh). ``name`` is the asking
+        module's."""
+        if name not in self._derived:
+            self._derived[name] = compute(self)
+        return self._derived[name]
+
+    def forget(self, name: str) -> None:
+        """Drop what ``derived`` kept under ``name`` (its data file was rewritten)."""
+        self._derived.pop(name, None)
 
     def expand_config(self, lines: tuple) -> list | None:
         """The argv the engine reads from its config file's ``lines`` ((text, span, symbolic)

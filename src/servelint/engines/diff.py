@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from servelint.engines.trtllm.diff import format_llm_api, llm_api_diff
 from servelint.profiles import Profile
 
 
@@ -71,8 +72,6 @@ def diff_profiles(old: Profile, new: Profile) -> dict[str, Any]:
     old_pk, new_pk = set(old.image_packages()), set(new.image_packages())
     extra = {}
     if "llm_api" in new.data:  # TensorRT-LLM: the option-file model and the env reads
-        from servelint.engines.trtllm.diff import llm_api_diff
-
         extra["llm_api"] = llm_api_diff(old, new)
     return {
         **extra,
@@ -120,7 +119,5 @@ def format_diff(d: dict[str, Any]) -> str:
     section("image packages", d["image_packages"]["added"], d["image_packages"]["removed"])
     section("package gates", d["gates"]["added"], d["gates"]["removed"])
     if "llm_api" in d:
-        from servelint.engines.trtllm.diff import format_llm_api
-
         format_llm_api(d["llm_api"], lines)
     return "\n".join(lines)

@@ -18,17 +18,16 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
+from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from servelint import profiles
+from servelint.engines import registry
 
 
 def _collect(profile: profiles.Profile) -> dict[str, set[str]]:
-    from packaging.utils import canonicalize_name  # index building only: not at check time
-
     keys: dict[str, set[str]] = {
         "option": set(),
         "env": set(),
@@ -140,7 +139,9 @@ def index_bytes(engine: str) -> bytes:
 def write_index(engine: str) -> str:
     path = profiles.folder(engine) / "history.json.gz"
     path.write_bytes(index_bytes(engine))
-    load.cache_clear()
+    found = registry.find(engine)
+    if found is not None:
+        found.forget("history")
     return str(path)
 
 
@@ -265,8 +266,14 @@ class History:
         return self._pos(a) > self._pos(b)
 
 
-@cache
 def load(engine: str) -> History | None:
+    """The engine's history, read once and kept with its registered ``Engine``; None when the
+    engine has no history file."""
+    found = registry.find(engine)
+    return _read(engine) if found is None else found.derived("history", lambda e: _read(e.name))
+
+
+def _read(engine: str) -> History | None:
     path = profiles.folder(engine) / "history.json.gz"
     if not path.is_file():
         return None

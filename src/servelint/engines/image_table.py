@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -66,10 +65,8 @@ class TableRelease:
     fork: bool = False
 
 
-@cache
-def _families() -> dict[str, dict[str, Any]]:
-    """repository -> its family of the generated table. Read once per run: a read costs
-    0.4 ms and every image reference asks (5,460 in ../shared/corpus: about 2 s)."""
+def _read_families() -> dict[str, dict[str, Any]]:
+    """repository -> its family of the generated table (read at import: 0.1 ms)."""
     path = resources.files("servelint") / "data" / "image_releases.json"
     try:
         table = json.loads(path.read_text(encoding="utf-8"))
@@ -78,9 +75,12 @@ def _families() -> dict[str, dict[str, Any]]:
     return {repo: fam for fam in table.get("families", []) for repo in fam["repositories"]}
 
 
+_FAMILIES = _read_families()
+
+
 def repositories() -> tuple[str, ...]:
     """The repositories whose images the table says hold an engine (llm-d, NGC Dynamo)."""
-    return tuple(_families())
+    return tuple(_FAMILIES)
 
 
 def _version(text: str) -> Version | None:
@@ -112,7 +112,7 @@ def lookup(repository: str, tag: str) -> TableRelease | None:
     if repository == ROCM_DEV:
         return TableRelease("vllm", None, f"{ROCM_DEV} builds of the ROCm/vllm fork name no "
                             "vLLM release", fork=True)
-    family = _families().get(repository)
+    family = _FAMILIES.get(repository)
     if family is None:
         return None
     engine, tags = family["engine"], family["tags"]

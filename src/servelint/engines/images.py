@@ -10,71 +10,41 @@ releases, each engine says (``engines/<name>/__init__.py``).
 from __future__ import annotations
 
 import os
-import re
-
-from packaging.version import InvalidVersion, Version
+from dataclasses import dataclass
 
 from servelint.engines import image_table
 from servelint.engines import registry as engines
 from servelint.engines.base import Command, ImageEntrypoint, Module
+from servelint.engines.tags import RELEASE_TAG, TAG_VERSION_PART
 
 _FLOATING_TAGS = {"latest", "nightly", "main", "dev", "stable", "edge", "nightly-dev", "dev-nightly"}
-# three or four release parts (vLLM published 0.10.1.1, SGLang 0.4.3.post2 is a post release)
-_VERSION = r"\d+\.\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?"
-# "v0.21.0", "v0.10.1.1", "v0.21.0-cu130", "v0.5.14-rocm720-mi35x-20260701"; suffix = variant
-_RELEASE_TAG = re.compile(rf"^v?(?P<version>{_VERSION})(?P<suffix>-[A-Za-z0-9._-]+)?$")
-# build-variant suffix words that do not change the engine release
-# a release spelled inside a longer tag, between dashes (vLLM's CI builds
-# ``vllm-x86_64-cu13-0.25.1-7a33ba9``: the release its version part names, a build of a later commit)
-_TAG_VERSION_PART = re.compile(rf"(?:^|-)v?(?P<version>{_VERSION})(?=-|$)")
-_VARIANT_WORD = re.compile(
-    r"^(cu\d+(\.\d+)*|cuda\d+(\.\d+)*|rocm\d+|mi\d+x|ubuntu\d+(\.\d+)?|x86_64|amd64|arm64|aarch64"
-    r"|runtime|py3\d*|srt|\d{8})$"
-)
 
 
+@dataclass(slots=True, eq=False)
 class ImageRef:
-    """A container image reference and the engine release its tag names (a plain slotted
-    record: nothing compares, hashes or copies one)."""
+    """A container image reference and the engine release its tag names."""
 
-    __slots__ = (
-        "engine", "release", "floating", "custom", "repository", "tag", "registry", "digest",
-        "note", "basis", "ranged", "lo", "hi", "fork", "guess", "after",
-    )
-
-    def __init__(
-        self,
-        engine: str,
-        release: str | None,
-        floating: bool,
-        custom: bool,
-        repository: str,
-        tag: str,
-        registry: str = "",
-        digest: str = "",
-        note: str = "",
-    ) -> None:
-        self.engine = engine  # vllm | sglang | trtllm | atom | tilert | unknown
-        self.release = release  # engine release named by the tag; None = cannot check
-        self.floating = floating  # tag moves over time (latest, nightly, missing tag)
-        self.custom = custom  # not a published engine release (custom/dev/commit tag)
-        self.repository = repository  # registry-relative repository, e.g. "vllm/vllm-openai"
-        self.tag = tag  # tag as written ("" when absent)
-        self.registry = registry  # e.g. "nvcr.io", "" for Docker Hub
-        self.digest = digest  # "sha256:..." when pinned by digest
-        self.note = note  # why release is None, when it is
-        # from the table of images whose tag names no release (engines.image_table):
-        self.basis = ""  # where the release (or the range) comes from
-        self.ranged = False  # the release is unknown: it is the range lo–hi
-        self.lo: str | None = None  # lowest release it can hold (None: open)
-        self.hi: str | None = None  # highest release it can hold (None: open)
-        self.fork = False  # a fork's build of the release (findings capped at warning)
-        # a custom build's tag that starts with a release (``v0.10.2-aibrix-v0.5.0``): the
-        # release it is taken to hold, a guess (``release`` stays None)
-        self.guess: str | None = None
-        # the guess is the release a build of later commits starts from (a CI build's tag
-        # spelling a release between other words): it may hold names added after it
-        self.after = False
+    engine: str  # vllm | sglang | trtllm | atom | tilert | unknown
+    release: str | None  # engine release named by the tag; None = cannot check
+    floating: bool  # tag moves over time (latest, nightly, missing tag)
+    custom: bool  # not a published engine release (custom/dev/commit tag)
+    repository: str  # registry-relative repository, e.g. "vllm/vllm-openai"
+    tag: str  # tag as written ("" when absent)
+    registry: str = ""  # e.g. "nvcr.io", "" for Docker Hub
+    digest: str = ""  # "sha256:..." when pinned by digest
+    note: str = ""  # why release is None, when it is
+    # from the table of images whose tag names no release (engines.image_table):
+    basis: str = ""  # where the release (or the range) comes from
+    ranged: bool = False  # the release is unknown: it is lo–hi
+    lo: str | None = None  # lowest release it can hold (None: open)
+    hi: str | None = None  # highest release it can hold (None: open)
+    fork: bool = False  # a fork's build (findings capped at warning)
+    # a custom build's tag that starts with a release (``v0.10.2-aibrix-v0.5.0``): the
+    # release it is taken to hold, a guess (``release`` stays None)
+    guess: str | None = None
+    # the guess is the release a build of later commits starts from (a CI build's tag
+    # spelling a release between other words): it may hold names added after it
+    after: bool = False
 
 
 def _split(ref: str) -> tuple[str, str, str, str]:
@@ -110,22 +80,6 @@ def _engine_for(repo: str) -> str:
         if any(word in name for word in engine.images.name_words):
             return engine.name
     return "unknown"
-
-
-def release_from_tag(tag: str) -> tuple[str | None, bool, str]:
-    """-> (release, custom, note) for a tag of a known engine repository."""
-    m = _RELEASE_TAG.match(tag)
-    if not m:
-        return None, True, f"tag {tag!r} names no engine release"
-    suffix = (m.group("suffix") or "").lstrip("-")
-    words = [w for w in re.split(r"-", suffix) if w]
-    if any(not _VARIANT_WORD.match(w) for w in words):
-        return None, True, f"tag {tag!r} is a custom build of {m.group('version')}"
-    try:
-        Version(m.group("version"))
-    except InvalidVersion:
-        return None, True, f"tag {tag!r} names no valid version"
-    return m.group("version"), False, ""
 
 
 def _from_table(
@@ -178,9 +132,9 @@ def _mark_guess(ref: ImageRef, own: tuple[str, ...]) -> None:
     7a33ba9``) is taken at that release."""
     named = ref.release
     if named is None:
-        m = _RELEASE_TAG.match(ref.tag)
+        m = RELEASE_TAG.match(ref.tag)
         if m is None:
-            m = _TAG_VERSION_PART.search(ref.tag)
+            m = TAG_VERSION_PART.search(ref.tag)
             ref.after = m is not None
         named = m.group("version") if m and ref.custom else None
         ref.guess = named

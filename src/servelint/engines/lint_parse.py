@@ -8,6 +8,7 @@ token replaced by a value the parser accepts.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -290,8 +291,6 @@ def _unrecognized_indices(result, kept: list[int]) -> list[int]:
 def _reindex(option, kept: list[int]):
     """Map a ParsedOption's argv indices back to the original argv."""
     try:
-        import dataclasses
-
         changes = {"index": kept[option.index]}
         if option.value_index is not None and option.value_index < len(kept):
             changes["value_index"] = kept[option.value_index]

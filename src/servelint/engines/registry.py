@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from servelint import profiles
 from servelint.engines import dynamo, recognised, sglang, trtllm, vllm
 from servelint.engines.base import Command, Engine, Module
 
@@ -32,7 +31,9 @@ def find(name: str) -> Engine | None:
 
 
 def register(engine: Engine) -> None:
-    """Add (or replace, by name) an engine: for plug-ins and tests."""
+    """Add (or replace, by name) an engine: for plug-ins and tests. Register before its
+    profiles are read: what ``servelint.profiles`` has read stays until ``profiles.forget()``
+    (the registry is below the profiles and knows nothing of them)."""
     _ENGINES[:] = [e for e in _ENGINES if e.name != engine.name] + [engine]
     _changed()
 
@@ -86,7 +87,6 @@ _index = _build_index()
 def _changed() -> None:
     global _index
     _index = _build_index()
-    profiles.forget()
 
 
 def repositories() -> dict[str, Engine]:

@@ -14,8 +14,8 @@ import ast
 import copy
 from dataclasses import dataclass
 
+from servelint.builders.vllm.condition_shapes import exact_path
 from servelint.builders.vllm.facts_common import module_file, parse
-from servelint.builders.vllm.walk_exprs import _exact
 from servelint.builders.wheel import WheelSource
 
 
@@ -42,7 +42,7 @@ class Callees:
         return out
 
     def resolve(self, call: ast.Call, owner: ast.ClassDef | None, owner_path: str) -> Callee | None:
-        if call.keywords or not all(_exact(a) for a in call.args):  # each a ``self.x…`` chain
+        if call.keywords or not all(exact_path(a) for a in call.args):  # each a ``self.x…`` chain
             return None
         func = call.func
         found: tuple[str, ast.AST] | None = None

@@ -9,7 +9,7 @@ stored beside each check by the last extractor (a pure function of the profile b
   span of each operand, kept only when every operand parses alone to the same node; the
   check then parses one operand at a time (``condition_compile.conjunction``);
 - ``on_defaults``: for a config class's checks, the test's outcome on the class's defaults
-  (``validators._base_outcome``): ``json`` from an empty dict, ``built`` as
+  (``check_values._base_outcome``): ``json`` from an empty dict, ``built`` as
   ``create_engine_config`` builds it from the dests' defaults ("raises", "passes",
   "divides-by-zero" or null: not decided).
 
@@ -26,7 +26,7 @@ from typing import Any
 
 from servelint.builders.vllm.model_split import conjuncts
 from servelint.builders.wheel import WheelSource
-from servelint.engines.vllm import validators
+from servelint.engines.vllm import check_values
 from servelint.engines.vllm.conditions import outcome, reads
 from servelint.profiles import Profile
 
@@ -123,7 +123,7 @@ def _annotate_computed(prof: Profile, table: dict[str, Any], built: dict[str, An
     for passed in (built.get("fields") or {}).values():
         if isinstance(passed, dict) and "expr" in passed:
             passed["reads"] = reads(passed["expr"])
-            value = validators._computed(prof, table, passed, {})
+            value = check_values._computed(prof, table, passed, {})
             if _plain_scalar(value):
                 passed["on_defaults"] = value
         elif isinstance(passed, dict):
@@ -145,10 +145,10 @@ def _checks(table: dict[str, Any], cls: str) -> list[dict[str, Any]]:
 def _defaults_objects(
     prof: Profile, table: dict[str, Any], cls: str, entry: dict[str, Any]
 ) -> list[tuple[str, Any]]:
-    """(kind, the defaults' object) as ``validators`` builds them for its base outcomes."""
-    found = [("json", validators._json_values(prof, table, cls, {}, 0, own=True))]
+    """(kind, the defaults' object) as ``check_values`` builds them for its base outcomes."""
+    found = [("json", check_values._json_values(prof, table, cls, {}, 0, own=True))]
     if entry.get("built"):
-        built = validators._built_values(prof, table, cls, entry["built"], {}, {}, force=True)
+        built = check_values._built_values(prof, table, cls, entry["built"], {}, {}, force=True)
         if built is not None:
             found.append(("built", built))
     return found

@@ -1,17 +1,26 @@
-"""Which tests the check-time walker (engines/vllm/conditions.py) can evaluate: ``self.<field>``
-chains, literals, operators and the pure calls and methods it knows, and which fields a
-test reads. The builder records a test only when it has one of these shapes."""
+"""Which tests the check-time evaluator (engines/vllm/condition_compile.py) can evaluate:
+``self.<field>`` chains, literals, operators and the pure calls and methods it knows, and
+which fields a test reads. The builder records a test only when it has one of these shapes."""
 
 from __future__ import annotations
 
 import ast
 
-from servelint.engines.vllm import conditions as runtime
+from servelint.engines.vllm import condition_terms as runtime
 
-# Calls the check-time walker evaluates: the same tables, so a recorded test is one it can run.
+# Calls the check-time evaluator evaluates: the same tables, so a recorded test is one it can run.
 SAFE_CALLS = frozenset(runtime.SAFE_CALLS)
 SAFE_METHODS = frozenset().union(*runtime.SAFE_METHODS.values())
 _CONSTANT_NAMES = frozenset({"True", "False", "None"})
+
+
+def exact_path(node: ast.AST) -> str | None:
+    """``a.b`` of a plain ``self.a.b`` chain (no subscript)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join(reversed(parts)) if isinstance(node, ast.Name) and node.id == "self" else None
 
 
 def self_path(node: ast.AST) -> str | None:

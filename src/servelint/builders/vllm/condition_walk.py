@@ -15,11 +15,10 @@ from servelint.builders.vllm import model_split
 from servelint.builders.vllm.after_hooks import AfterHooks
 from servelint.builders.vllm.condition_calls import Callees
 from servelint.builders.vllm.condition_record import _record
-from servelint.builders.vllm.condition_shapes import _evaluable, _reads, self_path
+from servelint.builders.vllm.condition_shapes import _evaluable, _reads, exact_path, self_path
 from servelint.builders.vllm.guarded import Assigned, Guarded, walrus_targets
 from servelint.builders.vllm.model_split import ModelRoots
 from servelint.builders.vllm.walk_exprs import (
-    _exact,
     _negate,
     _resolve,
 )
@@ -322,7 +321,7 @@ def assign(walk: Walk, st: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
         for sub in [target] if single else target.elts:
             path = self_path(sub)
             if path:
-                walk.changed(path, plain if single and path == _exact(sub) else None)
+                walk.changed(path, plain if single and path == exact_path(sub) else None)
         if isinstance(target, ast.Name):
             fresh = target.id not in walk.aliases and isinstance(st, ast.Assign | ast.AnnAssign)
             value = getattr(st, "value", None)

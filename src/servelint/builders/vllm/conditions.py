@@ -39,6 +39,7 @@ from servelint.builders.vllm.engine_build import (
 from servelint.builders.vllm.facts_common import (
     find_def,
     literal_values,
+    module_literals,
     parse,
     pydantic_validators,
 )
@@ -100,7 +101,7 @@ def class_conditions(
     path, node = found
     tree = parse(src, path)
     methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
-    consts = _module_literals(tree) if tree is not None else {}
+    consts = module_literals(tree) if tree is not None else {}
     if tree is not None:
         consts.update(literal_alias_args(src, tree, path))
     kinds = {name: _validator_kind(m) for name, m in methods.items()}
@@ -284,27 +285,4 @@ def literal_alias_args(src: WheelSource, tree: ast.Module, path: str) -> dict[st
         if values:  # each value once, first place kept: Literal[…] dedups its args
             unique = list(dict.fromkeys(values))
             out[key] = ast.Tuple([ast.Constant(v) for v in unique], ast.Load())
-    return out
-
-
-def _module_literals(tree: ast.Module) -> dict[str, ast.expr]:
-    """Module-level ``NAME = <literal>`` (names the module never reassigns)."""
-    out: dict[str, ast.expr] = {}
-    seen: set[str] = set()
-    for node in tree.body:
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-        ):
-            name = node.targets[0].id
-            if name in seen:
-                out.pop(name, None)
-                continue
-            seen.add(name)
-            try:
-                ast.literal_eval(node.value)
-            except (ValueError, TypeError, SyntaxError, RecursionError):
-                continue
-            out[name] = node.value
     return out

@@ -280,3 +280,26 @@ def specifier_in(text: str) -> str:
     """A version specifier stated in a message ("(>= 0.2.0)" -> ">=0.2.0")."""
     found = _SPEC.findall(text)
     return ",".join(f"{op}{ver}" for op, ver in found)
+
+
+def module_literals(tree: ast.Module) -> dict[str, ast.expr]:
+    """Module-level ``NAME = <literal>`` (names the module never reassigns)."""
+    out: dict[str, ast.expr] = {}
+    seen: set[str] = set()
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
+            name = node.targets[0].id
+            if name in seen:
+                out.pop(name, None)
+                continue
+            seen.add(name)
+            try:
+                ast.literal_eval(node.value)
+            except (ValueError, TypeError, SyntaxError, RecursionError):
+                continue
+            out[name] = node.value
+    return out

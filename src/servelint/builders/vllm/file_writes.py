@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import ast
 import bisect
-import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from servelint.builders.vllm.facts_common import parse
+from servelint.builders.vllm.facts_common import parse, per_wheel
 from servelint.builders.wheel import WheelSource
 
 _SET_CALLS = frozenset({"setattr", "delattr", "__setattr__", "__delattr__"})
-_FILE_FACTS: dict[tuple[str, str, bytes], Any] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,13 +37,8 @@ class Write:
 
 
 def _by_content(src: WheelSource, path: str, kind: str, make: Callable[[], Any]) -> Any:
-    key = (kind, path, hashlib.sha1(src.read(path).encode()).digest())
-    if key not in _FILE_FACTS:
-        if len(_FILE_FACTS) > 50_000:
-            _FILE_FACTS.clear()
-        _FILE_FACTS[key] = make()
-    return _FILE_FACTS[key]
-
+    """What ``make`` derives from the file ``path``, once per wheel (``per_wheel``)."""
+    return per_wheel(src, f"file_writes {kind} {path}", make)
 
 
 # ---- the writes of one file ------------------------------------------------------------------

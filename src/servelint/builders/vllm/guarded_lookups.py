@@ -33,6 +33,7 @@ from servelint.builders.vllm.facts_common import (
     config_classes_with,
     files_with,
     find_def,
+    module_literals,
     parse,
     ref,
 )
@@ -65,13 +66,11 @@ def guarded_lookups(
 ) -> list[GuardedLookup]:
     """The ``…getter(self.f)`` lookups in config class methods that ``covered`` (the
     unconditional ones) leaves out, each with the guard it is made under."""
-    from servelint.builders.vllm.conditions import _module_literals
-
     out: list[GuardedLookup] = []
     literals: dict[str, dict[str, ast.expr]] = {}  # per file
     for path, cls in config_classes_with(src, f"{getter}("):
         if path not in literals:
-            literals[path] = _module_literals(src.parse(path))
+            literals[path] = module_literals(src.parse(path))
         out += _class_lookups(src, path, literals[path], cls, getter, covered)
     return out
 

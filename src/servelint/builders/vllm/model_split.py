@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from servelint.builders.vllm.condition_shapes import exact_path
+
 
 @dataclass(frozen=True)
 class ModelRoots:
@@ -87,9 +89,7 @@ def is_model_value(roots: ModelRoots | None, value: ast.expr | None) -> bool:
         return False
     if is_model_call(roots, value):
         return True
-    from servelint.builders.vllm.walk_exprs import _exact
-
-    path = _exact(value)
+    path = exact_path(value)
     return path is not None and (path in roots.self_fields or path in roots.model_paths)
 
 

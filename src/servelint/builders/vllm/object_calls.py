@@ -14,7 +14,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from servelint.builders.vllm.facts_common import find_def, parse
+from servelint.builders.vllm.facts_common import find_def, module_literals, parse
 from servelint.builders.wheel import WheelSource
 
 Resolver = Callable[[str, str], ast.FunctionDef | None]
@@ -23,8 +23,6 @@ Resolver = Callable[[str, str], ast.FunctionDef | None]
 def resolver(src: WheelSource, profile: dict[str, Any], cls: str) -> Resolver:
     """``(field, method) -> `` the method of the config class field ``field`` of ``cls``
     holds, read over ``self.<field>``, or None (not a config class, no such method)."""
-    from servelint.builders.vllm.conditions import _module_literals
-
     configs = profile.get("configs") or {}
     fields = (configs.get(cls) or {}).get("fields", {})
     actions = (profile.get("parser") or {}).get("actions") or []
@@ -50,7 +48,7 @@ def resolver(src: WheelSource, profile: dict[str, Any], cls: str) -> Resolver:
         if target is None or target.decorator_list:  # a property or a validator: not a call
             return None
         tree = parse(src, path)
-        literals = _module_literals(tree) if tree is not None else {}
+        literals = module_literals(tree) if tree is not None else {}
         memo[key] = _over_field(target, name, literals, path)
         return memo[key]
 

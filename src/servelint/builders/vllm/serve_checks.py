@@ -21,9 +21,8 @@ import copy
 from typing import Any
 
 from servelint.builders.vllm.condition_walk import walk_method
-from servelint.builders.vllm.conditions import _module_literals
 from servelint.builders.vllm.engine_build import field_defaults
-from servelint.builders.vllm.facts_common import find_def, module_file, parse
+from servelint.builders.vllm.facts_common import find_def, module_file, module_literals, parse
 from servelint.builders.wheel import WheelSource
 from servelint.engines.vllm.conditions import Values, outcome, reads
 
@@ -133,7 +132,7 @@ class _Inliner:
         depth: int,
     ) -> ast.FunctionDef | None:
         tree = parse(self.src, path)
-        literals = _module_literals(tree) if tree is not None else {}
+        literals = module_literals(tree) if tree is not None else {}
         bound = _bind(func, args, keywords, literals)
         if bound is None:
             return None

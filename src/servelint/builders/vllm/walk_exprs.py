@@ -14,15 +14,6 @@ if TYPE_CHECKING:
     from servelint.builders.vllm.condition_walk import Walk
 
 
-def _exact(node: ast.AST) -> str | None:
-    """``a.b`` of a plain ``self.a.b`` chain (no subscript)."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    return ".".join(reversed(parts)) if isinstance(node, ast.Name) and node.id == "self" else None
-
-
 def _changed(reads: set[str], mutated: set[str]) -> bool:
     """A read path (``a.b``) sees a changed value: it or a path above it was assigned."""
     return any(r == m or r.startswith(m + ".") for r in reads for m in mutated)

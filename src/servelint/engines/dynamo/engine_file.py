@@ -17,10 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from servelint.engines.trtllm import option_file
 from servelint.model import Finding, LaunchSpec, Severity
 from servelint.profiles import Profile
 from servelint.releases import release_range
 from servelint.releases.resolve import Resolution
+from servelint.rules import config_invalid, env_unknown
+from servelint.rules.base import CheckContext, finding
 
 WORKER = "trtllm"
 HOW = "read by dynamo.trtllm --extra-engine-args through update_llm_args_with_extra_options"
@@ -37,10 +40,6 @@ def findings(
     environment, on each primary release judged (capped as the engine rules are)."""
     if worker != WORKER:
         return []
-    from servelint.engines.trtllm import option_file
-    from servelint.rules import config_invalid, env_unknown
-    from servelint.rules.base import CheckContext, finding
-
     out: list[Finding] = []
     for tgt in (t for t in res.targets if t.role == "primary"):
         ctx = CheckContext(spec=spec, profile=tgt.profile, floating=tgt.floating)

@@ -10,7 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from servelint.engines.argparse_emul import ArgFail
+from servelint.engines.sglang import config_file
 from servelint.profiles import Profile
 
 
@@ -26,8 +29,6 @@ class ConfigAbsent(Exception):
 
 
 def load_yaml(path: str) -> Any:
-    from servelint.engines.sglang import config_file
-
     return config_file.load(path)
 
 
@@ -43,8 +44,6 @@ class WrittenConfig:
         return path == self.name
 
     def __call__(self, path: str) -> Any:
-        from servelint.engines.sglang import config_file
-
         if path == self.name:
             return config_file.load_text(lambda: self.text)
         return load_yaml(path)
@@ -91,8 +90,6 @@ def _config_flag_at(argv: list[str]) -> int:
 
 def _read_config(loader: Callable[[str], Any], path: str, at: int) -> dict:
     """The YAML mapping of ``path``; a file the release would refuse is its ArgFail."""
-    import yaml
-
     try:
         data = loader(path)
     except (OSError, UnicodeError) as exc:  # the release's open() fails the same way

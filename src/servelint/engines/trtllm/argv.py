@@ -21,10 +21,12 @@ choice``) so the shared lint loop and rules read them; ``click_message`` keeps c
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from dataclasses import dataclass, field
 
 from servelint.engines import argparse_emul
+from servelint.engines.trtllm.facts import option_file_problems as problems
 from servelint.profiles import Action, Profile
 
 
@@ -222,15 +224,11 @@ def parse(profile: Profile, argv: list[str]) -> ParseResult:
 
 def option_file_problems(profile: Profile, spec, parsed) -> list:
     """The option file's problems (``facts.option_file_problems``; rules find it here)."""
-    from servelint.engines.trtllm.facts import option_file_problems as problems
-
     return problems(profile, spec, parsed)
 
 
 def _shift(result: ParseResult, offset: int) -> ParseResult:
     """Indices of a parse of ``argv[offset:]`` as indices of ``argv``."""
-    import dataclasses
-
     options = [
         dataclasses.replace(
             o,

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from servelint.engines.trtllm import bounds_check
 from servelint.model import Span
 
 _NO_VALUE = object()
@@ -134,8 +135,6 @@ def _is_a(model, cls: str, other: str) -> bool:
 
 def _value(field: dict | None, name: str, items: dict) -> tuple[Any, Any]:
     """(the node giving the field or None, its value as the assert sees it, or _NO_VALUE)."""
-    from servelint.engines.trtllm import bounds_check
-
     names = {name, *((field or {}).get("aliases", ()))}
     pair = next((items[k] for k in items if k in names), None)
     if pair is None:

@@ -14,14 +14,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from servelint.engines.vllm import failures_memo
-from servelint.engines.vllm.conditions import UNKNOWN, check_reads
-from servelint.engines.vllm.json_config import bound_problem
-from servelint.engines.vllm.validators import (
+from servelint.engines.vllm.check_values import (
     ConditionFailure,
     _computed,
     assigned_dests,
     per_release,
 )
+from servelint.engines.vllm.conditions import UNKNOWN, check_reads
+from servelint.engines.vllm.json_config import bound_problem
 from servelint.profiles import Profile
 
 
@@ -43,11 +43,11 @@ def _read(profile: Profile, table: dict[str, Any]) -> frozenset[str]:
                 found.update(check_reads(passed, "expr"))
         return frozenset(found)
 
-    return per_release(table, ("bounds", "read"), dests)
+    return per_release(profile, ("bounds", "read"), dests)
 
 
 def _failures(profile: Profile, table: dict[str, Any], given: dict[str, Any]) -> Iterator[Any]:
-    blocked = assigned_dests(table)
+    blocked = assigned_dests(profile, table)
     if "*" in blocked:
         return  # the entrypoint may change any dest
     for cls, name, passed, bounds, source in _bounded_fields(profile, table):
@@ -88,7 +88,7 @@ def _bounded_fields(
                 found.append((cls, name, passed, bounds, source))
         return found
 
-    return per_release(table, ("bounds", "fields"), fields_of)
+    return per_release(profile, ("bounds", "fields"), fields_of)
 
 
 def _passed_value(

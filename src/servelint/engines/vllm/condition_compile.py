@@ -1,12 +1,12 @@
-"""Each condition text compiled once into a tree of closures, one per AST node, that
-evaluates exactly as ``conditions._eval`` walks that node (the same order of evaluation,
-the same helpers, the same exceptions), without re-dispatching on the node type per launch.
+"""The one evaluator of vLLM validator conditions: each condition text compiled once into a
+tree of closures, one per AST node, over the nodes ``conditions`` allows (literals,
+``self.<field>`` chains, ``not``/``and``/``or``, comparisons, arithmetic, conditional
+expressions, subscripts, comprehensions, the calls in ``SAFE_CALLS``/``SAFE_METHODS``); any
+other node makes the test undetermined. Python's order of evaluation is kept, so the
+exception Python would raise first is the one raised.
 
 Nothing is ``eval``-ed or ``exec``-ed: a closure holds only the node's own data (a constant,
-a name, an operator function from ``conditions``) and its children's closures. A node type
-this module does not know is evaluated by ``conditions._eval`` itself, so the walker stays
-the reference (``tests/test_condition_compile.py`` compares the two on every condition text
-of four releases).
+a name, an operator function from ``condition_terms``) and its children's closures.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from servelint.engines.vllm import conditions as c
-from servelint.util.lru import Lru
+from servelint.engines.vllm import condition_terms as c
 
 Compiled = Callable[[c.Values], Any]
 
@@ -30,19 +29,21 @@ def compiled(text: str) -> Compiled | None:
         return None
     try:
         return _compile(node)
-    except RecursionError:
-        return lambda values: c._eval(node, values)
+    except RecursionError:  # nested too deep to compile: as deep to evaluate
+        return _too_deep
 
 
 def _compile(node: ast.AST) -> Compiled:
     make = _MAKERS.get(type(node))
-    if make is None:
-        return lambda values: c._eval(node, values)
-    return make(node)
+    return _undetermined if make is None else make(node)
 
 
 def _undetermined(values: c.Values) -> Any:
     raise c.Undetermined
+
+
+def _too_deep(values: c.Values) -> Any:
+    raise RecursionError
 
 
 def _constant(node: ast.Constant) -> Compiled:
@@ -104,16 +105,13 @@ def _boolop(node: ast.BoolOp) -> Compiled:
     return _boolop_run(operands.__getitem__, len(operands), isinstance(node.op, ast.And))
 
 
-_CONJUNCTIONS = Lru(4096)
-
-
 def conjunction(text: str, parts: list[list[int]]) -> Compiled | None:
     """The closure of ``text``, the ``and`` of the operands at ``parts`` (character spans,
     builder/condition_index.py): each operand is parsed and compiled when an evaluation first
     reaches it, so a test decided by its first operands never parses the rest. Evaluates as
     ``compiled(text)`` does: the builder keeps only splits whose operands parse alone to the
     same nodes, and nested ``and``s flattened evaluate as the nested ones."""
-    return _CONJUNCTIONS.get_or(text, lambda: _lazy_and(text, parts))
+    return _lazy_and(text, parts)
 
 
 class _Unsplit(Exception):
@@ -267,8 +265,8 @@ def _call(node: ast.Call) -> Compiled:
     if node.keywords:
         return _undetermined
     func = node.func
-    if isinstance(func, ast.Name) and func.id == "isinstance":
-        return lambda values: c._call(node, values)  # the walker's own reading of the types
+    if isinstance(func, ast.Name) and func.id == "isinstance" and len(node.args) == 2:
+        return _isinstance(node.args[0], node.args[1])
     args_of = [_compile(a) for a in node.args]
     sized = isinstance(func, ast.Name) and func.id == "len" and len(node.args) == 1
     call = c.SAFE_CALLS.get(func.id) if isinstance(func, ast.Name) else None
@@ -288,6 +286,24 @@ def _call(node: ast.Call) -> Compiled:
             if method in c.SAFE_METHODS.get(type(base), set()):
                 return getattr(base, method)(*args)
         raise c.Undetermined
+
+    return run
+
+
+def _isinstance(value: ast.expr, types: ast.expr) -> Compiled:
+    """``isinstance(x, T)`` with ``T`` built-in types (``TYPE_NAMES``): ``x`` first, then
+    ``T`` (Python's order: ``x`` may fail before a type the evaluator does not allow)."""
+    value_of = _compile(value)
+    try:
+        allowed: tuple[type, ...] | None = c._types(types)
+    except c.Undetermined:
+        allowed = None
+
+    def run(values: c.Values) -> Any:
+        found = c._plain(c._known(value_of(values)))
+        if allowed is None:
+            raise c.Undetermined
+        return isinstance(found, allowed)
 
     return run
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from servelint.engines.vllm.check_values import ConditionFailure
 from servelint.engines.vllm.conditions import Values, check_outcome, check_reads, rendered
-from servelint.engines.vllm.validators import ConditionFailure
 
 
 def raising(

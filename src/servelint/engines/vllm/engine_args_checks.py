@@ -18,17 +18,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from servelint.engines.vllm import failures_memo
-from servelint.engines.vllm.conditions import UNKNOWN, check_reads
-from servelint.engines.vllm.dest_checks import raising
-from servelint.engines.vllm.validators import (
+from servelint.engines.vllm.check_values import (
+    ENGINE_ARGS_KEYS,
     ConditionFailure,
     _dest_default,
     assigned_dests,
-    per_release,
+    read_fields,
 )
+from servelint.engines.vllm.conditions import UNKNOWN
+from servelint.engines.vllm.dest_checks import raising
 from servelint.profiles import Profile
-
-KEYS = ("checks", "model_checks")  # certain failures first
 
 
 def engine_args_failures(
@@ -36,17 +35,7 @@ def engine_args_failures(
 ) -> tuple[ConditionFailure, ...]:
     """The failing checks, memoised on the values ``given`` has for the fields they read."""
     return failures_memo.part_failures(
-        table, ("engine_args",), read_fields(table), (given,), lambda: _failures(profile, table, given)
-    )
-
-
-def read_fields(table: dict[str, Any]) -> frozenset[str]:
-    """Every field the checks read (once per release: the conditions table's memo)."""
-    entry = table.get("EngineArgs") or {}
-    return per_release(
-        table,
-        ("engine_args", "read"),
-        lambda: frozenset(f for key in KEYS for c in entry.get(key, []) for f in check_reads(c)),
+        table, ("engine_args",), read_fields(profile, table), (given,), lambda: _failures(profile, table, given)
     )
 
 
@@ -54,8 +43,8 @@ def _failures(
     profile: Profile, table: dict[str, Any], given: dict[str, Any]
 ) -> Iterator[ConditionFailure]:
     entry = table.get("EngineArgs") or {}
-    checks = [c for key in KEYS for c in entry.get(key, [])]
-    assigned = assigned_dests(table)
+    checks = [c for key in ENGINE_ARGS_KEYS for c in entry.get(key, [])]
+    assigned = assigned_dests(profile, table)
     if not checks or "*" in assigned:
         return
     # the walk's own changes are in each check's test (as for a config class's own checks)

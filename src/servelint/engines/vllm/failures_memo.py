@@ -1,4 +1,4 @@
-"""SL114's memos (``validators.failures``), keyed on the values a launch gives the dests the
+"""SL114's memo (``validators.failures``), keyed on the values a launch gives the dests the
 release's checks can read, not on its argv: one for the config classes' checks as a whole
 (``failures``) and, below it, one per part (``part_failures``: a built class, a
 ``from_dict`` class, the EngineArgs checks, the bounds, the serve namespace checks), keyed on
@@ -11,7 +11,7 @@ one a condition reads (``_index``). Restricted to the dests some check of the re
 read, those decide the result:
 
 - every dest of each class ``create_engine_config`` builds, the dests of computed arguments
-  (``{"expr": …}``) and of classes built in the same call included (``validators._dests``);
+  (``{"expr": …}``) and of classes built in the same call included (``check_values._dests``);
 - the dataclass-JSON options of classes with checks;
 - each ``from_dict`` class's option and the dests the engine fills its keys from;
 - the fields ``EngineArgs``'s own checks and model checks read.
@@ -27,15 +27,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from servelint.engines.vllm import validators
+from servelint.engines.vllm import check_values
 from servelint.engines.vllm.conditions import UNKNOWN
 from servelint.engines.vllm.launch_values import LaunchValues
 from servelint.profiles import Profile
 from servelint.util.lru import Lru
 
-MAX_ENTRIES = 8192
+# the one memo of both: a launch's failures (``failures``) and one part's (``part_failures``);
+# measured on ../shared/corpus/vllm-recipes (--no-cache -j 1): ~8 s of CPU saved (docs/architecture.md)
+MAX_ENTRIES = 5 * 8192
 _MEMO = Lru(MAX_ENTRIES)
-_PARTS = Lru(4 * MAX_ENTRIES)  # one part's failures (part_failures)
 _SCALARS = (str, int, bool, type(None))
 
 
@@ -46,8 +47,8 @@ class _Unkeyable(Exception):
 def failures(
     profile: Profile,
     launch: LaunchValues,
-    compute: Callable[..., Iterable[validators.ConditionFailure]],
-) -> tuple[validators.ConditionFailure, ...]:
+    compute: Callable[..., Iterable[check_values.ConditionFailure]],
+) -> tuple[check_values.ConditionFailure, ...]:
     """``compute(profile, launch)``'s failures, once per release and key."""
     table = profile.data.get("conditions") or {}
     try:
@@ -56,7 +57,7 @@ def failures(
         key = None
     if key is None:
         return tuple(compute(profile, launch))
-    return _MEMO.get_for(table, lambda: tuple(compute(profile, launch)), key)
+    return _MEMO.get_for(table, lambda: tuple(compute(profile, launch)), ("launch", key))
 
 
 def part_failures(
@@ -64,8 +65,8 @@ def part_failures(
     part: Any,
     dests: frozenset[str],
     maps: tuple[dict[str, Any], ...],
-    compute: Callable[[], Iterable[validators.ConditionFailure]],
-) -> tuple[validators.ConditionFailure, ...]:
+    compute: Callable[[], Iterable[check_values.ConditionFailure]],
+) -> tuple[check_values.ConditionFailure, ...]:
     """The failures of one part of the release's checks (a built class, the bounds, ...):
     ``compute()``, once per release, ``part`` and the values ``maps`` give ``dests``, which
     must be every dest the part reads."""
@@ -73,7 +74,7 @@ def part_failures(
         key = tuple(tuple((d, _frozen(v)) for d, v in m.items() if d in dests) for m in maps)
     except _Unkeyable:
         return tuple(compute())
-    return _PARTS.get_for(table, lambda: tuple(compute()), (part, key))
+    return _MEMO.get_for(table, lambda: tuple(compute()), ("part", part, key))
 
 
 def _key(profile: Profile, table: dict[str, Any], launch: LaunchValues) -> tuple[Any, ...]:
@@ -95,13 +96,11 @@ def _read_dests(profile: Profile, table: dict[str, Any]) -> tuple[frozenset[str]
     """The dests whose options make ``failures`` look at the classes (``_index``), and every
     dest a check of the release can read (those and EngineArgs' model checks' fields); kept
     in the release's one table memo."""
-    from servelint.engines.vllm.engine_args_checks import read_fields
-
     def dests() -> tuple[frozenset[str], frozenset[str]]:
-        _, gate = validators._index(profile, table)
-        return gate, gate | read_fields(table)
+        _, gate = check_values._index(profile, table)
+        return gate, gate | check_values.read_fields(profile, table)
 
-    return validators.per_release(table, ("memo", "dests"), dests)
+    return check_values.per_release(profile, ("memo", "dests"), dests)
 
 
 def _frozen(value: Any) -> Any:

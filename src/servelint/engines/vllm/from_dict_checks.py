@@ -9,9 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from servelint.engines.vllm import failures_memo
-from servelint.engines.vllm.conditions import UNKNOWN
-from servelint.engines.vllm.launch_values import LaunchValues
-from servelint.engines.vllm.validators import (
+from servelint.engines.vllm.check_values import (
     ConditionFailure,
     _base,
     _dest_default,
@@ -22,6 +20,8 @@ from servelint.engines.vllm.validators import (
     coerce,
     per_release,
 )
+from servelint.engines.vllm.conditions import UNKNOWN
+from servelint.engines.vllm.launch_values import LaunchValues
 from servelint.profiles import Profile
 
 
@@ -31,11 +31,11 @@ def from_dict_failures(
     """Classes ``EngineArgs`` builds from a plain JSON option's dict (``from_dict``:
     ``SpeculativeConfig(**self.speculative_config)``): the launch's keys, renamed as the
     engine renames them; the keys the engine sets itself are unknown."""
-    built = _built(table)
+    built = _built(profile, table)
     if not built:
         return
     given, payloads = launch.given, launch.plain
-    assigned = assigned_dests(table)
+    assigned = assigned_dests(profile, table)
     if "*" in assigned:
         return
 
@@ -49,10 +49,10 @@ def from_dict_failures(
         )
 
 
-def _built(table: dict[str, Any]) -> list[tuple[str, tuple[str, dict[str, Any]]]]:
+def _built(profile: Profile, table: dict[str, Any]) -> list[tuple[str, tuple[str, dict[str, Any]]]]:
     """(dest, (class, how)) of each class built from a dict, by dest (the table's memo)."""
     return per_release(
-        table,
+        profile,
         ("from_dict", "built"),
         lambda: sorted(
             {
@@ -98,7 +98,7 @@ def _class_failures(
             f"unless the model's config makes {', '.join(how['replaced_by'])} "
             f"replace --{dest.replace('_', '-')}"
         )
-    base = _base(table, ("from_dict", cls), _json_values, profile, table, cls, {}, 0, own=True)
+    base = _base(profile, ("from_dict", cls), _json_values, profile, table, cls, {}, 0, own=True)
     for failure in _failing(table, cls, values, "engine_config", f"{dest}.", base=base):
         yield replace(failure, only_if="; ".join(c for c in (failure.only_if, only_if) if c))
 

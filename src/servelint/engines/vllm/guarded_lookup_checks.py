@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from servelint.engines.vllm.check_values import _engine_args_fields, coerce
 from servelint.engines.vllm.conditions import UNKNOWN, Values, outcome, reads
 from servelint.engines.vllm.launch_values import _dest_values, _json_payloads
-from servelint.engines.vllm.validators import _engine_args_fields, coerce
 from servelint.profiles import Profile
 
 

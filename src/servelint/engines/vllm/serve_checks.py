@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from servelint.engines.vllm import failures_memo
+from servelint.engines.vllm.check_values import _dest_default, per_release
 from servelint.engines.vllm.conditions import UNKNOWN, check_reads
 from servelint.engines.vllm.dest_checks import raising
-from servelint.engines.vllm.validators import _dest_default, per_release
 from servelint.profiles import Profile
 
 
@@ -41,7 +41,7 @@ def _read(profile: Profile) -> frozenset[str]:
     """Every dest the checks read (once per release: the conditions table's memo)."""
     checks = (profile.data.get("serve_checks") or {}).get("checks") or []
     return per_release(
-        profile.data.get("conditions") or {},
+        profile,
         ("serve", "read"),
         lambda: frozenset(f for c in checks for f in check_reads(c)),
     )

@@ -10,7 +10,6 @@ tests/conformance measures this against the real parser of each release.
 from __future__ import annotations
 
 import ast
-import functools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 
 from servelint.engines.vllm import argv as vllm_argv
 from servelint.engines.vllm import validators
+from servelint.engines.vllm.check_values import without_env_caveat
 from servelint.engines.vllm.guarded_lookup_checks import lookup_failures
 from servelint.profiles import Profile
 
@@ -103,18 +103,18 @@ def deprecation_refuses(entry: dict[str, Any], value: str,
     return value in deprecated.get("values", []) and not has_dest(deprecated.get("unless", ""))
 
 
-def _literal(text: Any) -> Any:
-    return _text_literal(text) if isinstance(text, str) else text
-
-
-@functools.lru_cache(maxsize=4096)  # a pure function of the profile's default text
-def _text_literal(text: str) -> Any:
-    """The Python literal ``text`` spells (as is when it spells none); a caller only
-    compares it, never changes it."""
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+def _literal(profile: Profile, text: Any) -> Any:
+    """The Python literal a default ``text`` of the profile spells (as is when it spells none),
+    read once per release and text (``Profile.derived``); a caller only compares it."""
+    if not isinstance(text, str):
         return text
+    literals = profile.derived("vllm.verdict literals", lambda _: {})
+    if text not in literals:
+        try:
+            literals[text] = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            literals[text] = text
+    return literals[text]
 
 
 def _field_of(profile: Profile, target: str) -> tuple[Any, dict[str, Any] | None]:
@@ -143,7 +143,7 @@ def means_unset(profile: Profile, target: str, value: Any) -> bool:
     act, field = _field_of(profile, target)
     if act is None:
         return False
-    default = _literal(act.raw.get("default") if field is None or "." not in target
+    default = _literal(profile, act.raw.get("default") if field is None or "." not in target
                        else field.get("default"))
     if isinstance(default, str) and str(value) == default:
         return True
@@ -226,7 +226,7 @@ def condition_rejection(profile: Profile, options: list[Any],
     is then decided)."""
     found = list(validators.failures(profile, options, entry="serve"))  # `vllm serve ARGV`
     if env is not None:
-        found = [validators.without_env_caveat(f) if f.env else f for f in found
+        found = [without_env_caveat(f) if f.env else f for f in found
                  if not any(name in env for name in f.env)]
     failure = next((f for f in found if not (f.model or f.only_if)), found[0] if found else None)
     if failure is None:
