@@ -9,7 +9,8 @@ from typing import Any
 from servelint.engines import history as history_mod
 from servelint.engines import registry as engine_registry
 from servelint.model import Finding, LaunchSpec, Severity, Span
-from servelint.pipeline import argv_memo
+from servelint.pipeline.argv_memo import ArgvKey, argv_key, parse_spec
+from servelint.pipeline.argv_memo import findings as memo_findings
 from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.options import Options
 from servelint.releases import ranges, release_range
@@ -66,7 +67,7 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
         f.severity = min(f.severity, Severity.WARNING)
     if rng is not None:
         ranges.mark_guess(out, rng)
-    below = floor_below(spec, res)
+    below = floor_below(spec, res, first_error)
     if below is not None:
         out.append(below)
     if worker is not None:
@@ -117,7 +118,7 @@ def _findings(
     routed: list[Finding] | None = None,
     only: frozenset[str] | None = None,
     prefer: frozenset[str] = frozenset(),
-    key: argv_memo.ArgvKey | None = None,
+    key: ArgvKey | None = None,
 ) -> Iterator[Finding]:
     """``key``: the launch's ``argv_memo.argv_key``, when it is judged on several releases."""
     hist = history_mod.load(spec.engine)
@@ -143,7 +144,7 @@ def _findings(
         for rule in primary_rules:
             if newer and rule.name in release_range.UNKNOWN_NAME_RULES:
                 continue
-            found = argv_memo.findings(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
+            found = memo_findings(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
             for f in found:
                 # the entrypoint picks its parser from the model (sglang serve): the text
                 # names both parsers; check_spec caps these at warning (``routed``)
@@ -205,9 +206,9 @@ def _rules_by_role(errors_only: bool = False) -> tuple[tuple, tuple]:
 
 def _context(
     spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool,
-    key: argv_memo.ArgvKey | None = None,
+    key: ArgvKey | None = None,
 ) -> CheckContext:
-    parsed = argv_memo.parse_spec(prof, spec, key) if prof is not None else None
+    parsed = parse_spec(prof, spec, key) if prof is not None else None
     ctx = CheckContext(spec=spec, profile=prof, history=hist, parsed=parsed)  # type: ignore[arg-type]
     ctx.floating = floating
     ctx.extra.update({"notes": res.notes, "image_release": res.image_release, "floating": floating})
@@ -239,7 +240,7 @@ def first_error(
     version: str,
     only: frozenset[str] | None = None,
     prefer: frozenset[str] = frozenset(),
-    key: argv_memo.ArgvKey | None = None,
+    key: ArgvKey | None = None,
 ) -> Finding | None:
     """The first error the launch gets judged as if its image were bumped to ``version``
     (from the rules named in ``only``, when given; the rules whose codes are in ``prefer``
@@ -312,11 +313,11 @@ class _Verdicts:
         self.seen: dict[str, bool] = {}
         self.prefer: frozenset[str] = frozenset()
         self.places: dict[str, frozenset[tuple[str, int, int]]] = {}
-        self.key: argv_memo.ArgvKey | None = None  # the launch's, read at the first verdict
+        self.key: ArgvKey | None = None  # the launch's, read at the first verdict
 
-    def _key(self, spec: LaunchSpec) -> argv_memo.ArgvKey:
+    def _key(self, spec: LaunchSpec) -> ArgvKey:
         if self.key is None:
-            self.key = argv_memo.argv_key(spec, spec.engine)
+            self.key = argv_key(spec, spec.engine)
         return self.key
 
     def errors_of(self, spec: LaunchSpec, version: str) -> frozenset[tuple[str, int, int]]:
