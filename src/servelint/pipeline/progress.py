@@ -13,6 +13,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
 DELAY_S = 1.0
 
 
@@ -39,9 +42,6 @@ class FileProgress:
                          launches=f"{launches:,} launch{'es' * (launches != 1)}")
 
     def _start(self, total: int) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
         console = Console(file=self.stream, force_terminal=True)
         self._bar = Progress(
             TextColumn("checking"),

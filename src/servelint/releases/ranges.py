@@ -266,8 +266,6 @@ def _month_day_range(
     """An undated nightly (``dev-nightly-0820``): the year is unknown, so it is any of the
     nightlies of that month and day, from the release before the earliest year's up to the
     latest year's; a range of kind ``image`` that is never an error."""
-    from servelint.releases import release_facts
-
     places = release_facts.placed_each_year(engine, *month_day)
     if not places:
         return None

@@ -12,7 +12,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 from servelint.model import Finding
-from servelint.rules.registry import Rule
+from servelint.reporters.github import render_github
+from servelint.reporters.json_out import render_json
+from servelint.reporters.sarif import render_sarif
+from servelint.reporters.text import render_text, use_color
+from servelint.rules.registry import Rule, catalogue
 from servelint.util import budget
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -86,26 +90,17 @@ def render(
     ordered = [capped(f) for f in sort_findings(findings)]
     labels = list(dict.fromkeys(profile_label(p) for p in profiles_used))
     if fmt == "text":
-        from servelint.reporters.text import render_text, use_color
-
         render_text(ordered, stream, files_checked=files_checked, profiles_used=labels,
                     read_source=read_source, ignored=ignored, view=view,
                     color=use_color(stream) if color is None else color)
     elif fmt == "json":
-        from servelint.reporters.json_out import render_json
-
         render_json(ordered, stream, files_checked=files_checked, profiles_used=labels,
                     extra=extra, ignored=ignored)
     elif fmt == "sarif":
-        from servelint.reporters.sarif import render_sarif
-        from servelint.rules.registry import catalogue
-
         render_sarif(ordered, stream, metas=catalogue() if rules is None else rules,
                      files_checked=files_checked, profiles_used=labels,
                      suppressed=sort_findings(suppressed))
     elif fmt == "github":
-        from servelint.reporters.github import render_github
-
         render_github(ordered, stream, files_checked=files_checked, profiles_used=labels)
     else:
         raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")

@@ -12,9 +12,15 @@ Colour (on a terminal only) is rich's; without it the text is plain and rich is 
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
+
+from packaging.version import InvalidVersion, Version
+from rich.console import Console
+from rich.text import Text
 
 from servelint.model import Finding, Severity
 from servelint.reporters.excerpt import underline
@@ -75,8 +81,6 @@ def use_color(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
 def output_width(stream: TextIO) -> int:
     isatty = getattr(stream, "isatty", None)
     if isatty and isatty():
-        import shutil
-
         return max(shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns, 60)
     return DEFAULT_WIDTH
 
@@ -102,8 +106,6 @@ def renderings_line(renderings: Sequence[str]) -> str:
 
 def release_ranges(labels: Sequence[str]) -> str:
     """``vllm 0.10.0 … 0.33.0 (26 releases), sglang 0.5.9`` from ``engine version`` labels."""
-    from packaging.version import InvalidVersion, Version
-
     by_engine: dict[str, list[str]] = {}
     for label in labels:
         engine, _, version = label.partition(" ")
@@ -178,8 +180,6 @@ class TextReporter:
             self.stream.write("".join("".join(p if isinstance(p, str) else p[0] for p in line)
                                       + "\n" for line in lines))
             return
-        from rich.text import Text
-
         for line in lines:
             self._console.print(Text.assemble(*(
                 p if isinstance(p, str) else (p[0], _STYLES[p[1]]) for p in line)))
@@ -296,8 +296,6 @@ class TextReporter:
 def _console(stream: TextIO):
     """A rich console writing colour to ``stream`` as it is: no wrapping, markup or
     highlighting of the text."""
-    from rich.console import Console
-
     return Console(file=stream, force_terminal=True, color_system="standard", soft_wrap=True,
                    markup=False, highlight=False, emoji=False)
 
@@ -357,8 +355,6 @@ def docs_line(findings: Sequence[Finding]) -> str:
 def render_works_on(launches: list[Any], stream: TextIO) -> None:
     """``--works-on`` in text: per file, the releases its launches pass on (no error if
     the image were bumped to that release), launches with the same answer counted once."""
-    import json
-
     by_file: dict[str, dict[str, int]] = {}
     for item in launches:
         summary = item if isinstance(item, dict) else json.loads(str(item))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 
 RULES_DIR = "docs/rules"
@@ -64,8 +65,6 @@ def _header_values(metadata_text: str, name: str) -> list[str]:
 
 
 def _project_urls_from_importlib() -> list[str]:
-    from importlib import metadata
-
     try:
         return metadata.metadata("servelint").get_all("Project-URL") or []
     except metadata.PackageNotFoundError:

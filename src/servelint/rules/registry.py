@@ -13,6 +13,7 @@ read the catalogue from here.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -135,8 +136,6 @@ def known_ids() -> set[str]:
 
 def suggest(ident: str) -> str | None:
     """A close rule id for a misspelt ``ident``, or None."""
-    import difflib  # only for a misspelt id
-
     close = difflib.get_close_matches(ident, sorted(known_ids()), n=1, cutoff=0.75)
     return close[0] if close else None
 
