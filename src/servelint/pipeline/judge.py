@@ -13,7 +13,7 @@ from servelint.pipeline.argv_memo import ArgvKey, argv_key, parse_spec
 from servelint.pipeline.argv_memo import findings as memo_findings
 from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.options import Options
-from servelint.releases import ranges, release_range
+from servelint.releases import range_verdict, ranges, release_range
 from servelint.releases import works_on as works_on_mod
 from servelint.releases.release_floor import floor_below
 from servelint.releases.resolve import Resolution, image_ref
@@ -60,13 +60,13 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
         if engineless and adapter.judges_file(worker):
             out += _notes(spec, run, res)  # the engine release its option file is judged on
         out += adapter.file_findings(spec, worker, res, run.cap_guesses, _is_custom_image)
-    if rng is not None and ranges.has_error_on(out, rng.today):
+    if rng is not None and range_verdict.has_error_on(out, rng.today):
         passes.prefer = frozenset(f.code for f in out if f.severity == Severity.ERROR)
-        ranges.judge(out, rng, _works_of(spec, rng, passes, out))
+        range_verdict.judge(out, rng, _works_of(spec, rng, passes, out))
     for f in routed:  # after the range verdict, which keeps its own note
         f.severity = min(f.severity, Severity.WARNING)
     if rng is not None:
-        ranges.mark_guess(out, rng)
+        range_verdict.mark_guess(out, rng)
     below = floor_below(spec, res, first_error)
     if below is not None:
         out.append(below)
@@ -263,7 +263,7 @@ def _works_of(
     errors = sum(f.severity == Severity.ERROR and f.release == rng.today for f in out)
     if errors <= PER_FINDING_VERDICTS:
         return lambda f: _finding_works(spec, rng, verdicts, f)
-    whole = ranges.range_works(spec, rng, verdicts)
+    whole = range_verdict.range_works(spec, rng, verdicts)
     return lambda f: whole
 
 
@@ -278,7 +278,7 @@ def _finding_works(
     def absent(_spec: LaunchSpec, version: str) -> bool:
         return places.isdisjoint(verdicts.errors_of(spec, version))
 
-    return ranges.range_works(spec, rng, absent, prune=False)
+    return range_verdict.range_works(spec, rng, absent, prune=False)
 
 
 def _place(span: Span) -> tuple[str, int, int]:
