@@ -28,7 +28,7 @@ import json
 import os
 import secrets
 import stat
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from servelint.pipeline.walk import Skipped, walk
 from servelint.profiles import store as profile_store
 from servelint.reporters.json_out import encode_item
 from servelint.sources.common.deps import WORKING_DIRECTORY
+from servelint.util.lru import Lru
 
 CACHE_FORMAT = "7"
 MAX_DEP_BYTES = 64 * 1024 * 1024
@@ -83,6 +84,11 @@ def _tree_stamp(root: Path, files: list[str]) -> str:
 
 
 @cache
+def installed_fingerprint() -> str:
+    """What a process judges with (the package's files, every profile): read once."""
+    return code_fingerprint() + profiles_fingerprint()
+
+
 def profiles_fingerprint() -> str:
     """Every engine's profiles, wherever its ``profile_dir`` is."""
     digest = hashlib.sha256()
@@ -92,7 +98,6 @@ def profiles_fingerprint() -> str:
     return digest.hexdigest()
 
 
-@cache
 def code_fingerprint() -> str:
     """Every file of the installed package: an edited rule or a rebuilt profile invalidates.
     Hashing its bytes (5.6 MB) is most of a cached run's key cost, so the digest is kept in
@@ -147,8 +152,7 @@ def key_for(path: str, kind: str, options: Any) -> str | None:
             (
                 CACHE_FORMAT,
                 __version__,
-                code_fingerprint(),
-                profiles_fingerprint(),
+                installed_fingerprint(),
                 kind,
                 # the path as given, and the working directory it is relative to: the
                 # result's paths are spelled from it (a hit from another folder would
@@ -207,11 +211,10 @@ def _listing_digest(path: str) -> str | None:
         st = os.stat(path)
     except OSError:
         return None
-    return _listing_of(path, st.st_mtime_ns, st.st_ino)
+    return _DIGESTS.get_or(("listing", path, st.st_mtime_ns, st.st_ino), lambda: _listing_of(path))
 
 
-@lru_cache(maxsize=1024)
-def _listing_of(path: str, *_stat: int) -> str | None:
+def _listing_of(path: str) -> str | None:
     try:
         listing = "\0".join(sorted(os.listdir(path)))
     except OSError:
@@ -226,18 +229,23 @@ def _file_digest(path: str) -> tuple[int, bytes] | None:
         st = os.stat(path)
     except OSError:
         return None
-    return _digest_of(path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    return _DIGESTS.get_or(("file", path, *stamp), lambda: _digest_of(path))
 
 
-@lru_cache(maxsize=8192)
-def _digest_of(path: str, *_stat: int) -> tuple[int, bytes] | None:
+# digests of files and folder listings by path and stat (recipes share strategy files; every
+# recipe of a checkout lists its strategies): an entry is a function of its key
+_DIGESTS = Lru(8192)
+
+
+def _digest_of(path: str) -> tuple[int, bytes] | None:
     data = _read_regular(path, MAX_DEP_BYTES)
     return None if data is None else (len(data), hashlib.sha256(data).digest())
 
 
 def forget_digests() -> None:
     """Drop the digests kept for files (``--fix`` wrote them: a re-check reads them afresh)."""
-    _digest_of.cache_clear()
+    _DIGESTS.clear()
 
 
 def read_cache_file(path: Path, limit: int) -> bytes | None:

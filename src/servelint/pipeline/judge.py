@@ -6,11 +6,10 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+import servelint.pipeline.argv_memo as argv_memo
 from servelint.engines import history as history_mod
 from servelint.engines import registry as engine_registry
 from servelint.model import Finding, LaunchSpec, Severity, Span
-from servelint.pipeline.argv_memo import ArgvKey, argv_key, parse_spec
-from servelint.pipeline.argv_memo import findings as memo_findings
 from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.options import Options
 from servelint.releases import range_verdict, ranges, release_range
@@ -118,7 +117,7 @@ def _findings(
     routed: list[Finding] | None = None,
     only: frozenset[str] | None = None,
     prefer: frozenset[str] = frozenset(),
-    key: ArgvKey | None = None,
+    key: argv_memo.ArgvKey | None = None,
 ) -> Iterator[Finding]:
     """``key``: the launch's ``argv_memo.argv_key``, when it is judged on several releases."""
     hist = history_mod.load(spec.engine)
@@ -144,7 +143,7 @@ def _findings(
         for rule in primary_rules:
             if newer and rule.name in release_range.UNKNOWN_NAME_RULES:
                 continue
-            found = memo_findings(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
+            found = argv_memo.findings(rule, ctx) if rule.scope is Scope.ARGV else rule.check(ctx)
             for f in found:
                 # the entrypoint picks its parser from the model (sglang serve): the text
                 # names both parsers; check_spec caps these at warning (``routed``)
@@ -206,9 +205,9 @@ def _rules_by_role(errors_only: bool = False) -> tuple[tuple, tuple]:
 
 def _context(
     spec: LaunchSpec, prof, hist, res: Resolution, *, floating: bool,
-    key: ArgvKey | None = None,
+    key: argv_memo.ArgvKey | None = None,
 ) -> CheckContext:
-    parsed = parse_spec(prof, spec, key) if prof is not None else None
+    parsed = argv_memo.parse_spec(prof, spec, key) if prof is not None else None
     ctx = CheckContext(spec=spec, profile=prof, history=hist, parsed=parsed)  # type: ignore[arg-type]
     ctx.floating = floating
     ctx.extra.update({"notes": res.notes, "image_release": res.image_release, "floating": floating})
@@ -240,7 +239,7 @@ def first_error(
     version: str,
     only: frozenset[str] | None = None,
     prefer: frozenset[str] = frozenset(),
-    key: ArgvKey | None = None,
+    key: argv_memo.ArgvKey | None = None,
 ) -> Finding | None:
     """The first error the launch gets judged as if its image were bumped to ``version``
     (from the rules named in ``only``, when given; the rules whose codes are in ``prefer``
@@ -313,11 +312,11 @@ class _Verdicts:
         self.seen: dict[str, bool] = {}
         self.prefer: frozenset[str] = frozenset()
         self.places: dict[str, frozenset[tuple[str, int, int]]] = {}
-        self.key: ArgvKey | None = None  # the launch's, read at the first verdict
+        self.key: argv_memo.ArgvKey | None = None  # the launch's, read at the first verdict
 
-    def _key(self, spec: LaunchSpec) -> ArgvKey:
+    def _key(self, spec: LaunchSpec) -> argv_memo.ArgvKey:
         if self.key is None:
-            self.key = argv_key(spec, spec.engine)
+            self.key = argv_memo.argv_key(spec, spec.engine)
         return self.key
 
     def errors_of(self, spec: LaunchSpec, version: str) -> frozenset[tuple[str, int, int]]:
