@@ -33,7 +33,6 @@ The verdict over a range, once an error is found on its newest release, is
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, replace
 
@@ -153,7 +152,6 @@ def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | Non
 _JUDGED = Lru(4096)  # resolutions judged on a range
 
 
-@functools.lru_cache(maxsize=1024)
 def releases_from(engine: str, floor: str) -> tuple[str, ...]:
     """The profiled releases at or above ``floor``, oldest first."""
     at = release_version(floor)
