@@ -52,7 +52,6 @@ from servelint.releases.resolve import (
     official_repositories,
     release_version,
 )
-from servelint.util.lru import Lru
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,10 +145,10 @@ def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | Non
         rng = _install_range(spec, have)
     if rng is None:
         return None, res
-    return rng, _JUDGED.get_for(res, lambda: _judged_on(spec, res, rng), rng)
-
-
-_JUDGED = Lru(4096)  # resolutions judged on a range
+    judged = res.on_range.get(rng)
+    if judged is None:
+        judged = res.on_range[rng] = _judged_on(spec, res, rng)
+    return rng, judged
 
 
 def releases_from(engine: str, floor: str) -> tuple[str, ...]:
@@ -317,4 +316,5 @@ def _judged_on(spec: LaunchSpec, res: Resolution, rng: ReleaseRange) -> Resoluti
     primary = Target(prof, "primary", rng.describe(), floating=True)
     others = [t for t in res.targets if t.role != "primary"]
     notes = [n for n in res.notes if n not in res.guess_notes]
-    return replace(res, targets=[primary, *others], notes=[rng.describe(), *notes], capped=True)
+    return replace(res, targets=[primary, *others], notes=[rng.describe(), *notes], capped=True,
+                   on_range={})
