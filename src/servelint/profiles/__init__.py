@@ -177,6 +177,7 @@ class _Folder:
     loaded (one per release) and the data files beside them (``beside``)."""
 
     releases: tuple[str, ...] | None = None
+    versions: tuple[Version, ...] = ()  # the releases' numbers, parsed with the listing
     loaded: dict[str, Profile | None] = field(default_factory=dict)
     beside: dict[str, Any] = field(default_factory=dict)
 
@@ -205,7 +206,14 @@ def available(engine: str) -> tuple[str, ...]:
     read = _folder_read(engine)
     if read.releases is None:
         read.releases = _releases_in(engine)
+        read.versions = tuple(Version(v) for v in read.releases)
     return read.releases
+
+
+def versions(engine: str) -> tuple[Version, ...]:
+    """``available(engine)`` as version numbers (sorted the same way)."""
+    available(engine)
+    return _READ[engine].versions
 
 
 def _releases_in(engine: str) -> tuple[str, ...]:

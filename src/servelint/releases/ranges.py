@@ -33,6 +33,7 @@ The verdict over a range, once an error is found on its newest release, is
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, replace
 
@@ -154,9 +155,9 @@ def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | Non
 def releases_from(engine: str, floor: str) -> tuple[str, ...]:
     """The profiled releases at or above ``floor``, oldest first."""
     at = release_version(floor)
-    return tuple(
-        r for r in profiles.available(engine) if at is not None and release_version(r) >= at
-    )
+    if at is None:
+        return ()
+    return profiles.available(engine)[bisect.bisect_left(profiles.versions(engine), at):]
 
 
 def _floor_range(spec: LaunchSpec, have: tuple[str, ...], source: str) -> ReleaseRange | None:
