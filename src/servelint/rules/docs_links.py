@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 
 RULES_DIR = "docs/rules"
@@ -65,6 +64,10 @@ def _header_values(metadata_text: str, name: str) -> list[str]:
 
 
 def _project_urls_from_importlib() -> list[str]:
+    # only for an install without a dist-info folder on sys.path (a zip, an egg): importing
+    # importlib.metadata costs ~20 ms, which every run would pay at the top
+    from importlib import metadata
+
     try:
         return metadata.metadata("servelint").get_all("Project-URL") or []
     except metadata.PackageNotFoundError:
