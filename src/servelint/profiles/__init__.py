@@ -213,7 +213,7 @@ def available(engine: str) -> tuple[str, ...]:
 def versions(engine: str) -> tuple[Version, ...]:
     """``available(engine)`` as version numbers (sorted the same way)."""
     available(engine)
-    return _READ[engine].versions
+    return _folder_read(engine).versions
 
 
 def _releases_in(engine: str) -> tuple[str, ...]:

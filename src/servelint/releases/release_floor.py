@@ -4,7 +4,6 @@ above the floor, naming the first release it can work on (``floor_below``)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -48,7 +47,6 @@ def _floor_failure(spec: LaunchSpec, release: str, first_error: FirstError
     return (err.span, err.message) if err is not None else None
 
 
-@functools.lru_cache(maxsize=4096)  # renderings repeat them (gain: docs/architecture.md)
 def _rules_to_run(
     engine: str,
     release: str,
