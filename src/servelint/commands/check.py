@@ -10,10 +10,8 @@ from pathlib import Path
 from servelint import reporters
 from servelint.check import CheckReport, Options, check_paths, read_text
 from servelint.commands.stdin_input import STDIN_PATH, StdinFile, UnknownKind
-from servelint.fixes.cli import fix_command
 from servelint.model import Finding, Severity
 from servelint.pipeline import config as config_mod
-from servelint.pipeline.online import annotate
 from servelint.pipeline.problems import problem_finding
 from servelint.pipeline.progress import progress_for
 from servelint.pipeline.selection import Selection
@@ -225,6 +223,8 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
 
     try:
         if args.fix or args.diff:
+            from servelint.fixes.cli import fix_command  # (--fix/--diff only: ~15 ms)
+
             done, fixed = fix_command(check, reported, args)
             if done is not None:
                 return done
@@ -240,6 +240,10 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
             report.files = [stdin.path_of(p) for p in report.files]
         findings = selection.apply(report.findings)
         if args.online:
+            from servelint.pipeline.online import (
+                annotate,  # (--online only: the network stack, ~40 ms)
+            )
+
             annotate(findings)
         view = _view(args, fmt, findings, config_floor)
         emit(report, view.shown, fmt, out, view=view, read_source=_reader(stdin))

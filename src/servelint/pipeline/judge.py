@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import servelint.pipeline.argv_memo as argv_memo
@@ -302,17 +302,17 @@ def _option_places(spec: LaunchSpec, span: Span) -> frozenset[tuple[str, int, in
     return frozenset(_place(t.span) for t in argv[start:end] if t.span)
 
 
+@dataclass(slots=True, eq=False)
 class _Verdicts:
     """``passes_on`` for one launch, each release checked once. ``prefer``: the codes of the
     errors it got on the release it was judged against, whose rules are asked first (the
     same launch likely fails the same way on a neighbouring release; only whether it fails
     matters here)."""
 
-    def __init__(self) -> None:
-        self.seen: dict[str, bool] = {}
-        self.prefer: frozenset[str] = frozenset()
-        self.places: dict[str, frozenset[tuple[str, int, int]]] = {}
-        self.key: argv_memo.ArgvKey | None = None  # the launch's, read at the first verdict
+    seen: dict[str, bool] = field(default_factory=dict)
+    prefer: frozenset[str] = frozenset()
+    places: dict[str, frozenset[tuple[str, int, int]]] = field(default_factory=dict)
+    key: argv_memo.ArgvKey | None = None  # the launch's, read at the first verdict
 
     def _key(self, spec: LaunchSpec) -> argv_memo.ArgvKey:
         if self.key is None:

@@ -13,9 +13,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
 DELAY_S = 1.0
 
 
@@ -42,6 +39,10 @@ class FileProgress:
                          launches=f"{launches:,} launch{'es' * (launches != 1)}")
 
     def _start(self, total: int) -> None:
+        # (a bar on a terminal only: a piped or quiet run never imports rich.progress, ~20 ms)
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
         console = Console(file=self.stream, force_terminal=True)
         self._bar = Progress(
             TextColumn("checking"),

@@ -7,8 +7,6 @@ pool; the unit's result is assembled from them in order.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import multiprocessing as mp
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -153,6 +151,10 @@ def _run(
             serial.append(_task(args))
             finished(n, serial[-1])
         return serial
+    # (worker processes only: a serial or cached run never imports them)
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
     # heaviest first, so that the workers finish together
     order = sorted(range(len(tasks)), key=lambda n: -tasks[n][0])
     chunk = 1 if any(w > 1 for w, _, _ in tasks) else 4
