@@ -356,8 +356,7 @@ def test_code_fingerprint_is_kept_while_the_package_is_unchanged(
     monkeypatch.setattr(cache, "_PACKAGE", package)
 
     def fingerprint() -> str:
-        cache.code_fingerprint.cache_clear()
-        cache._digest_of.cache_clear()
+        cache.forget_digests()
         return cache.code_fingerprint()
 
     first = fingerprint()

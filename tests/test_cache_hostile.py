@@ -131,14 +131,14 @@ def test_planted_files_in_every_cache_file_are_misses(
     outside = tmp_path / "outside.txt"
     outside.write_text("keep\n", encoding="utf-8")
     fresh = _report([str(script)], False)
-    cache.code_fingerprint.cache_clear()  # (kept per process: written to code.json once)
+    cache.installed_fingerprint.cache_clear()  # (kept per process: written to code.json once)
     _report([str(script)], True)
     planted = [p for p in cache_folder.rglob("*") if p.is_file()]
     assert {p.suffix for p in planted} >= {".json", ".launches"}
     assert cache_folder / "code.json" in planted
     for path in planted:
         _plant(path, what, outside)
-    cache.code_fingerprint.cache_clear()
+    cache.installed_fingerprint.cache_clear()
     assert _within(60, lambda: _report([str(script)], True)) == fresh
     assert outside.read_text(encoding="utf-8") == "keep\n"
 

@@ -6,13 +6,23 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from servelint import reporters
+from servelint.check import CheckReport, Options, check_paths, read_text
+from servelint.commands.stdin_input import STDIN_PATH, StdinFile, UnknownKind
 from servelint.model import Finding, Severity
+from servelint.pipeline import config as config_mod
+from servelint.pipeline.problems import problem_finding
+from servelint.pipeline.progress import progress_for
+from servelint.pipeline.selection import Selection
 from servelint.profiles import store
-
-if TYPE_CHECKING:  # the pipeline is imported when `check` runs, not at start-up
-    from servelint.check import CheckReport
+from servelint.reporters import default_format
+from servelint.reporters.report_file import ReportFile, ReportFileError, guarded_stdout, refuse
+from servelint.reporters.text import TextView, render_works_on
+from servelint.rules.registry import catalogue
+from servelint.sources.common import overlay
+from servelint.sources.common.problems import ReadProblem
+from servelint.util import cli_values
 
 FORMATS = ["text", "json", "sarif", "github"]
 ALWAYS_SHOWN = frozenset({"SL001"})  # read-error: a file named but not read
@@ -22,8 +32,7 @@ class UsageError(Exception):
     """A value on the command line that cannot be used: exit 2 with this one line."""
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="check launch configurations against the engine release")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="recipe .yaml, launcher .sh, InferenceX checkout or master config, "
                         "Markdown guide, or a folder of them; - reads standard input")
@@ -86,8 +95,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _load_config(args: argparse.Namespace):
-    from servelint.pipeline import config as config_mod
-
     if args.config:
         return config_mod.load_config_file(args.config)
     first = next((p for p in args.paths if p != "-"), None)
@@ -96,8 +103,6 @@ def _load_config(args: argparse.Namespace):
 
 def validate(args: argparse.Namespace) -> None:
     """Check every value like the config file checks its own; raise UsageError."""
-    from servelint.util import cli_values
-
     def checked(flag: str, check, value):
         try:
             return check(value)
@@ -127,8 +132,6 @@ def validate(args: argparse.Namespace) -> None:
     if stdin_uses and (args.fix or args.diff):
         raise UsageError("--fix/--diff edit files: they cannot take - (standard input)")
     if args.output is not None:
-        from servelint.reporters.report_file import ReportFileError, refuse
-
         parent = args.output.parent
         if not parent.is_dir():
             raise UsageError(f"-o/--output: no directory {str(parent)!r} to write "
@@ -140,9 +143,6 @@ def validate(args: argparse.Namespace) -> None:
 
 
 def _selection(args: argparse.Namespace):
-    from servelint.pipeline.selection import Selection
-    from servelint.rules.registry import catalogue
-
     try:
         return Selection.from_options(args.select, args.ignore, catalogue())
     except ValueError as exc:
@@ -152,8 +152,6 @@ def _selection(args: argparse.Namespace):
 def _format(args: argparse.Namespace) -> str:
     if args.format is not None:
         return args.format
-    from servelint.reporters import default_format
-
     return default_format(os.environ)
 
 
@@ -172,8 +170,6 @@ def run(args: argparse.Namespace) -> int:
     fmt = _format(args)
     for note in args.notes:
         print(f"servelint: note: {note}", file=sys.stderr)
-    from servelint.reporters.report_file import ReportFile, ReportFileError, guarded_stdout
-
     try:  # a temporary file renamed over the output at the end (see report_file)
         report = ReportFile(args.output) if args.output else None
         try:
@@ -192,11 +188,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> int:
-    from servelint.check import Options, check_paths
-    from servelint.commands.stdin_input import STDIN_PATH, StdinFile, UnknownKind
-    from servelint.pipeline.progress import progress_for
-    from servelint.sources.common import overlay
-
     try:
         stdin = StdinFile(sys.stdin, args.stdin_filename) if STDIN_PATH in args.paths else None
     except UnknownKind as exc:
@@ -232,7 +223,7 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
 
     try:
         if args.fix or args.diff:
-            from servelint.fixes.cli import fix_command
+            from servelint.fixes.cli import fix_command  # (--fix/--diff only: ~15 ms)
 
             done, fixed = fix_command(check, reported, args)
             if done is not None:
@@ -249,14 +240,14 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
             report.files = [stdin.path_of(p) for p in report.files]
         findings = selection.apply(report.findings)
         if args.online:
-            from servelint.pipeline.online import annotate
+            from servelint.pipeline.online import (
+                annotate,  # (--online only: the network stack, ~40 ms)
+            )
 
             annotate(findings)
         view = _view(args, fmt, findings, config_floor)
         emit(report, view.shown, fmt, out, view=view, read_source=_reader(stdin))
         if args.works_on and fmt == "text" and not args.quiet:
-            from servelint.reporters.text import render_works_on
-
             render_works_on(report.launch_items(), out)
     finally:
         if stdin is not None:
@@ -266,8 +257,6 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
 
 
 def _reader(stdin):
-    from servelint.check import read_text
-
     if stdin is None:
         return read_text
     return lambda path: stdin.text if path == stdin.display else read_text(path)
@@ -277,8 +266,6 @@ def _view(args: argparse.Namespace, fmt: str, findings, config_floor: str | None
     """What the report shows: findings below --min-severity (or the config's min-severity,
     or info in default text output) are counted as hidden, never silently dropped from the
     summary."""
-    from servelint.reporters.text import TextView
-
     chosen = args.min_severity or config_floor
     floor = Severity.parse(chosen) if chosen else None
     reason = "--min-severity" if args.min_severity else "min-severity in the config"
@@ -320,9 +307,6 @@ def _say_target_reach(target: str, report: CheckReport) -> None:
 def no_launch_notes(report: CheckReport, named: list[str]) -> list[Finding]:
     """One info line for each YAML file the user named that was read but holds no launch
     and gave no finding (a recipe without variants): it is not a silent pass."""
-    from servelint.pipeline.problems import problem_finding
-    from servelint.sources.common.problems import ReadProblem
-
     wanted = {os.path.abspath(p) for p in named
               if Path(p).suffix.lower() in (".yaml", ".yml") and os.path.isfile(p)}
     spoken = {os.path.abspath(f.span.path) for f in report.findings}
@@ -353,9 +337,6 @@ def files_counted(report: CheckReport) -> list[str]:
 
 
 def emit(report: CheckReport, findings, fmt: str, out, *, view=None, read_source=None) -> None:
-    from servelint import reporters
-    from servelint.check import read_text
-
     kwargs = {"stream": out, "files_checked": files_counted(report), "ignored": report.ignored,
               # the files the ignores already read: no second read
               "read_source": read_source or read_text,

@@ -6,11 +6,11 @@ import argparse
 import sys
 
 from servelint.rules import registry
+from servelint.rules.docs_links import is_absolute
 from servelint.rules.registry import Rule
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("explain", help="show a rule's documentation (by code or name)")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("rule", nargs="?", help="rule code (SL101) or name (flag-unknown); "
                                            "omit to list every rule")
     p.set_defaults(func=run)
@@ -25,8 +25,6 @@ def header(meta: Rule) -> str:
 def explain_text(meta: Rule) -> str:
     """The rule's page as the package holds it; its https address when one is declared
     (``docs_links``: the repository path alone is no page a user of the package has)."""
-    from servelint.rules.docs_links import is_absolute
-
     page = f"\n\ndocs: {meta.url}" if is_absolute(meta.url) else ""
     return f"{header(meta)}\n\n{meta.doc or meta.summary}{page}\n"
 

@@ -5,18 +5,22 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
 from servelint import profiles
 from servelint.engines import history, registry
+from servelint.engines.diff import diff_profiles, format_diff
+from servelint.engines.dynamo.diff import diff_dynamo, format_dynamo_diff
 from servelint.profiles import store
+from servelint.util import cli_values
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("profile", help="build, list, show and diff engine release profiles")
+def register(p: argparse.ArgumentParser) -> None:
     psub = p.add_subparsers(dest="profile_command", metavar="ACTION")
 
     b = psub.add_parser("build", help="build profiles from released wheels (needs pip download)")
@@ -95,8 +99,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def index_versions(engine: str) -> list[str]:
-    import subprocess
-
     out = subprocess.run(
         [sys.executable, "-m", "pip", "index", "versions", engine],
         capture_output=True,
@@ -206,8 +208,6 @@ def run_build_from_image(args: argparse.Namespace) -> int:
 
 
 def run_build_image(args: argparse.Namespace) -> int:
-    import tarfile
-
     from servelint.builders.vllm.image_build import build as read_image
 
     try:
@@ -254,8 +254,6 @@ def _provenance_text(prov: dict) -> str:
 
 
 def _load_or_fail(engine: str, version: str) -> profiles.Profile | None:
-    from servelint.util import cli_values
-
     try:
         engine = cli_values.engine_name(engine)  # a misspelt engine: did you mean
     except ValueError as exc:
@@ -337,13 +335,9 @@ def run_diff(args: argparse.Namespace) -> int:
     if old is None or new is None:
         return 2
     if args.engine == "dynamo":
-        from servelint.engines.dynamo.diff import diff_dynamo, format_dynamo_diff
-
         dd = diff_dynamo(old, new)
         print(json.dumps(dd, indent=1) if args.format == "json" else format_dynamo_diff(dd))
         return 0
-    from servelint.engines.diff import diff_profiles, format_diff
-
     d = diff_profiles(old, new)
     if args.format == "json":
         json.dump(d, sys.stdout, indent=1)

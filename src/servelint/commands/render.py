@@ -5,16 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the renderer is imported when the command runs, not at startup
-    from servelint.sources.recipe.render import FeatureChoice, Rendering
+from servelint.sources.recipe.render import FeatureChoice, Rendering, render
+from servelint.sources.srt_slurm import looks_like_srt_slurm
+from servelint.sources.srt_slurm.show import render as render_srt
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "render", help="print every launch a vLLM recipe renders to, as the site does"
-    )
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("recipe", metavar="RECIPE", help="recipe file (models/<org>/<model>.yaml)")
     p.add_argument("--hardware", help="hardware id from taxonomy.yaml (h100, b200, mi355x, ...)")
     p.add_argument("--strategy", help="serving strategy (single_node_tp, multi_node_dep, ...)")
@@ -76,19 +73,13 @@ def rendering_text(r: Rendering) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from servelint.sources.srt_slurm import looks_like_srt_slurm
-
     try:
         with open(args.recipe, encoding="utf-8", errors="replace") as fh:
             head = fh.read(1 << 16)
     except OSError:
         head = ""
     if looks_like_srt_slurm(head):  # an srtctl recipe: the worker commands srtctl builds
-        from servelint.sources.srt_slurm.show import render as render_srt
-
         return render_srt(args.recipe, args.selector, args.format)
-    from servelint.sources.recipe.render import render
-
     try:
         features = parse_features(args.feature)
     except ValueError as exc:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shutil
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 from typing import TextIO
@@ -65,8 +67,6 @@ class StdinFile:
                 "launcher script, a master config, Markdown): name it with --stdin-filename, "
                 "e.g. --stdin-filename models/org/model.yaml or run.sh")
         filename = guessed
-        import tempfile  # (only when reading stdin: not on every check's start-up)
-
         self._dir = tempfile.mkdtemp(prefix="servelint-stdin-")
         name = PurePath(filename).name
         # a recipe is recognised under a models/ folder (as in the recipes repository)
@@ -77,8 +77,6 @@ class StdinFile:
         Path(self.path).write_text(self.text, encoding="utf-8")
 
     def close(self) -> None:
-        import shutil
-
         shutil.rmtree(self._dir, ignore_errors=True)
 
     def _span(self, span: Span) -> Span:

@@ -5,14 +5,12 @@ from __future__ import annotations
 import gzip
 import json
 
-from servelint import __version__
+from servelint import __version__, profiles
 
 
 def profile_data_lines() -> list[str]:
     """One line per engine: its release range, count, and the builder and format versions
     its profiles were built with (read from every committed profile)."""
-    from servelint import profiles
-
     lines = []
     for engine in profiles.engines():
         versions = profiles.available(engine)

@@ -15,10 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+import servelint.pipeline.cache as result_cache
+from servelint.check import check_paths
 from servelint.fixes import FileFix, fix_findings, unreadable_files, wanted, write_atomic
 from servelint.fixes.verify import Checker, blame, demote, new_findings, units_reading
 from servelint.model import Finding
 from servelint.sources.common import overlay
+from servelint.sources.recipe import load
 
 MAX_PASSES = 10
 
@@ -90,18 +93,12 @@ def run_fixes(
 def forget_file_contents() -> None:
     """Drop what this process remembers of file contents (texts, digests, recipe repos):
     a later check in the same process reads the files as written."""
-    from servelint.pipeline import cache, control
-    from servelint.sources.recipe import load
-
-    control._TEXT_CACHE.clear()
-    cache._file_digest.cache_clear()
+    result_cache.forget_digests()
     load._load_repo.cache_clear()
 
 
 def checker(options: Any) -> Checker:
     """A ``Checker`` over ``check_paths`` with ``options``."""
-    from servelint.check import check_paths
-
     def check(paths: list[str], texts: dict[str, str]) -> Any:
         with overlay.stand_in(texts):
             return check_paths(paths, options)

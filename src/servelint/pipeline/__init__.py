@@ -9,6 +9,7 @@ and the config apply last (``control``).
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from servelint.pipeline.discover import discover
 from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.merge import merge
 from servelint.pipeline.options import Options
-from servelint.pipeline.run import run_jobs
+from servelint.pipeline.run import Tally, run_jobs
 from servelint.pipeline.unit import FileResult
 
 __all__ = ["CheckReport", "FileResult", "LaunchReport", "Options", "check_paths", "check_text"]
@@ -98,26 +99,6 @@ def _kinds(jobs: list, results: list[FileResult]) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-class Tally:
-    """Files done out of files planned, and launches judged: what progress shows."""
-
-    __slots__ = ("done", "total", "launches", "on_done")
-
-    def __init__(self, total: int, on_done: Callable[[int, int, int], None] | None) -> None:
-        self.done, self.total, self.launches = 0, total, 0
-        self.on_done = on_done
-
-    def plan(self, more: int) -> None:
-        """A unit turned out to hold ``more`` files more (its parts)."""
-        self.total += more
-
-    def finished(self, files: int = 1, launches: int = 0) -> None:
-        self.done += files
-        self.launches += launches
-        if self.on_done is not None and files:
-            self.on_done(self.done, self.total, self.launches)
-
-
 def check_text(
     text: str,
     kind: str,
@@ -125,8 +106,6 @@ def check_text(
     options: Options | None = None,
 ) -> CheckReport:
     """Check a snippet (docs examples, tests): written to a temporary file first."""
-    import tempfile  # (tests and docs only: not on the start-up path of a check)
-
     suffix = {"bash": ".sh", "yaml": ".yaml", "markdown": ".md", "srtslurm": ".yaml"}.get(kind, "")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / ("models/org" if kind == "yaml" else "")

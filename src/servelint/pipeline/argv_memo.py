@@ -13,16 +13,17 @@ else after all) makes that rule run on every launch of the entry instead. A find
 edits are templated the same way: each edit's span must be a token's (placeholder) span,
 narrowed by the edit's ``old`` text, never a column computed from it.
 
-Entries are bounded (least recently used dropped first): dropping one only costs time, since
-an entry is a function of its key. Parses are shared further between argvs that differ only
-in values that cannot change the parse (the model positional, decimal values of int
-options without choices), the values put back before rules see them.
+Parses are shared further between argvs that differ only in values that cannot change the
+parse (the model positional, decimal values of int options without choices), the values put
+back before rules see them: such a shared parse is an entry of the same memo, under its
+canonical argv. The memo is bounded (least recently used dropped first): dropping an entry
+only costs time, since each is a function of its key. Measured gain: see
+``docs/architecture.md`` ("Speed machinery").
 """
 
 from __future__ import annotations
 
 import copy
-import functools
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -35,12 +36,10 @@ from servelint.rules.base import CheckContext
 from servelint.sources.common.option_files import WRITTEN_CONFIG
 from servelint.util.lru import Lru
 
-MAX_ENTRIES = 16384  # argv verdicts kept
-MAX_SHARED_PARSES = 4096  # canonical parses kept
+MAX_ENTRIES = 20480  # argv verdicts and the canonical parses they share, kept
 
 
-_ENTRIES = Lru(MAX_ENTRIES)
-_SHARED = Lru(MAX_SHARED_PARSES)
+_MEMO = Lru(MAX_ENTRIES)
 
 
 def parse(
@@ -56,8 +55,8 @@ def parse(
     ``written``: (name, text) of a config file the document writes, read by the parse in
     place of the file of that name. ``named``: ``named_files(argv)``, when already read."""
     named = named_files(argv) if named is None else named
-    key = (profile.key, argv, symbolic, entry, named, written)
-    return _ENTRIES.get_or(key, lambda: _parse(profile, argv, symbolic, entry, written, named))
+    key = ("argv", profile.key, argv, symbolic, entry, named, written)
+    return _MEMO.get_or(key, lambda: _parse(profile, argv, symbolic, entry, written, named))
 
 
 def named_files(argv: tuple[str, ...]) -> tuple:
@@ -114,7 +113,6 @@ def entry_of(engine: str, entrypoint: str) -> str:
     return getattr(model, "ENTRIES", {}).get(entrypoint, "") if model is not None else ""
 
 
-@functools.cache
 def _same_parse_entries(engine: str) -> frozenset[str]:
     """The entries the engine's argv model parses as its default parse (``SAME_PARSE_ENTRIES``)."""
     found = registry.find(engine)
@@ -145,11 +143,11 @@ def _parse(
     written: tuple[str, str] | None,
     named: tuple,
 ) -> LintParse:
-    if entry in _same_parse_entries(profile.engine):
+    if entry and entry in _same_parse_entries(profile.engine):
         entry = ""  # parsed as the default is: its memo entry stays apart, its parse not
     canon, changed = _canonical(profile, argv, set(symbolic)) if not entry else (argv, set())
-    shared = _SHARED.get_or(
-        (profile.key, canon, symbolic, entry, named, written),
+    shared = _MEMO.get_or(
+        ("canonical", profile.key, canon, symbolic, entry, named, written),
         lambda: lint_parse(profile, canon, symbolic, entry, written),
     )
     if not changed:
@@ -227,7 +225,6 @@ class _Template:
     edits: tuple[int, ...]  # argv index of each autofix edit's span
 
 
-@functools.cache
 def _shadow_span(index: int) -> Span:
     return Span(_SHADOW, index + 2, 1, index + 2, 1)  # an end, so rules may build edits
 

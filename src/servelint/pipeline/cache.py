@@ -28,14 +28,18 @@ import json
 import os
 import secrets
 import stat
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from servelint import __version__, profiles
+from servelint.pipeline.codec import CodecError, decode, encode
+from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.walk import Skipped, walk
 from servelint.profiles import store as profile_store
+from servelint.reporters.json_out import encode_item
 from servelint.sources.common.deps import WORKING_DIRECTORY
+from servelint.util.lru import Lru
 
 CACHE_FORMAT = "7"
 MAX_DEP_BYTES = 64 * 1024 * 1024
@@ -80,6 +84,11 @@ def _tree_stamp(root: Path, files: list[str]) -> str:
 
 
 @cache
+def installed_fingerprint() -> str:
+    """What a process judges with (the package's files, every profile): read once."""
+    return code_fingerprint() + profiles_fingerprint()
+
+
 def profiles_fingerprint() -> str:
     """Every engine's profiles, wherever its ``profile_dir`` is."""
     digest = hashlib.sha256()
@@ -89,7 +98,6 @@ def profiles_fingerprint() -> str:
     return digest.hexdigest()
 
 
-@cache
 def code_fingerprint() -> str:
     """Every file of the installed package: an edited rule or a rebuilt profile invalidates.
     Hashing its bytes (5.6 MB) is most of a cached run's key cost, so the digest is kept in
@@ -144,8 +152,7 @@ def key_for(path: str, kind: str, options: Any) -> str | None:
             (
                 CACHE_FORMAT,
                 __version__,
-                code_fingerprint(),
-                profiles_fingerprint(),
+                installed_fingerprint(),
                 kind,
                 # the path as given, and the working directory it is relative to: the
                 # result's paths are spelled from it (a hit from another folder would
@@ -204,11 +211,10 @@ def _listing_digest(path: str) -> str | None:
         st = os.stat(path)
     except OSError:
         return None
-    return _listing_of(path, st.st_mtime_ns, st.st_ino)
+    return _DIGESTS.get_or(("listing", path, st.st_mtime_ns, st.st_ino), lambda: _listing_of(path))
 
 
-@lru_cache(maxsize=1024)
-def _listing_of(path: str, *_stat: int) -> str | None:
+def _listing_of(path: str) -> str | None:
     try:
         listing = "\0".join(sorted(os.listdir(path)))
     except OSError:
@@ -223,16 +229,23 @@ def _file_digest(path: str) -> tuple[int, bytes] | None:
         st = os.stat(path)
     except OSError:
         return None
-    return _digest_of(path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    return _DIGESTS.get_or(("file", path, *stamp), lambda: _digest_of(path))
 
 
-@lru_cache(maxsize=8192)
-def _digest_of(path: str, *_stat: int) -> tuple[int, bytes] | None:
+# digests of files and folder listings by path and stat (recipes share strategy files; every
+# recipe of a checkout lists its strategies): an entry is a function of its key
+_DIGESTS = Lru(8192)
+
+
+def _digest_of(path: str) -> tuple[int, bytes] | None:
     data = _read_regular(path, MAX_DEP_BYTES)
     return None if data is None else (len(data), hashlib.sha256(data).digest())
 
 
-_file_digest.cache_clear = _digest_of.cache_clear  # type: ignore[attr-defined]  # (fixes/cli.py)
+def forget_digests() -> None:
+    """Drop the digests kept for files (``--fix`` wrote them: a re-check reads them afresh)."""
+    _DIGESTS.clear()
 
 
 def read_cache_file(path: Path, limit: int) -> bytes | None:
@@ -325,23 +338,21 @@ def _read_json(path: Path, key: str) -> dict | None:
     return entry
 
 
-def load(key: str, *, launches: bool = False) -> Any | None:
-    """The result stored under ``key``, else None (the caller checks ``unchanged``). Its
-    launches are read with it when ``launches`` (a missing or bad launches file is then a
-    miss), else when first listed (``FileResult.all_launches``)."""
-    from servelint.pipeline import codec
-    from servelint.pipeline.unit import FileResult
-
+def load(key: str, result_type: type, *, launches: bool = False) -> Any | None:
+    """The result (a ``result_type``: ``unit.FileResult``) stored under ``key``, else None
+    (the caller checks ``unchanged``). Its launches are read with it when ``launches`` (a
+    missing or bad launches file is then a miss), else when first listed
+    (``FileResult.all_launches``)."""
     if not _is_key(key):
         return None
     entry = _read_json(_entry_path(key), key)
     if entry is None:
         return None
     try:
-        result = codec.decode(entry.get("result"), FileResult)
-    except (codec.CodecError, RecursionError):
+        result = decode(entry.get("result"), result_type)
+    except (CodecError, RecursionError):
         return None
-    if not isinstance(result, FileResult) or result.launches is not None or result.blob:
+    if not isinstance(result, result_type) or result.launches is not None or result.blob:
         return None
     result.launches_key = key
     if launches:
@@ -357,8 +368,6 @@ def load_launch_lines(key: str) -> list[str] | None:
     of the lines; None when the file is missing or does not match its header. Each line is
     parsed (a repeated key or anything but a launch summary is a miss) and written again by
     ``encode_item``: nothing of the file reaches a report as it was read."""
-    from servelint.reporters.json_out import encode_item
-
     if not _is_key(key):
         return None
     data = read_cache_file(_launches_path(key), MAX_ENTRY_BYTES)
@@ -411,8 +420,6 @@ def _parse_unique(text: str | bytes) -> Any:
 def launch_reports(lines: list[str]) -> list | None:
     """Launch reports from stored launch lines (parsed: for callers that read the
     summaries); None when one is not a launch summary."""
-    from servelint.pipeline.launch_report import LaunchReport
-
     out = []
     for line in lines:
         summary = _parse_unique(line)
@@ -442,10 +449,6 @@ def store(key: str, value: Any) -> None:
     """Keep ``value`` (a FileResult with its ``stamps``) under ``key``, atomically: its
     launches (their summaries, as the JSON report writes them) in a file of their own,
     written first."""
-    from servelint.pipeline import codec
-    from servelint.pipeline.unit import FileResult
-    from servelint.reporters.json_out import encode_item
-
     if not _is_key(key):
         return
     try:
@@ -456,11 +459,11 @@ def store(key: str, value: Any) -> None:
         )
         head = {"format": CACHE_FORMAT, "key": key}
         text = json.dumps(
-            {**head, "result": codec.encode(value, FileResult)},
+            {**head, "result": encode(value, type(value))},
             ensure_ascii=True,
             separators=(",", ":"),
         )
-    except (codec.CodecError, TypeError, ValueError, RecursionError):
+    except (CodecError, TypeError, ValueError, RecursionError):
         return  # not representable: not cached
     header = {**head, "count": len(lines), "sha256": hashlib.sha256(body).hexdigest()}
     if _write_atomic(_launches_path(key), json.dumps(header).encode() + b"\n" + body):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import re
+import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -188,8 +189,6 @@ def _read_bytes(path: Path) -> bytes:
 
 
 def _parse_toml(path: Path, data: bytes) -> dict[str, Any]:
-    import tomllib
-
     try:
         return tomllib.loads(data.decode())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

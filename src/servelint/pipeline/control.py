@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from servelint.model import Finding
+from servelint.pipeline.ignores import apply_ignores
 from servelint.pipeline.options import Options
 from servelint.pipeline.read import MAX_FILE_BYTES
 from servelint.rules import registry
@@ -14,12 +15,8 @@ from servelint.sources.common import overlay
 
 def apply_control(findings: list[Finding], options: Options, report: Any) -> list[Finding]:
     """Inline ignores and config (severity remaps, disabled rules, min severity)."""
-    try:
-        from servelint.pipeline import ignores
-    except ModuleNotFoundError:
-        ignores = None  # type: ignore[assignment]
-    if ignores is not None and not options.no_ignores:
-        kept, ignored, extra = ignores.apply_ignores(
+    if not options.no_ignores:
+        kept, ignored, extra = apply_ignores(
             findings, read_text, registry.known_ids, checked_paths=report.files
         )
         report.ignored = list(ignored)
@@ -29,19 +26,15 @@ def apply_control(findings: list[Finding], options: Options, report: Any) -> lis
     return sorted(findings, key=lambda f: (f.span.sort_key(), f.code, f.message))
 
 
-_TEXT_CACHE: dict[str, str | None] = {}
-
-
 def read_text(path: str) -> str | None:
+    """A checked file's text (the ignores read it once, then the text report's excerpts)."""
     stand_in = overlay.get(path)  # --fix re-checking an edit it has not written yet
     if stand_in is not None:
         return stand_in.decode("utf-8", errors="replace")
-    if path not in _TEXT_CACHE:
-        try:
-            if not os.path.isfile(path):  # a FIFO would block
-                raise OSError(path)
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                _TEXT_CACHE[path] = fh.read(MAX_FILE_BYTES)
-        except OSError:
-            _TEXT_CACHE[path] = None
-    return _TEXT_CACHE[path]
+    if not os.path.isfile(path):  # a FIFO would block
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(MAX_FILE_BYTES)
+    except OSError:
+        return None

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 from servelint.pipeline.options import Options
 from servelint.pipeline.walk import Skipped, path_kind, walk
 from servelint.sources.base import Reader
@@ -77,8 +79,6 @@ def discover(paths: Iterable[str], options: Options) -> Iterator[Job]:
 def not_checked_yaml(path: Path) -> str:
     """Why a YAML file the user named is not checked: empty, not YAML, or no kind of
     launch configuration servelint reads."""
-    import yaml  # (only for a named YAML file no reader claims)
-
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:

@@ -14,6 +14,7 @@ the config disables still counts as used only if the rule produced a finding.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -187,8 +188,6 @@ def _comment_problems(comment: IgnoreComment, known: set[str]) -> list[Finding]:
     problems = []
     for ref in comment.ids:
         if ref.text not in known:
-            import difflib  # only for an unknown rule id
-
             close = difflib.get_close_matches(ref.text, sorted(known), n=1, cutoff=0.75)
             hint = f'; did you mean "{close[0]}"?' if close else ""
             problems.append(_problem(unknown_rule_in_ignore, ref.span,

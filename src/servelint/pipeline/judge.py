@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+import servelint.pipeline.argv_memo as argv_memo
 from servelint.engines import history as history_mod
 from servelint.engines import registry as engine_registry
 from servelint.model import Finding, LaunchSpec, Severity, Span
-from servelint.pipeline import argv_memo
 from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.options import Options
-from servelint.releases import ranges, release_range
+from servelint.releases import range_verdict, ranges, release_range
 from servelint.releases import works_on as works_on_mod
 from servelint.releases.release_floor import floor_below
 from servelint.releases.resolve import Resolution, image_ref
@@ -59,14 +59,14 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
         if engineless and adapter.judges_file(worker):
             out += _notes(spec, run, res)  # the engine release its option file is judged on
         out += adapter.file_findings(spec, worker, res, run.cap_guesses, _is_custom_image)
-    if rng is not None and ranges.has_error_on(out, rng.today):
+    if rng is not None and range_verdict.has_error_on(out, rng.today):
         passes.prefer = frozenset(f.code for f in out if f.severity == Severity.ERROR)
-        ranges.judge(out, rng, _works_of(spec, rng, passes, out))
+        range_verdict.judge(out, rng, _works_of(spec, rng, passes, out))
     for f in routed:  # after the range verdict, which keeps its own note
         f.severity = min(f.severity, Severity.WARNING)
     if rng is not None:
-        ranges.mark_guess(out, rng)
-    below = floor_below(spec, res)
+        range_verdict.mark_guess(out, rng)
+    below = floor_below(spec, res, first_error)
     if below is not None:
         out.append(below)
     if worker is not None:
@@ -262,7 +262,7 @@ def _works_of(
     errors = sum(f.severity == Severity.ERROR and f.release == rng.today for f in out)
     if errors <= PER_FINDING_VERDICTS:
         return lambda f: _finding_works(spec, rng, verdicts, f)
-    whole = ranges.range_works(spec, rng, verdicts)
+    whole = range_verdict.range_works(spec, rng, verdicts)
     return lambda f: whole
 
 
@@ -277,7 +277,7 @@ def _finding_works(
     def absent(_spec: LaunchSpec, version: str) -> bool:
         return places.isdisjoint(verdicts.errors_of(spec, version))
 
-    return ranges.range_works(spec, rng, absent, prune=False)
+    return range_verdict.range_works(spec, rng, absent, prune=False)
 
 
 def _place(span: Span) -> tuple[str, int, int]:
@@ -302,17 +302,17 @@ def _option_places(spec: LaunchSpec, span: Span) -> frozenset[tuple[str, int, in
     return frozenset(_place(t.span) for t in argv[start:end] if t.span)
 
 
+@dataclass(slots=True, eq=False)
 class _Verdicts:
     """``passes_on`` for one launch, each release checked once. ``prefer``: the codes of the
     errors it got on the release it was judged against, whose rules are asked first (the
     same launch likely fails the same way on a neighbouring release; only whether it fails
     matters here)."""
 
-    def __init__(self) -> None:
-        self.seen: dict[str, bool] = {}
-        self.prefer: frozenset[str] = frozenset()
-        self.places: dict[str, frozenset[tuple[str, int, int]]] = {}
-        self.key: argv_memo.ArgvKey | None = None  # the launch's, read at the first verdict
+    seen: dict[str, bool] = field(default_factory=dict)
+    prefer: frozenset[str] = frozenset()
+    places: dict[str, frozenset[tuple[str, int, int]]] = field(default_factory=dict)
+    key: argv_memo.ArgvKey | None = None  # the launch's, read at the first verdict
 
     def _key(self, spec: LaunchSpec) -> argv_memo.ArgvKey:
         if self.key is None:

@@ -21,7 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from servelint.model import Finding
+from servelint.pipeline.cache import cache_dir, read_cache_file, write_cache_file
 
 PYPI_JSON_URL = "https://pypi.org/pypi/{name}/json"
 TIMEOUT_S = 5.0
@@ -135,8 +138,6 @@ class Registry:
         return self.cache_dir / "online" / f"{safe}.json" if self.cache_dir else None
 
     def _cached(self, name: str) -> PackageFacts | None:
-        from servelint.pipeline.cache import read_cache_file
-
         path = self._cache_file(name)
         data = read_cache_file(path, MAX_ENTRY_BYTES) if path else None
         try:
@@ -159,8 +160,6 @@ class Registry:
         path = self._cache_file(facts.name.lower())
         if path is None or facts.error:  # failures are asked again next time
             return
-        from servelint.pipeline.cache import write_cache_file
-
         write_cache_file(path, json.dumps({"at": self.now(), "facts": _asdict(facts)}).encode())
 
     def lookup(self, name: str) -> PackageFacts:
@@ -204,8 +203,6 @@ def _asdict(facts: PackageFacts) -> dict[str, Any]:
 
 def package_names(finding: Finding) -> list[str]:
     """The distributions a runtime-install finding flags (the quoted requirements)."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
     names = []
     for text in _QUOTED.findall(finding.message):
         try:
@@ -221,8 +218,6 @@ def annotate(findings: Iterable[Finding], registry: Registry | None = None) -> N
     if not targets:
         return
     if registry is None:
-        from servelint.pipeline.cache import cache_dir
-
         registry = Registry(cache_dir())
     for finding in targets:
         notes = [registry.lookup(name).text() for name in package_names(finding)]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from servelint.model import Finding, Severity, Span
+from servelint.pipeline.problem_fixes import fix_for
+from servelint.rules import argv_shape, entrypoint_shape
 from servelint.rules import read_error as read_error_rule
 
 PROBLEM_SEVERITY = {
@@ -22,13 +24,9 @@ def problem_finding(problem: Any) -> Finding:
     span = problem.span or Span(problem.path, 1, 1)
     kind = getattr(problem, "kind", "read-error")
     if kind == "entrypoint-shape":
-        from servelint.rules import entrypoint_shape
-
         fix = "drop the command words after the image, or set --entrypoint"
         return _rule_finding(entrypoint_shape, problem.message, span, fix)
     if kind == "argv-shape":
-        from servelint.rules import argv_shape
-
         return _rule_finding(argv_shape, problem.message, span, argv_shape.FIX_TEXT)
     severity = PROBLEM_SEVERITY.get(kind, Severity.WARNING)
     if getattr(problem, "subject", "") == "source":
@@ -37,8 +35,6 @@ def problem_finding(problem: Any) -> Finding:
         # a file the document reads from another checkout by design (an InferenceX entry's
         # CONFIG_FILE in the srt-slurm checkout): nothing to fix here, said once per entry
         severity = min(severity, Severity.INFO)
-    from servelint.pipeline.problem_fixes import fix_for  # (only where a reader had a problem)
-
     return Finding(
         rule=read_error_rule.NAME,
         code=read_error_rule.CODE,

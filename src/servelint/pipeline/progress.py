@@ -39,6 +39,7 @@ class FileProgress:
                          launches=f"{launches:,} launch{'es' * (launches != 1)}")
 
     def _start(self, total: int) -> None:
+        # (a bar on a terminal only: a piped or quiet run never imports rich.progress, ~20 ms)
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 

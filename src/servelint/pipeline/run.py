@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import servelint.pipeline.cache as cache
 from servelint.pipeline.discover import Job
 from servelint.pipeline.options import Options
 from servelint.pipeline.read import refused
@@ -20,6 +21,26 @@ from servelint.sources.base import Expansion, ReadContext
 from servelint.sources.common import deps, overlay
 
 PARALLEL_MIN_TASKS = 16  # below this, starting workers costs more than it saves
+
+
+@dataclass(slots=True, eq=False)
+class Tally:
+    """Files done out of files planned, and launches judged: what progress shows."""
+
+    total: int
+    on_done: Callable[[int, int, int], None] | None = None
+    done: int = 0
+    launches: int = 0
+
+    def plan(self, more: int) -> None:
+        """A unit turned out to hold ``more`` files more (its parts)."""
+        self.total += more
+
+    def finished(self, files: int = 1, launches: int = 0) -> None:
+        self.done += files
+        self.launches += launches
+        if self.on_done is not None and files:
+            self.on_done(self.done, self.total, self.launches)
 
 
 @dataclass(slots=True, eq=False, repr=False)
@@ -35,8 +56,6 @@ class _Split:
 def _store(key: str | None, result: FileResult) -> None:
     if key is None or overlay.active():  # (a result read from stand-in texts: not the disk's)
         return
-    from servelint.pipeline import cache
-
     stamps = cache.fingerprints(result.deps)
     if stamps is not None:
         result.stamps = stamps
@@ -57,12 +76,11 @@ def _task(args: tuple) -> FileResult | PartResult:
 def _cached(job: Job, options: Options) -> tuple[FileResult | None, str | None]:
     if not options.use_cache or job.reader is None:
         return None, None
-    from servelint.pipeline import cache
-
     key = cache.key_for(job.path, job.reader.name, options)
     if key is None:
         return None, None
-    hit = cache.load(key, launches=bool(options.works_on))  # (JSON lists the launches)
+    # (JSON lists the launches)
+    hit = cache.load(key, FileResult, launches=bool(options.works_on))
     if isinstance(hit, FileResult) and cache.unchanged(hit.stamps):
         if overlay.touches([os.path.abspath(job.path), *(p for p, _ in hit.stamps)]):
             return None, None  # --fix re-checking a text it has not written: read afresh
@@ -77,13 +95,11 @@ def _expand(job: Job) -> Expansion | None:
     return expand(job.path, ReadContext())
 
 
-def run_jobs(jobs: list[Job], options: Options, tally: Any = None) -> list[FileResult]:
-    """One result per job, in order; ``tally`` (``pipeline.Tally``) is told as each file
-    (a unit, or a part of a unit read in parts) is done, with its launches."""
+def run_jobs(jobs: list[Job], options: Options, tally: Tally | None = None) -> list[FileResult]:
+    """One result per job, in order; ``tally`` is told as each file (a unit, or a part of a
+    unit read in parts) is done, with its launches."""
     if tally is None:
-        from servelint.pipeline import Tally
-
-        tally = Tally(len(jobs), None)
+        tally = Tally(len(jobs))
     results: list[FileResult | None] = [None] * len(jobs)
     splits: dict[int, _Split] = {}
     tasks: list[tuple[int, int, tuple]] = []  # (weight, unit index, task)
@@ -135,6 +151,7 @@ def _run(
             serial.append(_task(args))
             finished(n, serial[-1])
         return serial
+    # (worker processes only: a serial or cached run never imports them)
     import concurrent.futures as cf
     import multiprocessing as mp
 

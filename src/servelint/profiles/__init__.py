@@ -6,8 +6,8 @@ import gc
 import gzip
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cache, cached_property
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -171,15 +171,52 @@ def folder(engine: str) -> Path:
     return found.profile_dir if found and found.profile_dir else DATA_DIR / engine
 
 
+@dataclass(slots=True, eq=False)
+class _Folder:
+    """One engine's profile folder as this process has read it: its releases, the profiles
+    loaded (one per release) and the data files beside them (``beside``)."""
+
+    releases: tuple[str, ...] | None = None
+    versions: tuple[Version, ...] = ()  # the releases' numbers, parsed with the listing
+    loaded: dict[str, Profile | None] = field(default_factory=dict)
+    beside: dict[str, Any] = field(default_factory=dict)
+
+
+# the one memo of profile data: per engine, its folder as read (see ``_Folder``); every
+# judged launch asks for its releases and profiles many times (the measured gain is in
+# docs/architecture.md, "Speed machinery")
+_READ: dict[str, _Folder] = {}
+
+
+def _folder_read(engine: str) -> _Folder:
+    found = _READ.get(engine)
+    if found is None:
+        found = _READ[engine] = _Folder()
+    return found
+
+
 def forget() -> None:
-    """Drop what is cached about profiles (after the engine registry changed)."""
-    for fn in (available, load):
-        fn.cache_clear()
+    """Drop what was read of profiles (after the engine registry changed or a profile was
+    written)."""
+    _READ.clear()
 
 
-@cache
 def available(engine: str) -> tuple[str, ...]:
     """Releases with a committed profile, oldest first."""
+    read = _folder_read(engine)
+    if read.releases is None:
+        read.releases = _releases_in(engine)
+        read.versions = tuple(Version(v) for v in read.releases)
+    return read.releases
+
+
+def versions(engine: str) -> tuple[Version, ...]:
+    """``available(engine)`` as version numbers (sorted the same way)."""
+    available(engine)
+    return _folder_read(engine).versions
+
+
+def _releases_in(engine: str) -> tuple[str, ...]:
     folder_ = folder(engine)
     if not folder_.is_dir():
         return ()
@@ -201,9 +238,24 @@ def engines() -> tuple[str, ...]:
     return tuple(sorted(e.name for e in registry.engines() if available(e.name)))
 
 
-@cache
 def load(engine: str, version: str) -> Profile | None:
     """The profile of one release, or None when servelint has none."""
+    loaded = _folder_read(engine).loaded
+    if version not in loaded:
+        loaded[version] = _read_profile(engine, version)
+    return loaded[version]
+
+
+def beside(engine: str, name: str, parse: Callable[[Path], T]) -> T:
+    """A data file kept beside the engine's profiles (``releases.json``, ``env_reads.json.gz``),
+    parsed by ``parse(path)`` once."""
+    kept = _folder_read(engine).beside
+    if name not in kept:
+        kept[name] = parse(folder(engine) / name)
+    return kept[name]
+
+
+def _read_profile(engine: str, version: str) -> Profile | None:
     path = folder(engine) / f"{version}.json.gz"
     if not path.is_file():
         return None
@@ -279,6 +331,5 @@ def write(
     with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:
         fh.write(payload)
     tmp.replace(path)
-    available.cache_clear()
-    load.cache_clear()
+    forget()
     return path

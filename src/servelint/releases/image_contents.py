@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from servelint.util import hardware
-from servelint.util.lru import Lru
 from servelint.util.package_names import canonicalize_name
 
 _VENDOR_FLAVOUR = {"amd": "rocm", "cpu": "cpu"}
@@ -39,14 +38,14 @@ def built_set(image: dict[str, Any], name: str) -> dict[str, Any] | None:
     return image.get("build", {}).get("flavours", {}).get(name)
 
 
-_CANONICAL = Lru(256)  # package sets by canonical name
-
-
-def _by_canonical_name(packages: dict[str, Any]) -> dict[str, Any]:
-    """A profile's package set keyed by canonical name, built once per set."""
-    return _CANONICAL.get_for(
-        packages, lambda: {canonicalize_name(k): v for k, v in packages.items()}
-    )
+def _entry_of(packages: dict[str, Any], key: str) -> Any:
+    """The entry of the package whose canonical name is ``key`` (of several spellings of it,
+    the last), read through the set once per lookup (a few hundred names)."""
+    found = None
+    for name, entry in packages.items():
+        if name == key or canonicalize_name(name) == key:
+            found = entry
+    return found
 
 
 def _installed(image: dict[str, Any], key: str) -> ImageEntry:
@@ -64,18 +63,19 @@ def lookup(image: dict[str, Any], name: str, package: str) -> ImageEntry:
     key = canonicalize_name(package)
     if "installed" in image:  # a profile built from the image itself: what it holds is read
         return _installed(image, key)
-    packages = _by_canonical_name(image.get("packages", {}))
+    packages = image.get("packages", {})
     read = built_set(image, name)
     if read is None:
         return ImageEntry(
-            packages.get(key),
+            _entry_of(packages, key),
             False,
             "the inferred image package set",
             "not read from this release's build files",
         )
-    entry = _by_canonical_name(read["packages"]).get(key)
-    if entry is None and packages.get(key, {}).get("source") == "requires-dist":
-        entry = packages[key]  # a dependency of the wheel the image installs
+    entry = _entry_of(read["packages"], key)
+    wheel_dep = _entry_of(packages, key)
+    if entry is None and (wheel_dep or {}).get("source") == "requires-dist":
+        entry = wheel_dep  # a dependency of the wheel the image installs
     basis = (
         f"the {name} image's package set read from {read['dockerfile']} (target "
         f"{read.get('target')})"

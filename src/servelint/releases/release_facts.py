@@ -17,7 +17,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
+from pathlib import Path
 
 from servelint import profiles
 
@@ -26,10 +26,13 @@ from servelint import profiles
 _TAG_DATE = re.compile(r"^(20[0-9]{2})([01][0-9])([0-3][0-9])(?:[0-2][0-9][0-5][0-9])?$")
 
 
-@cache
 def release_dates(engine: str) -> dict[str, tuple[date, str]]:
-    """Release -> (date, how it was read), for the releases the data file has."""
-    path = profiles.folder(engine) / "releases.json"
+    """Release -> (date, how it was read), for the releases the data file has (read once,
+    with the engine's profiles: ``profiles.beside``)."""
+    return profiles.beside(engine, "releases.json", _dates_in)
+
+
+def _dates_in(path: Path) -> dict[str, tuple[date, str]]:
     if not path.is_file():
         return {}
     try:
@@ -119,9 +122,13 @@ def placed(engine: str, built: date) -> Placement | None:
     return Placement(at, dates[at][0], nxt, dates[nxt][0] if nxt else None, built)
 
 
-@cache
 def _env_reads(engine: str) -> tuple[tuple[str, ...], dict[str, list[list[str]]]]:
-    path = profiles.folder(engine) / "env_reads.json.gz"
+    """(the scanned releases, oldest first; name -> [first, last, where] spans), read once
+    with the engine's profiles (``profiles.beside``)."""
+    return profiles.beside(engine, "env_reads.json.gz", _env_reads_in_file)
+
+
+def _env_reads_in_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[list[str]]]]:
     if not path.is_file():
         return (), {}
     try:
@@ -148,9 +155,16 @@ def env_read_at(engine: str, release: str, name: str) -> str | None:
     return None
 
 
-@cache
 def env_reads_in(engine: str, release: str) -> frozenset[str]:
-    """Every name ``release`` reads by a literal (for did-you-mean)."""
+    """Every name ``release`` reads by a literal (for did-you-mean), kept with the release's
+    profile."""
+    prof = profiles.load(engine, release)
+    if prof is None:
+        return _names_read(engine, release)
+    return prof.derived("release_facts.env_reads_in", lambda _p: _names_read(engine, release))
+
+
+def _names_read(engine: str, release: str) -> frozenset[str]:
     order, reads = _env_reads(engine)
     if release not in order:
         return frozenset()

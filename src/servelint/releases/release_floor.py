@@ -4,7 +4,7 @@ above the floor, naming the first release it can work on (``floor_below``)."""
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
 from typing import Any
 
 from servelint import profiles
@@ -16,13 +16,15 @@ from servelint.rules import backend_hardware, package_missing
 from servelint.rules import version_coherence as rule
 from servelint.util import hardware
 
+# ``judge.first_error``: the first error of a launch judged on a release, from the named rules
+FirstError = Callable[[LaunchSpec, str, frozenset[str]], Finding | None]
 
-def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
+
+def _floor_failure(spec: LaunchSpec, release: str, first_error: FirstError
+                   ) -> tuple[Any, str] | None:
     """(span, why) the launch fails on ``release``: what the history index proves (a flag
     the release lacks), else an error of the rules only a check on that release can give (a
     package the release's image lacks, a backend its hardware limits reject)."""
-    from servelint.pipeline import judge
-
     why = works_on_mod.certain_failure(spec, release)
     if why is not None:
         return why
@@ -41,11 +43,10 @@ def _floor_failure(spec: LaunchSpec, release: str) -> tuple[Any, str] | None:
     )
     if not only:
         return None
-    err = judge.first_error(spec, release, only)
+    err = first_error(spec, release, only)
     return (err.span, err.message) if err is not None else None
 
 
-@functools.lru_cache(maxsize=4096)
 def _rules_to_run(
     engine: str,
     release: str,
@@ -55,7 +56,7 @@ def _rules_to_run(
     image_known: bool,
 ) -> frozenset[str]:
     """The rules whose errors only a check on ``release`` finds that could fire for this
-    argv and env (memoised: renderings repeat them)."""
+    argv and env."""
     prof = profiles.load(engine, release)
     if prof is None:
         return frozenset()
@@ -77,20 +78,21 @@ def _floor_image_known(spec: LaunchSpec) -> bool:
     return is_engines_own_image(spec.engine, spec.image) and not ref.custom
 
 
-def floor_below(spec: LaunchSpec, res: Resolution) -> Finding | None:
+def floor_below(spec: LaunchSpec, res: Resolution, first_error: FirstError) -> Finding | None:
     """A ``version-coherence`` warning when the launch fails on the release at its floor (a
     literal flag that release lacks, a value it rejects, a package its image lacks, a backend
-    its limits reject), naming the first release it does not fail on that way."""
+    its limits reject), naming the first release it does not fail on that way.
+    ``first_error``: the judge's (this module judges no launch itself)."""
     floor, have = release_version(spec.floor), profiles.available(spec.engine)
     if floor is None or not have or floor < release_version(have[0]):
         return None  # (below the oldest profile: what the floor's release does is unknown)
     above = releases_from(spec.engine, str(floor))
     if not above or any(t.profile.version == above[0] for t in res.targets if t.role == "primary"):
         return None  # judged at the floor: its own findings say it
-    why = _floor_failure(spec, above[0])
+    why = _floor_failure(spec, above[0], first_error)
     if why is None:
         return None
-    first = next((r for r in above[1:] if _floor_failure(spec, r) is None), None)
+    first = next((r for r in above[1:] if _floor_failure(spec, r, first_error) is None), None)
     what = spec.context.get("floor_key") or "the floor"
     later = (
         f"the first release this launch can work on ({spec.engine} {first})"

@@ -8,10 +8,9 @@ image tag (config mappings first) > for floating or custom tags the newest profi
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
@@ -64,17 +63,28 @@ class Resolution:
     capped: bool = False  # the release is a guess: errors are reported as warnings
     # the notes that say the release is guessed or unknown (a release range replaces them)
     guess_notes: list[str] = field(default_factory=list)
+    # this resolution judged on each release range asked (``ranges.release_range``): kept
+    # with it, so a memoised resolution is judged on its range once
+    on_range: dict[Any, Resolution] = field(default_factory=dict)
 
     def note_guess(self, note: str) -> None:
         self.notes.append(note)
         self.guess_notes.append(note)
 
 
-@functools.lru_cache(maxsize=1024)
+# the texts resolution parses (release numbers, image references), each parsed once: every
+# launch of a corpus repeats a few dozen of them (gain measured in docs/architecture.md)
+_PARSED = Lru(4096)
+
+
 def release_version(text: str | None) -> Version | None:
     """``0.27.1`` / ``v0.27.1`` as a Version; None for text that is not one (``nightly``)."""
     if not text:
         return None
+    return _PARSED.get_or(("release", text), lambda: _version_of(text))
+
+
+def _version_of(text: str) -> Version | None:
     try:
         return Version(text.strip().lstrip("v"))
     except InvalidVersion:
@@ -318,9 +328,9 @@ def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution, release: str) -
     return bool(sides)
 
 
-@lru_cache(maxsize=1024)
-def image_ref(ref: str):
-    return resolve_image(ref)
+def image_ref(ref: str):  # noqa: ANN201
+    """``engines.images.resolve_image(ref)``, parsed once per text."""
+    return _PARSED.get_or(("image", ref), lambda: resolve_image(ref))
 
 
 def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:

@@ -7,15 +7,19 @@ entry point; ``default_format(env)`` picks ``github`` inside GitHub Actions.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 from servelint.model import Finding
-from servelint.rules.registry import Rule
+from servelint.rules.registry import Rule, catalogue
 from servelint.util import budget
 
-FORMATS = ("text", "json", "sarif", "github")
+# format -> its module under servelint.reporters, imported (in ``render``) for the format
+# asked only: a text report never imports the SARIF or GitHub writers
+_MODULES = {"text": "text", "json": "json_out", "sarif": "sarif", "github": "github"}
+FORMATS = tuple(_MODULES)
 
 
 def default_format(env: Mapping[str, str] | None = None) -> str:
@@ -85,27 +89,19 @@ def render(
         ignored = len(ignored)
     ordered = [capped(f) for f in sort_findings(findings)]
     labels = list(dict.fromkeys(profile_label(p) for p in profiles_used))
-    if fmt == "text":
-        from servelint.reporters.text import render_text, use_color
-
-        render_text(ordered, stream, files_checked=files_checked, profiles_used=labels,
-                    read_source=read_source, ignored=ignored, view=view,
-                    color=use_color(stream) if color is None else color)
-    elif fmt == "json":
-        from servelint.reporters.json_out import render_json
-
-        render_json(ordered, stream, files_checked=files_checked, profiles_used=labels,
-                    extra=extra, ignored=ignored)
-    elif fmt == "sarif":
-        from servelint.reporters.sarif import render_sarif
-        from servelint.rules.registry import catalogue
-
-        render_sarif(ordered, stream, metas=catalogue() if rules is None else rules,
-                     files_checked=files_checked, profiles_used=labels,
-                     suppressed=sort_findings(suppressed))
-    elif fmt == "github":
-        from servelint.reporters.github import render_github
-
-        render_github(ordered, stream, files_checked=files_checked, profiles_used=labels)
-    else:
+    if fmt not in _MODULES:
         raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    writer = importlib.import_module(f"servelint.reporters.{_MODULES[fmt]}")
+    if fmt == "text":
+        writer.render_text(ordered, stream, files_checked=files_checked, profiles_used=labels,
+                           read_source=read_source, ignored=ignored, view=view,
+                           color=writer.use_color(stream) if color is None else color)
+    elif fmt == "json":
+        writer.render_json(ordered, stream, files_checked=files_checked, profiles_used=labels,
+                           extra=extra, ignored=ignored)
+    elif fmt == "sarif":
+        writer.render_sarif(ordered, stream, metas=catalogue() if rules is None else rules,
+                            files_checked=files_checked, profiles_used=labels,
+                            suppressed=sort_findings(suppressed))
+    else:
+        writer.render_github(ordered, stream, files_checked=files_checked, profiles_used=labels)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from servelint.model import Finding, Severity
+from servelint.reporters.text import release_ranges
 from servelint.util.textsafe import printable
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -55,8 +56,6 @@ def render_github(findings: Sequence[Finding], stream: TextIO, *, files_checked:
                   profiles_used: Sequence[str]) -> None:
     for finding in findings:
         stream.write(annotation(finding) + "\n")
-    from servelint.reporters.text import release_ranges
-
     against = f" (judged against {release_ranges(profiles_used)})" if profiles_used else ""
     stream.write(f"servelint: {_plural(len(findings), 'finding')} in "
                  f"{_plural(files_checked, 'file')} checked{against}\n")

@@ -12,9 +12,14 @@ Colour (on a terminal only) is rich's; without it the text is plain and rich is 
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TextIO
+
+from packaging.version import InvalidVersion, Version
 
 from servelint.model import Finding, Severity
 from servelint.reporters.excerpt import underline
@@ -33,30 +38,18 @@ _SEVERITY_STYLE = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.I
 Line = list[str | tuple[str, str]]
 
 
+@dataclass(slots=True, eq=False)
 class TextView:
-    """How the text report is shown (set by the command line); a plain slotted record."""
+    """How the text report is shown (set by the command line)."""
 
-    __slots__ = ("shown", "hidden", "hidden_by", "quiet", "statistics", "color", "width",
-                 "kinds")
-
-    def __init__(
-        self,
-        shown: list[Finding] | None = None,
-        hidden: dict[Severity, int] | None = None,
-        hidden_by: str = "",
-        quiet: bool = False,
-        statistics: bool = False,
-        color: bool | None = None,
-        width: int | None = None,
-    ) -> None:
-        self.shown = [] if shown is None else shown
-        self.hidden = {} if hidden is None else hidden  # counted, not shown
-        self.hidden_by = hidden_by  # the option that shows them ("--show-info") or hides them
-        self.quiet = quiet  # findings only, no summary
-        self.statistics = statistics  # counts per rule instead of the findings
-        self.color = color  # None: decide from the stream and the environment
-        self.width = width  # None: the terminal's width, else DEFAULT_WIDTH
-        self.kinds: dict[str, int] = {}  # files checked per file kind (reader)
+    shown: list[Finding] = field(default_factory=list)
+    hidden: dict[Severity, int] = field(default_factory=dict)  # counted, not shown
+    hidden_by: str = ""  # the option that shows them ("--show-info") or hides them
+    quiet: bool = False  # findings only, no summary
+    statistics: bool = False  # counts per rule instead of the findings
+    color: bool | None = None  # None: decide from the stream and the environment
+    width: int | None = None  # None: the terminal's width, else DEFAULT_WIDTH
+    kinds: dict[str, int] = field(default_factory=dict)  # files checked per file kind (reader)
 
 
 def use_color(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
@@ -75,8 +68,6 @@ def use_color(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
 def output_width(stream: TextIO) -> int:
     isatty = getattr(stream, "isatty", None)
     if isatty and isatty():
-        import shutil
-
         return max(shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns, 60)
     return DEFAULT_WIDTH
 
@@ -102,8 +93,6 @@ def renderings_line(renderings: Sequence[str]) -> str:
 
 def release_ranges(labels: Sequence[str]) -> str:
     """``vllm 0.10.0 … 0.33.0 (26 releases), sglang 0.5.9`` from ``engine version`` labels."""
-    from packaging.version import InvalidVersion, Version
-
     by_engine: dict[str, list[str]] = {}
     for label in labels:
         engine, _, version = label.partition(" ")
@@ -178,7 +167,7 @@ class TextReporter:
             self.stream.write("".join("".join(p if isinstance(p, str) else p[0] for p in line)
                                       + "\n" for line in lines))
             return
-        from rich.text import Text
+        from rich.text import Text  # (colour only: a plain report never imports rich)
 
         for line in lines:
             self._console.print(Text.assemble(*(
@@ -296,7 +285,7 @@ class TextReporter:
 def _console(stream: TextIO):
     """A rich console writing colour to ``stream`` as it is: no wrapping, markup or
     highlighting of the text."""
-    from rich.console import Console
+    from rich.console import Console  # (colour only)
 
     return Console(file=stream, force_terminal=True, color_system="standard", soft_wrap=True,
                    markup=False, highlight=False, emoji=False)
@@ -357,8 +346,6 @@ def docs_line(findings: Sequence[Finding]) -> str:
 def render_works_on(launches: list[Any], stream: TextIO) -> None:
     """``--works-on`` in text: per file, the releases its launches pass on (no error if
     the image were bumped to that release), launches with the same answer counted once."""
-    import json
-
     by_file: dict[str, dict[str, int]] = {}
     for item in launches:
         summary = item if isinstance(item, dict) else json.loads(str(item))

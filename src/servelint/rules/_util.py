@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from functools import lru_cache
@@ -98,8 +99,6 @@ def suggest_sorted(word: str, candidates: tuple[str, ...], cutoff: float = 0.8) 
 
 @lru_cache(maxsize=8192)
 def _suggest(word: str, candidates: tuple[str, ...], cutoff: float) -> str | None:
-    import difflib  # only for a word no candidate spells
-
     matches = difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)
     return matches[0] if matches else None
 

@@ -64,6 +64,8 @@ def _header_values(metadata_text: str, name: str) -> list[str]:
 
 
 def _project_urls_from_importlib() -> list[str]:
+    # only for an install without a dist-info folder on sys.path (a zip, an egg): importing
+    # importlib.metadata costs ~20 ms, which every run would pay at the top
     from importlib import metadata
 
     try:

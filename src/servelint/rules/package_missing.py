@@ -33,9 +33,11 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from servelint.model import Finding, Fix, FixSafety, ReleaseFrom, Severity, Span, release_kind
+from servelint.releases import image_contents
 from servelint.rules._fixes import drop_env, drop_tokens, option_tokens
 from servelint.rules._util import (
     canonical_pkg,
@@ -155,8 +157,6 @@ def triggered(ctx: CheckContext, trigger: dict[str, Any],
 
 def _satisfies(available: str, needed: str) -> bool:
     """Could an install constrained by ``available`` satisfy ``needed``? (both specifiers)"""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # (lazy, as below)
-
     try:
         a, n = SpecifierSet(available or ""), SpecifierSet(needed or "")
     except InvalidSpecifier:
@@ -186,8 +186,6 @@ def image_has(ctx: CheckContext, package: str, needed: str) -> tuple[bool, bool,
             entry = None
         known, basis = True, "the wheel's Requires-Dist"
     else:
-        from servelint.releases import image_contents
-
         got = image_contents.lookup(ctx.profile.image, image_contents.flavour(
             ctx.spec.image, ctx.spec.gpu), package)
         entry, known = got.entry, got.known

@@ -13,6 +13,7 @@ read the catalogue from here.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -108,10 +109,28 @@ def rule_of(module: ModuleType) -> Rule:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """Every rule in run order, and the rules the pipeline runs per scope set: built once
+    (a rule's entry reads its module's docstring; the judge asks for a run list per launch)."""
+
+    rules: tuple[Rule, ...]
+    runnable: dict[tuple[tuple[Scope, ...], bool], tuple[Rule, ...]]
+
+
 @cache
+def _table() -> _Table:
+    every = tuple(rule_of(import_module(f"servelint.rules.{name}")) for name in _MODULES)
+    lists = {}
+    for scopes in ((Scope.NOTES,), (Scope.ARGV, Scope.LAUNCH)):
+        for errors_only in (False, True):
+            lists[scopes, errors_only] = _runnable(every, scopes, errors_only)
+    return _Table(every, lists)
+
+
 def rules() -> tuple[Rule, ...]:
     """Every rule, in the order they run."""
-    return tuple(rule_of(import_module(f"servelint.rules.{name}")) for name in _MODULES)
+    return _table().rules
 
 
 def catalogue() -> list[Rule]:
@@ -135,19 +154,22 @@ def known_ids() -> set[str]:
 
 def suggest(ident: str) -> str | None:
     """A close rule id for a misspelt ``ident``, or None."""
-    import difflib  # only for a misspelt id
-
     close = difflib.get_close_matches(ident, sorted(known_ids()), n=1, cutoff=0.75)
     return close[0] if close else None
 
 
-@cache
 def runnable(*scopes: Scope, errors_only: bool = False) -> tuple[Rule, ...]:
     """The rules of ``scopes`` the pipeline runs, in run order; with ``errors_only``, just
     those that can report an error."""
+    found = _table().runnable.get((scopes, errors_only))
+    return found if found is not None else _runnable(rules(), scopes, errors_only)
+
+
+def _runnable(every: tuple[Rule, ...], scopes: tuple[Scope, ...], errors_only: bool
+              ) -> tuple[Rule, ...]:
     return tuple(
         r
-        for r in rules()
+        for r in every
         if r.scope in scopes
         and r.runs
         and (not errors_only or r.severity == Severity.ERROR or r.may_escalate)

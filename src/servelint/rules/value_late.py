@@ -35,7 +35,7 @@ from typing import Any
 from packaging.version import Version
 
 from servelint.engines.vllm.guarded_lookup_checks import lookup_failures
-from servelint.engines.vllm.verdict import deprecation_refuses, means_unset
+from servelint.engines.vllm.verdict import deprecation_refuses, means_unset, read_only_if
 from servelint.model import Finding, FixSafety, Severity
 from servelint.profiles import Profile
 from servelint.rules._util import (
@@ -170,8 +170,6 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
         msg = where + (f": the engine fails at {stage.replace('_', ' ')}" if stage else "")
         if entry.get("message"):
             msg += f" ({entry['message']})"
-        from servelint.engines.vllm.verdict import read_only_if
-
         if read_only_if(entry, target):
             msg += f"; {read_only_if(entry, target)}"
         hist = ctx.history

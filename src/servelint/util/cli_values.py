@@ -7,6 +7,7 @@ spelling is only offered as "did you mean".
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 
 from packaging.version import InvalidVersion, Version
@@ -21,8 +22,6 @@ NEAREST_SHOWN = 3  # releases named when a requested one has no profile
 
 def did_you_mean(value: str, choices: Iterable[str], cutoff: float = 0.7) -> str:
     """``'; did you mean "x"?'`` when a choice is close to ``value``, else ``""``."""
-    import difflib  # only for a misspelt value
-
     close = difflib.get_close_matches(value, list(choices), n=1, cutoff=cutoff)
     return f'; did you mean "{close[0]}"?' if close else ""
 
