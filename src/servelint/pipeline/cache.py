@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from servelint import __version__, profiles
-from servelint.pipeline.walk import Skipped, walk
 from servelint.profiles import store as profile_store
 from servelint.sources.common.deps import WORKING_DIRECTORY
+from servelint.sources.common.walk import Skipped, walk
 
 CACHE_FORMAT = "7"
 MAX_DEP_BYTES = 64 * 1024 * 1024

@@ -11,7 +11,6 @@ a requirement, so such installs get a ``problems`` note).
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections.abc import Sequence
@@ -347,14 +346,20 @@ def installs_from_tokens(tokens: Sequence[Token]) -> list[PackageInstall]:
 _POPULAR_FILE = Path(__file__).resolve().parents[2] / "data" / "popular_packages.txt"
 
 
-@functools.cache
-def well_known_packages() -> frozenset[str]:
-    """Canonical names of well-known PyPI projects (see tools/gen_popular_packages.py)."""
+def _read_popular() -> frozenset[str]:
     try:
         lines = _POPULAR_FILE.read_text(encoding="utf-8").splitlines()
     except OSError:
         return frozenset()
     return frozenset(ln.strip() for ln in lines if ln.strip() and not ln.startswith("#"))
+
+
+_WELL_KNOWN = _read_popular()  # read with the module: ~5,000 short lines
+
+
+def well_known_packages() -> frozenset[str]:
+    """Canonical names of well-known PyPI projects (see tools/gen_popular_packages.py)."""
+    return _WELL_KNOWN
 
 
 def is_well_known(name: str | None) -> bool:

@@ -8,11 +8,13 @@ import re
 from pathlib import Path
 
 from servelint.model import LaunchSpec, Span, Token
-from servelint.pipeline.walk import Skipped, walk
 from servelint.sources.base import ReadContext, ReadResult
 from servelint.sources.common.deps import note
 from servelint.sources.common.option_files import read_lines
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.common.walk import Skipped, walk
+from servelint.sources.dispatch import reader_for
+from servelint.sources.shell.script import find_root
 from servelint.util.lru import Lru
 
 LAUNCH_SUFFIXES = (".sh", ".bash", ".md")
@@ -39,9 +41,6 @@ def read_option_file(path: str, ctx: ReadContext) -> ReadResult:
 def naming_launches(path: str, ctx: ReadContext) -> tuple[list[LaunchSpec], str]:
     """The TensorRT-LLM launches of ``path``'s checkout whose option file is ``path``; and
     what to say when there is none."""
-    from servelint.sources.registry import reader_for
-    from servelint.sources.shell.script import find_root
-
     target = os.path.realpath(path)
     root = find_root(path)
     index, complete = _MENTIONS.get_or(root, lambda: mention_index(root))

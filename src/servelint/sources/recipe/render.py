@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import servelint.sources.recipe.parallel as par
+import servelint.sources.recipe.select as sel
 from servelint.model import EnvVar, Span, Token
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import Map, Seq, at
-from servelint.sources.recipe import parallel as par
-from servelint.sources.recipe import select as sel
 from servelint.sources.recipe.image import floor_for, image_for
 from servelint.sources.recipe.layout import Layouts
 from servelint.sources.recipe.load import HardwareProfile, Recipe, load_recipe

@@ -18,6 +18,7 @@ except ImportError:  # tree-sitter < 0.25
 from servelint.engines import registry
 from servelint.launches import CommandRecord, Origin, assemble, in_container, starts_launch
 from servelint.launches.assemble import provide_config_file
+from servelint.launches.recognise import config_value, strip_wrappers
 from servelint.model import EnvVar, LaunchSpec, Token
 from servelint.sources.common.option_files import KEY_SPANS, file_flags, key_spans
 from servelint.sources.common.pip import parse_pip_command
@@ -25,7 +26,6 @@ from servelint.sources.shell.flows import (
     fork,
     unknown_var,
 )
-from servelint.sources.shell.launch import config_value, strip_wrappers
 from servelint.sources.shell.option_paths import disk_file, track_cd
 from servelint.sources.shell.syntax import (
     global_assignments,
@@ -44,9 +44,6 @@ from servelint.sources.shell.words import (
     seq_output,
     simple_test,
 )
-
-_RELEVANT: dict[tuple[str, int, int], bool] = {}  # (path, start, end) -> reaches a launch
-_TABLES: dict[tuple, int] = {}  # function table content -> its number in ``_RELEVANT`` keys
 
 
 def first_named_or_self(node):
@@ -277,7 +274,7 @@ class CommandMixin:
                 for name, (body, fsrc) in funcs.items()
             )
         )
-        number = _TABLES.setdefault(content, len(_TABLES))
+        number = self.tables.setdefault(content, len(self.tables))
         self._last_table = (funcs, number)
         return number
 
@@ -287,14 +284,14 @@ class CommandMixin:
         function of its cycle was asked first (set order varies between processes). Answers
         are per function table: a script may define the callees a helper names."""
         key = (src.path, body.start_byte, table)
-        cached = _RELEVANT.get(key)
+        cached = self.relevant.get(key)
         if cached is not None:
             return cached, False
         if key in stack:
             return False, True
         text = src.text(body)
         if relevant_text().search(text) is not None:
-            _RELEVANT[key] = True
+            self.relevant[key] = True
             return True, False
         stack.append(key)
         open_cycle = False
@@ -306,13 +303,13 @@ class CommandMixin:
                 cbody, csrc = fn
                 found, pending = self._reaches(cbody, csrc, st, stack, table)
                 if found:
-                    _RELEVANT[key] = True
+                    self.relevant[key] = True
                     return True, False
                 open_cycle = open_cycle or pending
         finally:
             stack.pop()
         if not open_cycle or not stack:
-            _RELEVANT[key] = False
+            self.relevant[key] = False
         return False, open_cycle and bool(stack)
 
 

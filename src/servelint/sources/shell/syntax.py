@@ -26,7 +26,6 @@ LANGUAGE = Language(tree_sitter_bash.language())
 PARSER = Parser(LANGUAGE)
 _HAS_TIMEOUT_SETTING = hasattr(Parser, "timeout_micros")  # tree-sitter < 0.25
 _CACHE: dict[tuple[str, int, int], Source] = {}
-EVAL_SOURCES: dict[tuple[str, bytes, Span], Source] = {}  # eval / bash -c strings
 MAX_FILE_BYTES = 2_000_000
 
 
@@ -212,17 +211,8 @@ def case_item_parts(item):
 _LIBRARY_NODES = frozenset(
     {"function_definition", "variable_assignment", "declaration_command", "comment"}
 )
-_LIBRARY: dict[tuple[str, int], bool] = {}
 
 
 def is_library(src: Source) -> bool:
     """A file of definitions only: functions, assignments, ``export``/``declare``."""
-    key = (src.path, len(src.data))
-    found = _LIBRARY.get(key)
-    if found is None:
-        if len(_LIBRARY) >= 4096:
-            _LIBRARY.clear()
-        found = _LIBRARY[key] = all(
-            n.type in _LIBRARY_NODES for n in src.tree.root_node.named_children
-        )
-    return found
+    return all(n.type in _LIBRARY_NODES for n in src.tree.root_node.named_children)
