@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from servelint.model import PackageInstall, Token
 from servelint.util.package_names import canonicalize_name
 
@@ -183,9 +185,6 @@ def _classify_location(rec: PackageInstall, text: str) -> bool:
 
 def _classify_specifier(rec: PackageInstall, text: str) -> None:
     """``name[extras] specifier`` or ``name @ url`` read with ``packaging``."""
-    # packaging.requirements imports packaging.tags (platform, subprocess): only when needed
-    from packaging.requirements import InvalidRequirement, Requirement
-
     try:
         req = Requirement(text)
     except InvalidRequirement:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from packaging.version import InvalidVersion, Version
+
 import servelint.sources.srt_slurm.identity as identity
 import servelint.sources.srt_slurm.setup_script as setup_script
 import servelint.sources.srt_slurm.sweep as sweep
@@ -153,8 +155,6 @@ def dynamo_release(root: Node) -> tuple[str | None, str, Span | None]:
 
 def _identity(root: Node) -> dict[str, tuple[str, Span]]:
     """``identity.frameworks``: name -> (declared version, span), versions only."""
-    from packaging.version import InvalidVersion, Version
-
     node = root.get("identity")
     frameworks = node.get("frameworks") if node is not None and node.is_map else None
     out = {}
