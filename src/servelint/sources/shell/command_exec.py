@@ -260,40 +260,41 @@ class CommandMixin:
 
     def _may_launch(self, body, src: Source, st: State) -> bool:
         """Whether a helper function can (transitively) launch an engine or install."""
-        return self._reaches(body, src, st, [], self._table_id(st.funcs))[0]
+        return self._reaches(body, src, st, [], self._table_of(st.funcs))[0]
 
-    def _table_id(self, funcs: dict) -> int:
-        """A number naming the content of a function table (tables are replaced, never
-        changed, so the last one asked about is recognised by identity)."""
+    def _table_of(self, funcs: dict) -> frozenset:
+        """The content of a function table, as a key (tables are replaced, never changed,
+        so the last one asked about is recognised by identity; a frozenset keeps its hash)."""
         last = self._last_table
         if last is not None and last[0] is funcs:
             return last[1]
-        content = tuple(
-            sorted(
-                (name, fsrc.path, body.start_byte, body.end_byte)
-                for name, (body, fsrc) in funcs.items()
-            )
+        content = frozenset(
+            (name, fsrc.path, body.start_byte, body.end_byte)
+            for name, (body, fsrc) in funcs.items()
         )
-        number = self.tables.setdefault(content, len(self.tables))
-        self._last_table = (funcs, number)
-        return number
+        self._last_table = (funcs, content)
+        return content
 
-    def _reaches(self, body, src: Source, st: State, stack: list, table: int) -> tuple[bool, bool]:
+    def _reaches(
+        self, body, src: Source, st: State, stack: list, table: frozenset
+    ) -> tuple[bool, bool]:
         """-> (may launch, answer rests on a caller still being decided). Such a "no" is
         not cached: a recursive helper must not get a different answer depending on which
         function of its cycle was asked first (set order varies between processes). Answers
-        are per function table: a script may define the callees a helper names."""
-        key = (src.path, body.start_byte, table)
-        cached = self.relevant.get(key)
+        are per function table (a script may define the callees a helper names) and kept
+        with the parsed source of the helper: a script read once per matrix entry asks again."""
+        key = ("reaches", body.start_byte, table)
+        cached = src.memo.get(key)
         if cached is not None:
-            return cached, False
-        if key in stack:
+            return cached, False  # type: ignore[return-value]
+        at = (src.path, body.start_byte)
+        if at in stack:
             return False, True
         text = src.text(body)
         if relevant_text().search(text) is not None:
-            self.relevant[key] = True
+            src.memo[key] = True
             return True, False
-        stack.append(key)
+        stack.append(at)
         open_cycle = False
         try:
             for callee in sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))):
@@ -303,13 +304,13 @@ class CommandMixin:
                 cbody, csrc = fn
                 found, pending = self._reaches(cbody, csrc, st, stack, table)
                 if found:
-                    self.relevant[key] = True
+                    src.memo[key] = True
                     return True, False
                 open_cycle = open_cycle or pending
         finally:
             stack.pop()
         if not open_cycle or not stack:
-            self.relevant[key] = False
+            src.memo[key] = False
         return False, open_cycle and bool(stack)
 
 
