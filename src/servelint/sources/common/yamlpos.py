@@ -10,7 +10,7 @@ engine's ``yaml.safe_load`` gives) comes from ``yaml_bounded`` under the same bu
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -62,15 +62,16 @@ class Seq:
         return len(self.items)
 
 
+@dataclass(slots=True, eq=False)
 class Map:
     """Mapping in document order; keys are looked up by their string form (as JavaScript does)."""
 
-    __slots__ = ("entries", "span", "_index")
+    entries: list[tuple[Scalar, Node]]
+    span: Span
+    _index: dict[str, int] = field(init=False, repr=False)
 
-    def __init__(self, entries: list[tuple[Scalar, Node]], span: Span) -> None:
-        self.entries = entries
-        self.span = span
-        self._index = {key_text(k): i for i, (k, _) in enumerate(entries)}
+    def __post_init__(self) -> None:
+        self._index = {key_text(k): i for i, (k, _) in enumerate(self.entries)}
 
     def get(self, key: str) -> Node | None:
         i = self._index.get(key)
