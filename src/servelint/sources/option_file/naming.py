@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 
+from servelint.engines import registry
 from servelint.model import LaunchSpec, Span, Token
 from servelint.sources.base import ReadContext, ReadResult
 from servelint.sources.common.deps import note
@@ -53,7 +54,7 @@ def naming_launches(path: str, ctx: ReadContext) -> tuple[list[LaunchSpec], str]
         note(item)
         for spec in reader.read(item, ctx).specs:
             named = spec.context.get("config_from", "")
-            if spec.engine == "trtllm" and named and os.path.realpath(named) == target:
+            if _checks_option_files(spec.engine) and named and os.path.realpath(named) == target:
                 out.append(spec)
     why = (
         "TensorRT-LLM LLM API option file that no launch of this checkout names by a path "
@@ -64,6 +65,13 @@ def naming_launches(path: str, ctx: ReadContext) -> tuple[list[LaunchSpec], str]
         why += (f"; only the first {MAX_FILES} launchers and guides, and {MAX_READS} that "
                 "mention it, were looked at")
     return out, why
+
+
+def _checks_option_files(engine: str) -> bool:
+    """Whether the engine judges an option file a launch names (``Engine.option_file_checks``:
+    TensorRT-LLM's LLM API options)."""
+    found = registry.find(engine)
+    return found is not None and found.option_file_checks
 
 
 # root -> (YAML file name -> the launchers and guides that mention it, whether every one

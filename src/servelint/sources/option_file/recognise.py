@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from servelint import profiles
+from servelint.engines import registry
 from servelint.engines.trtllm.llm_api_model import model_of
 
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:", re.M)
@@ -19,8 +20,13 @@ def _top_keys(prof: profiles.Profile) -> frozenset[str]:
 
 
 def _key_sets() -> list[frozenset[str]]:
-    """The top-level LLM API arguments of each profiled TensorRT-LLM release."""
-    loaded = (profiles.load("trtllm", version) for version in profiles.available("trtllm"))
+    """The top-level LLM API arguments of each profiled release of the engines that judge
+    option files (``Engine.option_file_checks``: TensorRT-LLM)."""
+    loaded = (
+        profiles.load(engine.name, version)
+        for engine in registry.engines() if engine.option_file_checks
+        for version in profiles.available(engine.name)
+    )
     return [p.derived("option_file.recognise.top_keys", _top_keys) for p in loaded if p]
 
 
