@@ -6,6 +6,7 @@ import os
 
 from servelint.engines import registry
 from servelint.launches.containers import container_command
+from servelint.launches.recognise import config_value, match_launch, strip_wrappers
 from servelint.launches.record import Assembly, CommandRecord, Container, Lines
 from servelint.model import EnvVar, LaunchSpec, PackageInstall, Token
 from servelint.sources.common.option_files import (
@@ -17,7 +18,6 @@ from servelint.sources.common.option_files import (
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yaml_bounded import YamlBudgetError
 from servelint.sources.docker_run.parse import parse_docker_run, run_start
-from servelint.sources.shell.launch import config_value, match_launch, strip_wrappers
 
 
 def starts_launch(words: list[Token]) -> bool:

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from servelint.engines import registry
 from servelint.engines.images import resolve_image
+from servelint.launches.recognise import launcher_at
 from servelint.model import Span, Token
 from servelint.profiles import store
-from servelint.sources.shell.launch import launcher_at
 
 
 @dataclass(slots=True)

@@ -35,10 +35,10 @@ from typing import Any
 from servelint import __version__, profiles
 from servelint.pipeline.codec import CodecError, decode, encode
 from servelint.pipeline.launch_report import LaunchReport
-from servelint.pipeline.walk import Skipped, walk
 from servelint.profiles import store as profile_store
 from servelint.reporters.json_out import encode_item
 from servelint.sources.common.deps import WORKING_DIRECTORY
+from servelint.sources.common.walk import Skipped, walk
 from servelint.util.lru import Lru
 
 CACHE_FORMAT = "7"

@@ -10,8 +10,8 @@ from pathlib import Path
 import yaml
 
 from servelint.pipeline.options import Options
-from servelint.pipeline.walk import Skipped, path_kind, walk
 from servelint.sources.base import Reader
+from servelint.sources.common.walk import Skipped, path_kind, walk
 from servelint.sources.registry import reader_for, reader_for_dir
 
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox"}

@@ -11,12 +11,13 @@ a requirement, so such installs get a ``problems`` note).
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
 
 from servelint.model import PackageInstall, Token
 from servelint.util.package_names import canonicalize_name
@@ -184,9 +185,6 @@ def _classify_location(rec: PackageInstall, text: str) -> bool:
 
 def _classify_specifier(rec: PackageInstall, text: str) -> None:
     """``name[extras] specifier`` or ``name @ url`` read with ``packaging``."""
-    # packaging.requirements imports packaging.tags (platform, subprocess): only when needed
-    from packaging.requirements import InvalidRequirement, Requirement
-
     try:
         req = Requirement(text)
     except InvalidRequirement:
@@ -347,14 +345,20 @@ def installs_from_tokens(tokens: Sequence[Token]) -> list[PackageInstall]:
 _POPULAR_FILE = Path(__file__).resolve().parents[2] / "data" / "popular_packages.txt"
 
 
-@functools.cache
-def well_known_packages() -> frozenset[str]:
-    """Canonical names of well-known PyPI projects (see tools/gen_popular_packages.py)."""
+def _read_popular() -> frozenset[str]:
     try:
         lines = _POPULAR_FILE.read_text(encoding="utf-8").splitlines()
     except OSError:
         return frozenset()
     return frozenset(ln.strip() for ln in lines if ln.strip() and not ln.startswith("#"))
+
+
+_WELL_KNOWN = _read_popular()  # read with the module: ~5,000 short lines
+
+
+def well_known_packages() -> frozenset[str]:
+    """Canonical names of well-known PyPI projects (see tools/gen_popular_packages.py)."""
+    return _WELL_KNOWN
 
 
 def is_well_known(name: str | None) -> bool:

@@ -109,24 +109,13 @@ def tagged_scalar(node: yaml.ScalarNode) -> object:
     return text
 
 
-_PLAIN: dict[tuple[str, str], tuple[object, object, bool]] = {}
-_PLAIN_MAX = 50_000
-
-
 def plain_scalar(node: yaml.ScalarNode) -> tuple[object, object, bool]:
-    key = (node.tag, node.value)
-    found = _PLAIN.get(key)
-    if found is None:
-        if _is_implicit(node):
-            value = resolve_plain(node.value)
-            old = _yaml11_value(node)
-            found = (value, old, not _same(old, value))
-        else:
-            found = (tagged_scalar(node), None, False)
-        if len(_PLAIN) >= _PLAIN_MAX:
-            _PLAIN.clear()
-        _PLAIN[key] = found
-    return found
+    """(YAML 1.2 value, YAML 1.1 value, whether they differ) of a scalar."""
+    if _is_implicit(node):
+        value = resolve_plain(node.value)
+        old = _yaml11_value(node)
+        return value, old, not _same(old, value)
+    return tagged_scalar(node), None, False
 
 
 _RESOLVER = yaml.resolver.Resolver()

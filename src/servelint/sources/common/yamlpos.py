@@ -10,7 +10,7 @@ engine's ``yaml.safe_load`` gives) comes from ``yaml_bounded`` under the same bu
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -62,15 +62,16 @@ class Seq:
         return len(self.items)
 
 
+@dataclass(slots=True, eq=False)
 class Map:
     """Mapping in document order; keys are looked up by their string form (as JavaScript does)."""
 
-    __slots__ = ("entries", "span", "_index")
+    entries: list[tuple[Scalar, Node]]
+    span: Span
+    _index: dict[str, int] = field(init=False, repr=False)
 
-    def __init__(self, entries: list[tuple[Scalar, Node]], span: Span) -> None:
-        self.entries = entries
-        self.span = span
-        self._index = {key_text(k): i for i, (k, _) in enumerate(entries)}
+    def __post_init__(self) -> None:
+        self._index = {key_text(k): i for i, (k, _) in enumerate(self.entries)}
 
     def get(self, key: str) -> Node | None:
         i = self._index.get(key)
@@ -312,13 +313,6 @@ def load_yaml_text(text: str, path: str = "<string>") -> YamlDoc:
     return YamlDoc(path, root, builder.warnings)
 
 
-# The last files composed, with their bytes: a recipe is read by the renderer and then by
-# its guide reader. Trees are never modified by readers, so the root is shared.
-_RECENT: dict[str, tuple[bytes, YamlDoc]] = {}
-_RECENT_SIZE = 4
-_RECENT_MAX_BYTES = 1 << 20
-
-
 def load_yaml(path: str | Path) -> YamlDoc:
     """Read and compose a YAML file (UTF-8, BOM allowed)."""
     name = str(path)
@@ -331,17 +325,7 @@ def load_yaml(path: str | Path) -> YamlDoc:
         return YamlDoc(
             name, None, [ReadProblem(name, None, f"cannot read file: {exc.strerror or exc}")]
         )
-    hit = _RECENT.get(name)
-    if hit is not None and hit[0] == raw:
-        return YamlDoc(hit[1].path, hit[1].root, list(hit[1].problems))
-    doc = _load_yaml_bytes(raw, name)
-    if len(raw) > _RECENT_MAX_BYTES and doc.root is not None:  # a failed read is kept: the
-        return doc  # guide reader does not compose a 7 MB file a second time to fail again
-    _RECENT.pop(name, None)
-    if len(_RECENT) >= _RECENT_SIZE:
-        del _RECENT[next(iter(_RECENT))]
-    _RECENT[name] = (raw, YamlDoc(doc.path, doc.root, list(doc.problems)))
-    return doc
+    return _load_yaml_bytes(raw, name)
 
 
 def _load_yaml_bytes(raw: bytes, name: str) -> YamlDoc:

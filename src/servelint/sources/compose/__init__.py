@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.compose.reader import read_compose
 
 _NAME = re.compile(r"^(docker-)?compose([.\-][\w.\-]+)?\.ya?ml$|\.compose\.ya?ml$", re.I)
 _SERVICES = re.compile(r"^services:[ \t]*(#.*)?$", re.M)
@@ -27,6 +28,4 @@ class ComposeReader:
             and re.search(r"^(apiVersion|kind|run):", text, re.M) is None
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
-        from servelint.sources.compose.reader import read_compose  # on first use
-
         return read_compose(path)

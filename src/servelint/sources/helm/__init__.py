@@ -9,6 +9,7 @@ from pathlib import Path
 from servelint.sources.base import Head, ReadContext, ReadResult
 from servelint.sources.helm.llmd import llmd_charts_of
 from servelint.sources.helm.objects import object_charts_of
+from servelint.sources.helm.reader import read_helm
 from servelint.sources.helm.values import charts_of
 from servelint.sources.kubernetes import is_manifest
 
@@ -28,6 +29,4 @@ class HelmReader:
         return bool(charts_of(text) or object_charts_of(text) or llmd_charts_of(text))
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
-        from servelint.sources.helm.reader import read_helm  # on first use
-
         return read_helm(path)

@@ -9,7 +9,7 @@ from servelint.sources.helm.objects import object_charts_of, read_object_values
 from servelint.sources.helm.values import read_values
 from servelint.sources.kubernetes import is_manifest
 from servelint.sources.kubernetes.reader import read_manifests, read_text
-from servelint.sources.templates.reader import each_branch, templated
+from servelint.sources.templates.branches import each_branch, templated
 
 
 def read_helm(path: str) -> ReadResult:

@@ -24,7 +24,7 @@ from servelint.sources.common.yaml_bounded import safe_load_bounded
 from servelint.sources.common.yamlpos import Map, Scalar, Seq, at, load_yaml_stream
 from servelint.sources.container.launch import container_launches
 from servelint.sources.helm.gotemplate import Line, Piece, Renderer
-from servelint.sources.templates.text import PLACEHOLDER
+from servelint.sources.kubernetes.containers import PLACEHOLDER
 from servelint.sources.unread import no_launch_note
 from servelint.util.data_files import json_folder
 

@@ -10,6 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelint.sources.base import Expansion, Head, ReadContext, ReadResult
+from servelint.sources.inferencex.multinode import MultiNodePart
+from servelint.sources.inferencex.plan import plan
+from servelint.sources.inferencex.reader import read_inferencex
+from servelint.sources.inferencex.script_reads import read_part as read_script_part
 
 _YAML = {".yaml", ".yml"}
 
@@ -35,22 +39,15 @@ class InferenceXReader:
         return "master" in name and "image:" in head.text() and "runner:" in head.text()
 
     def expand(self, path: str, ctx: ReadContext) -> Expansion:
-        from servelint.sources.inferencex.plan import plan
-
         found = plan(path)
         return Expansion(found.problems, found.parts, found.slots)
 
     def read_part(self, part, ctx: ReadContext) -> list[tuple[int, ReadResult]]:
-        from servelint.sources.inferencex.multinode import MultiNodePart
-        from servelint.sources.inferencex.script_reads import read_part
-
         if isinstance(part, MultiNodePart):
             return part.read()
 
-        return read_part(part, ctx.time_limit)
+        return read_script_part(part, ctx.time_limit)
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
-        from servelint.sources.inferencex.reader import read_inferencex
-
         result = read_inferencex(path, time_limit=ctx.time_limit)
         return ReadResult(list(result.launches), list(result.problems))

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 from servelint.model import Span
 from servelint.sources.base import ReadResult
+from servelint.sources.inferencex.wrappers import bind_wrapper
+from servelint.sources.srt_slurm.binding import bind_inferencex
 
 
 @dataclass(slots=True)
@@ -33,9 +35,6 @@ class MultiNodePart:
             self.wrappers.append((name, data, span))
 
     def read(self) -> list[tuple[int, ReadResult]]:
-        from servelint.sources.inferencex.wrappers import bind_wrapper
-        from servelint.sources.srt_slurm.binding import bind_inferencex
-
         out = ReadResult()
         outcomes: dict[str, int] = {}
         for name, data, span in self.wrappers:

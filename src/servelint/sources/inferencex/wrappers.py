@@ -17,8 +17,10 @@ import glob
 import os
 import re
 
+from servelint.engines.images import resolve_image
 from servelint.model import LaunchSpec, Span
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.inferencex.job_chain import chain
 from servelint.sources.shell.script import read_script
 from servelint.util import hardware
 
@@ -97,8 +99,6 @@ def _image_for(engine: str, env: dict[str, str | None], default: str) -> str | N
     """The image a launch of ``engine`` runs in: the entry's when it is that engine's, else
     one the entry names in an ``…IMAGE`` setting for that engine (TileRT's
     ``PREFILL_IMAGE``), else none known."""
-    from servelint.engines.images import resolve_image
-
     named = [default] + [v for k, v in sorted(env.items()) if k.endswith("IMAGE") and v]
     for image in named:
         if image and resolve_image(image).engine == engine:
@@ -179,8 +179,6 @@ def _read_chain(
     """The wrapper, then every script its job runs (:mod:`.job_chain`), each read with the
     environment the one before it exports; launches bound to the entry. -> (launches,
     problems, engines of launches no image of the entry runs, the scripts followed)."""
-    from servelint.sources.inferencex.job_chain import chain
-
     repo_root = os.path.abspath(repo_root)  # the chain's scripts are absolute paths
     image = str(data.get("image", ""))
     gpu = hardware.lookup(_gpu_code(str(data.get("runner", ""))))

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.kubernetes.reader import read_manifests
 
 _YAML = {".yaml", ".yml"}
 _API = re.compile(r"^apiVersion:[ \t]*[\w./\-]+[ \t]*(#.*)?$", re.M)
@@ -29,6 +30,4 @@ class KubernetesReader:
         return is_manifest(text) and "{{" not in text
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
-        from servelint.sources.kubernetes.reader import read_manifests  # on first use
-
         return read_manifests(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.markdown.reader import read_markdown
 
 
 class MarkdownReader:
@@ -14,7 +15,5 @@ class MarkdownReader:
         return path.suffix.lower() in {".md", ".markdown"}
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
-        from servelint.sources.markdown.reader import read_markdown  # on first use
-
         result = read_markdown(path)
         return ReadResult(list(result.launches), list(result.problems))

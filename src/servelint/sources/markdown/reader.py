@@ -31,6 +31,7 @@ from servelint.sources.common.deps import note
 from servelint.sources.common.placeholders import mark as mark_placeholders
 from servelint.sources.common.placeholders import spelling
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.dispatch import block_reader
 from servelint.sources.markdown.doc_context import DocContext, prose_before
 from servelint.sources.markdown.env_mentions import attach, inline_names
 from servelint.sources.markdown.fences import Fence, find_fences, worth_reading
@@ -41,7 +42,6 @@ from servelint.sources.markdown.prose_installs import (
 )
 from servelint.sources.markdown.prose_pins import ProseFloor, prose_floors, prose_pins
 from servelint.sources.markdown.shell import Pin, interpret, prepare
-from servelint.sources.registry import block_reader
 from servelint.sources.shell.continuation import continuation_problems
 from servelint.util import budget
 from servelint.util.textsafe import nul_bytes
@@ -332,7 +332,7 @@ def _interpret_block(
 def _read_other_kind(
     path: str, fence: Fence, mapper: _Mapper, label: str, doc: DocContext, result: MarkdownResult
 ) -> None:
-    """A block in the language of another file kind (``sources.registry.block_reader``): its
+    """A block in the language of another file kind (``sources.dispatch.block_reader``): its
     reader's command records, assembled as the document's launches."""
     reader = block_reader(fence.lang) if fence.lang else None
     if reader is None:

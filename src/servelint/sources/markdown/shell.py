@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from servelint.engines import registry
 from servelint.engines.images import resolve_image
+from servelint.launches.recognise import strip_wrappers
 from servelint.model import PackageInstall, Span, Token
 from servelint.sources.common.pip import parse_pip_command
 from servelint.sources.common.placeholders import mask
@@ -25,7 +26,6 @@ from servelint.sources.common.problems import ReadProblem
 from servelint.sources.docker_run.parse import parse_docker_run
 from servelint.sources.markdown.fences import Fence
 from servelint.sources.shell.interpreter import Interpreter
-from servelint.sources.shell.launch import strip_wrappers
 from servelint.sources.shell.syntax import ParseTimeout, parse_source
 
 _PROMPT = re.compile(r"^(\s*)\$ ")

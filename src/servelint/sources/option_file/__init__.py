@@ -18,6 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.option_file.naming import read_option_file
+from servelint.sources.option_file.recognise import looks_like_llm_api
 
 
 class OptionFileReader:
@@ -26,11 +28,7 @@ class OptionFileReader:
     def claims(self, path: Path, head: Head) -> bool:
         if path.suffix.lower() not in (".yaml", ".yml"):
             return False
-        from servelint.sources.option_file.recognise import looks_like_llm_api
-
         return looks_like_llm_api(head.text(16384))
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
-        from servelint.sources.option_file.naming import read_option_file
-
         return read_option_file(path, ctx)

@@ -7,12 +7,15 @@ import os
 import re
 from pathlib import Path
 
+from servelint.engines import registry
 from servelint.model import LaunchSpec, Span, Token
-from servelint.pipeline.walk import Skipped, walk
 from servelint.sources.base import ReadContext, ReadResult
 from servelint.sources.common.deps import note
 from servelint.sources.common.option_files import read_lines
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.common.walk import Skipped, walk
+from servelint.sources.dispatch import reader_for
+from servelint.sources.shell.script import find_root
 from servelint.util.lru import Lru
 
 LAUNCH_SUFFIXES = (".sh", ".bash", ".md")
@@ -39,9 +42,6 @@ def read_option_file(path: str, ctx: ReadContext) -> ReadResult:
 def naming_launches(path: str, ctx: ReadContext) -> tuple[list[LaunchSpec], str]:
     """The TensorRT-LLM launches of ``path``'s checkout whose option file is ``path``; and
     what to say when there is none."""
-    from servelint.sources.registry import reader_for
-    from servelint.sources.shell.script import find_root
-
     target = os.path.realpath(path)
     root = find_root(path)
     index, complete = _MENTIONS.get_or(root, lambda: mention_index(root))
@@ -54,7 +54,7 @@ def naming_launches(path: str, ctx: ReadContext) -> tuple[list[LaunchSpec], str]
         note(item)
         for spec in reader.read(item, ctx).specs:
             named = spec.context.get("config_from", "")
-            if spec.engine == "trtllm" and named and os.path.realpath(named) == target:
+            if _checks_option_files(spec.engine) and named and os.path.realpath(named) == target:
                 out.append(spec)
     why = (
         "TensorRT-LLM LLM API option file that no launch of this checkout names by a path "
@@ -65,6 +65,13 @@ def naming_launches(path: str, ctx: ReadContext) -> tuple[list[LaunchSpec], str]
         why += (f"; only the first {MAX_FILES} launchers and guides, and {MAX_READS} that "
                 "mention it, were looked at")
     return out, why
+
+
+def _checks_option_files(engine: str) -> bool:
+    """Whether the engine judges an option file a launch names (``Engine.option_file_checks``:
+    TensorRT-LLM's LLM API options)."""
+    found = registry.find(engine)
+    return found is not None and found.option_file_checks
 
 
 # root -> (YAML file name -> the launchers and guides that mention it, whether every one

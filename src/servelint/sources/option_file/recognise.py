@@ -3,29 +3,31 @@ LLM API argument names of a profiled release (read from the profiles, never type
 
 from __future__ import annotations
 
-import functools
 import re
 
 from servelint import profiles
+from servelint.engines import registry
+from servelint.engines.trtllm.llm_api_model import model_of
 
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:", re.M)
 MIN_SHARE = 0.6  # a few typos or removed keys still make the file one
 
 
-@functools.cache
-def llm_api_keys() -> frozenset[str]:
-    """Every top-level LLM API argument of every profiled TensorRT-LLM release (both backends)."""
-    from servelint.engines.trtllm.option_file import model_of
+def _top_keys(prof: profiles.Profile) -> frozenset[str]:
+    """Every top-level LLM API argument of one release (both backends)."""
+    model = model_of(prof)
+    return frozenset(name for root in model.roots.values() for name in model.fields(root))
 
-    out: set[str] = set()
-    for version in profiles.available("trtllm"):
-        prof = profiles.load("trtllm", version)
-        if prof is None:
-            continue
-        model = model_of(prof)
-        for root in model.roots.values():
-            out.update(model.fields(root))
-    return frozenset(out)
+
+def _key_sets() -> list[frozenset[str]]:
+    """The top-level LLM API arguments of each profiled release of the engines that judge
+    option files (``Engine.option_file_checks``: TensorRT-LLM)."""
+    loaded = (
+        profiles.load(engine.name, version)
+        for engine in registry.engines() if engine.option_file_checks
+        for version in profiles.available(engine.name)
+    )
+    return [p.derived("option_file.recognise.top_keys", _top_keys) for p in loaded if p]
 
 
 def looks_like_llm_api(text: str) -> bool:
@@ -34,8 +36,8 @@ def looks_like_llm_api(text: str) -> bool:
     keys = list(dict.fromkeys(_TOP_KEY.findall(text)))
     if not keys:
         return False
-    known = llm_api_keys()
-    hits = sum(1 for k in keys if k in known)
+    known = _key_sets()
+    hits = sum(1 for k in keys if any(k in release for release in known))
     if len(keys) == 1:
         return hits == 1 and keys[0].endswith("_config")
     return hits >= 2 and hits >= MIN_SHARE * len(keys)

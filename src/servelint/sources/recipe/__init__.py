@@ -7,6 +7,7 @@ from pathlib import Path
 
 from servelint.sources.base import Head, ReadContext, ReadResult
 from servelint.sources.kubernetes import is_manifest
+from servelint.sources.recipe.reader import read_recipe
 
 _YAML = {".yaml", ".yml"}
 _SUPPORT_NAMES = {"taxonomy.yaml", "platforms.yaml"}
@@ -35,8 +36,6 @@ class RecipeReader:
         return "\nmodel:" in text[:4097] and "variants:" in text
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
-        from servelint.sources.recipe.reader import read_recipe  # the renderer: on first use
-
         return read_recipe(path)
 
 

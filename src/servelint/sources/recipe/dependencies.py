@@ -15,15 +15,17 @@ from dataclasses import replace
 
 from servelint.model import LaunchSpec, PackageInstall, Span
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.common.yamlpos import Map, Scalar, Seq, load_yaml
+from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq
 from servelint.sources.shell.interpreter import Interpreter
 from servelint.sources.shell.syntax import ParseTimeout, parse_source
 from servelint.util import hardware
 
 
-def dependency_installs(path: str) -> list[tuple[PackageInstall, frozenset[str]]]:
-    """(install, vendors it is for; empty = every vendor) of each ``dependencies:`` step."""
-    root = load_yaml(path).root
+def dependency_installs(
+    path: str, root: Node | None
+) -> list[tuple[PackageInstall, frozenset[str]]]:
+    """(install, vendors it is for; empty = every vendor) of each ``dependencies:`` step of
+    the recipe at ``path`` (``root``: its composed tree)."""
     steps = root.get("dependencies") if isinstance(root, Map) else None
     if not isinstance(steps, Seq):
         return []
@@ -67,9 +69,9 @@ def _vendors(node: object) -> frozenset[str]:
     return frozenset(str(i.value).lower() for i in items if isinstance(i, Scalar) and i.value)
 
 
-def apply_dependencies(path: str, specs: list[LaunchSpec]) -> None:
+def apply_dependencies(path: str, specs: list[LaunchSpec], root: Node | None) -> None:
     """Add the recipe's dependency installs to each of its launches (before its own)."""
-    deps = dependency_installs(path)
+    deps = dependency_installs(path, root)
     if not deps:
         return
     for spec in specs:
@@ -85,12 +87,12 @@ def apply_dependencies(path: str, specs: list[LaunchSpec]) -> None:
 _ARGV_KEYS = frozenset({"args", "base_args", "extra_args", "head_args", "worker_args"})
 
 
-def spaced_argv_items(path: str) -> list[ReadProblem]:
+def spaced_argv_items(path: str, root: Node | None) -> list[ReadProblem]:
     """``argv-shape`` problems for argv-list items that hold a space (``"--max-model-len
     auto"``): the site prints them unquoted, so a shell splits them, but as container args or
     a JSON argv they are one word argparse rejects."""
     out: list[ReadProblem] = []
-    stack: list[object] = [load_yaml(path).root]
+    stack: list[object] = [root]
     while stack:
         node = stack.pop()
         if isinstance(node, Map):

@@ -16,7 +16,7 @@ import re
 from servelint.model import Span
 from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
-from servelint.sources.common.yamlpos import Map, Scalar, Seq, at, load_yaml
+from servelint.sources.common.yamlpos import Map, Scalar, Seq, YamlDoc, at, load_yaml
 from servelint.sources.markdown.reader import MarkdownResult, read_markdown
 from servelint.sources.recipe.guide_flags import annotate
 from servelint.sources.recipe.guide_hardware import headings
@@ -72,10 +72,13 @@ def recipe_image(root: Map) -> tuple[str, Span] | None:
     return None
 
 
-def read_recipe_guide(recipe_path: str, renderings: list | None = None) -> MarkdownResult:
+def read_recipe_guide(
+    recipe_path: str, renderings: list | None = None, doc: YamlDoc | None = None
+) -> MarkdownResult:
     """Launches in the recipe's ``guide:``, compared with the recipe's renderings (pass
-    ``renderings`` when already rendered: rendering a recipe is the costly part)."""
-    doc = load_yaml(recipe_path)
+    ``renderings`` when already rendered: rendering a recipe is the costly part; ``doc``
+    when the recipe is already composed)."""
+    doc = doc if doc is not None else load_yaml(recipe_path)
     root = doc.root
     if not isinstance(root, Map):
         return MarkdownResult()

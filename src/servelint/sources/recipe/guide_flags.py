@@ -30,6 +30,7 @@ from servelint.model import LaunchSpec, Span, Token
 from servelint.rules import guide_drift
 from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, load_yaml
 from servelint.sources.recipe.guide_hardware import section_hardware
+from servelint.sources.recipe.render import render
 
 # capacity tuning flags: guides size them for their demo GPU
 CAPACITY = frozenset(
@@ -293,8 +294,6 @@ def annotate(
     if not todo:
         return
     if renderings is None:
-        from servelint.sources.recipe.render import render
-
         renderings = render(recipe_path).renderings
     if root is None:
         root = load_yaml(recipe_path).root

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from servelint.util import hardware
 
@@ -42,8 +41,7 @@ def _base(gpu_id: str) -> str:
     return _MULTIPLE.sub("", gpu_id)
 
 
-@lru_cache(maxsize=1)
-def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+def _gpu_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
     """(pattern, base GPU id): each id spelt with spaces, dashes or nothing between its parts,
     and each product name without its vendor ("TPU v6e", "Xeon 6")."""
     out: dict[str, set[str]] = {}
@@ -58,6 +56,9 @@ def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
         (re.compile(rf"(?<![a-z0-9])(?:{'|'.join(sorted(alts))})(?![a-z0-9])"), base)
         for base, alts in out.items()
     )
+
+
+_PATTERNS = _gpu_patterns()
 
 
 @dataclass(slots=True, eq=False)
@@ -87,7 +88,7 @@ class SectionHardware:
 def section_hardware(heading: str | None, env_names: list[str]) -> SectionHardware:
     """What ``heading`` (and the block's exported env names) say the section runs on."""
     text = (heading or "").lower()
-    ids = {base for pattern, base in _patterns() if pattern.search(text)}
+    ids = {base for pattern, base in _PATTERNS if pattern.search(text)}
     vendors = {v for w, v in _VENDOR_WORDS.items() if re.search(rf"(?<![a-z]){w}(?![a-z])", text)}
     majors = {m for w, ms in _GENERATIONS.items() if w in text for m in ms}
     for name in env_names:

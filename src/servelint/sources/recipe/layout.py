@@ -8,9 +8,9 @@ so a layout only joins shared token tuples and adds its size flags. Tokens are n
 
 from __future__ import annotations
 
+import servelint.sources.recipe.parallel as par
 from servelint.model import EnvVar, Span, Token
 from servelint.sources.common.yamlpos import Map, Node, at
-from servelint.sources.recipe import parallel as par
 from servelint.sources.recipe.load import HardwareProfile, Recipe
 from servelint.sources.recipe.nodes import EnvMap, exact_block, gen_block, seq_tokens
 from servelint.sources.recipe.parallel import Pool

@@ -15,7 +15,7 @@ from pathlib import Path
 from servelint.model import Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, at, load_yaml
+from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, YamlDoc, at, load_yaml
 
 BUNDLED_ROOT = Path(__file__).resolve().parents[2] / "data" / "recipes_default"
 
@@ -221,9 +221,12 @@ def scalar_value(node: Node | None) -> object:
     return node.value if isinstance(node, Scalar) else None
 
 
-def load_recipe(path: str | Path) -> tuple[Recipe | None, list[ReadProblem]]:
-    """Read one recipe file; ``(None, problems)`` when it cannot be used at all."""
-    doc = load_yaml(path)
+def load_recipe(
+    path: str | Path, doc: YamlDoc | None = None
+) -> tuple[Recipe | None, list[ReadProblem]]:
+    """Read one recipe file (``doc``: already composed); ``(None, problems)`` when it cannot
+    be used at all."""
+    doc = doc if doc is not None else load_yaml(path)
     problems = list(doc.problems)
     if doc.root is None:
         if not problems:

@@ -4,7 +4,6 @@ and the hardware-keyed lookups of the recipes site."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from servelint.model import EnvVar, Span, Token
 from servelint.sources.common.placeholders import is_placeholder
@@ -14,7 +13,6 @@ from servelint.sources.recipe.load import HardwareProfile, Recipe, scalar_value
 _SYMBOLIC = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 
 
-@lru_cache(maxsize=4096)
 def is_symbolic(text: str) -> bool:
     """A value the launch leaves to the shell (``$HEAD_IP``) or to the reader (``<model>``,
     ``{tp}``, ``your-model``): never judged as a value."""

@@ -4,10 +4,10 @@ not plain vLLM, and must not be judged against vLLM profiles."""
 
 from __future__ import annotations
 
+import servelint.sources.recipe.select as sel
 from servelint.model import Token
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yamlpos import Map, Node, Scalar, Seq, at, js_string
-from servelint.sources.recipe import select as sel
 from servelint.sources.recipe.image import floor_for, image_for
 from servelint.sources.recipe.load import HardwareProfile, Recipe
 from servelint.sources.recipe.nodes import EnvMap, exact_block, gen_block, str_list, variant_anchor

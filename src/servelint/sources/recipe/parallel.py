@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import servelint.sources.recipe.select as sel
 from servelint.model import Span, Token
 from servelint.sources.common.yamlpos import Map, Scalar, at, js_string
-from servelint.sources.recipe import select as sel
 from servelint.sources.recipe.load import HardwareProfile, Recipe, scalar_value
 from servelint.sources.recipe.nodes import (
     EnvMap,

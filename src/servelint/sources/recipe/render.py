@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import servelint.sources.recipe.parallel as par
+import servelint.sources.recipe.select as sel
 from servelint.model import EnvVar, Span, Token
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.common.yamlpos import Map, Seq, at
-from servelint.sources.recipe import parallel as par
-from servelint.sources.recipe import select as sel
+from servelint.sources.common.yamlpos import Map, Seq, YamlDoc, at
 from servelint.sources.recipe.image import floor_for, image_for
 from servelint.sources.recipe.layout import Layouts
 from servelint.sources.recipe.load import HardwareProfile, Recipe, load_recipe
@@ -380,14 +380,16 @@ def render(
     strategy: str | None = None,
     variant: str | None = None,
     features: Mapping[str, FeatureChoice] | None = None,
+    doc: YamlDoc | None = None,
 ) -> RenderResult:
     """Every launch the site renders for a recipe file (or only the selected ones).
 
     ``features=None`` enumerates the default feature set plus each opt-in feature and each
     mode switched on one at a time; a mapping (``{}`` = defaults) renders exactly that set:
     ``True`` switches a feature on, a string picks its mode, ``False`` switches it off.
+    ``doc``: the file, when the caller has already composed it.
     """
-    recipe, problems = load_recipe(recipe_path)
+    recipe, problems = load_recipe(recipe_path, doc)
     if recipe is None:
         return RenderResult([], problems)
     result = render_recipe(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.shell.script import read_script
 
 
 class ShellReader:
@@ -22,7 +23,5 @@ class ShellReader:
         return "bash" in line or line.endswith("/sh")
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
-        from servelint.sources.shell.script import read_script  # tree-sitter: on first use
-
         result = read_script(path, time_limit=ctx.time_limit)
         return ReadResult(list(result.launches), list(result.problems))

@@ -18,6 +18,7 @@ except ImportError:  # tree-sitter < 0.25
 from servelint.engines import registry
 from servelint.launches import CommandRecord, Origin, assemble, in_container, starts_launch
 from servelint.launches.assemble import provide_config_file
+from servelint.launches.recognise import config_value, strip_wrappers
 from servelint.model import EnvVar, LaunchSpec, Token
 from servelint.sources.common.option_files import KEY_SPANS, file_flags, key_spans
 from servelint.sources.common.pip import parse_pip_command
@@ -25,7 +26,6 @@ from servelint.sources.shell.flows import (
     fork,
     unknown_var,
 )
-from servelint.sources.shell.launch import config_value, strip_wrappers
 from servelint.sources.shell.option_paths import disk_file, track_cd
 from servelint.sources.shell.syntax import (
     global_assignments,
@@ -44,9 +44,6 @@ from servelint.sources.shell.words import (
     seq_output,
     simple_test,
 )
-
-_RELEVANT: dict[tuple[str, int, int], bool] = {}  # (path, start, end) -> reaches a launch
-_TABLES: dict[tuple, int] = {}  # function table content -> its number in ``_RELEVANT`` keys
 
 
 def first_named_or_self(node):
@@ -263,40 +260,41 @@ class CommandMixin:
 
     def _may_launch(self, body, src: Source, st: State) -> bool:
         """Whether a helper function can (transitively) launch an engine or install."""
-        return self._reaches(body, src, st, [], self._table_id(st.funcs))[0]
+        return self._reaches(body, src, st, [], self._table_of(st.funcs))[0]
 
-    def _table_id(self, funcs: dict) -> int:
-        """A number naming the content of a function table (tables are replaced, never
-        changed, so the last one asked about is recognised by identity)."""
+    def _table_of(self, funcs: dict) -> frozenset:
+        """The content of a function table, as a key (tables are replaced, never changed,
+        so the last one asked about is recognised by identity; a frozenset keeps its hash)."""
         last = self._last_table
         if last is not None and last[0] is funcs:
             return last[1]
-        content = tuple(
-            sorted(
-                (name, fsrc.path, body.start_byte, body.end_byte)
-                for name, (body, fsrc) in funcs.items()
-            )
+        content = frozenset(
+            (name, fsrc.path, body.start_byte, body.end_byte)
+            for name, (body, fsrc) in funcs.items()
         )
-        number = _TABLES.setdefault(content, len(_TABLES))
-        self._last_table = (funcs, number)
-        return number
+        self._last_table = (funcs, content)
+        return content
 
-    def _reaches(self, body, src: Source, st: State, stack: list, table: int) -> tuple[bool, bool]:
+    def _reaches(
+        self, body, src: Source, st: State, stack: list, table: frozenset
+    ) -> tuple[bool, bool]:
         """-> (may launch, answer rests on a caller still being decided). Such a "no" is
         not cached: a recursive helper must not get a different answer depending on which
         function of its cycle was asked first (set order varies between processes). Answers
-        are per function table: a script may define the callees a helper names."""
-        key = (src.path, body.start_byte, table)
-        cached = _RELEVANT.get(key)
+        are per function table (a script may define the callees a helper names) and kept
+        with the parsed source of the helper: a script read once per matrix entry asks again."""
+        key = ("reaches", body.start_byte, table)
+        cached = src.memo.get(key)
         if cached is not None:
-            return cached, False
-        if key in stack:
+            return cached, False  # type: ignore[return-value]
+        at = (src.path, body.start_byte)
+        if at in stack:
             return False, True
         text = src.text(body)
         if relevant_text().search(text) is not None:
-            _RELEVANT[key] = True
+            src.memo[key] = True
             return True, False
-        stack.append(key)
+        stack.append(at)
         open_cycle = False
         try:
             for callee in sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))):
@@ -306,13 +304,13 @@ class CommandMixin:
                 cbody, csrc = fn
                 found, pending = self._reaches(cbody, csrc, st, stack, table)
                 if found:
-                    _RELEVANT[key] = True
+                    src.memo[key] = True
                     return True, False
                 open_cycle = open_cycle or pending
         finally:
             stack.pop()
         if not open_cycle or not stack:
-            _RELEVANT[key] = False
+            src.memo[key] = False
         return False, open_cycle and bool(stack)
 
 

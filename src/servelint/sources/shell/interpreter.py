@@ -79,7 +79,7 @@ class Interpreter(FlowMixin, StatementMixin, CommandMixin, NestedMixin, Expander
         self.first_read: dict[str, int] = {}  # variable -> step it was first read at
         self.last_launch_step = -1
         self.end_states: list[State] = []  # the flows at the end of the script
-        self._last_table: tuple[dict, int] | None = None
+        self._last_table: tuple[dict, frozenset] | None = None
 
     # ------------------------------------------------------------------ basics
     def lookup(self, name: str, src: Source, st: State) -> tuple[str, Var | None]:

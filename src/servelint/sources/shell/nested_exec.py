@@ -10,13 +10,12 @@ try:
 except ImportError:  # tree-sitter < 0.25
     QueryCursor = None
 
+import servelint.sources.shell.eval_holes as eval_holes
 from servelint.model import EnvVar
-from servelint.sources.shell import eval_holes
 from servelint.sources.shell.flows import (
     fork,
 )
 from servelint.sources.shell.syntax import (
-    EVAL_SOURCES,
     FixedSpanSource,
     ParseTimeout,
     is_library,
@@ -171,17 +170,15 @@ class NestedMixin:
         if len(text) > 200_000:
             return [(st, None)]
         span = src.span(node)
-        key = (src.path, text, span)
-        child = EVAL_SOURCES.get(key)
-        if child is None:  # parsed once per process, like files (see ``load_source``)
-            if len(EVAL_SOURCES) >= 4096:
-                EVAL_SOURCES.clear()
+        key = ("eval", text, span)
+        child = src.memo.get(key)
+        if child is None:  # parsed once per source it is written in (a loop runs it again)
             try:
                 tree = parse_tree(text, src.path)
             except ParseTimeout as exc:
                 self.problem(span, f"eval text: {exc}", "budget")
                 return [(st, None)]
-            child = EVAL_SOURCES[key] = FixedSpanSource(src.path, text, tree, span)
+            child = src.memo[key] = FixedSpanSource(src.path, text, tree, span)
         self.depth += 1
         first = len(self.launches)
         try:

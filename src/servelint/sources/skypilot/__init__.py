@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.skypilot.reader import read_task
 
 _RUN = re.compile(r"^run:", re.M)
 _TASK_KEYS = re.compile(r"^(resources|setup|envs|num_nodes|file_mounts|workdir|secrets):", re.M)
@@ -24,6 +25,4 @@ class SkyPilotReader:
             and re.search(r"^(apiVersion|kind|services):", text, re.M) is None
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
-        from servelint.sources.skypilot.reader import read_task  # on first use
-
         return read_task(path)

@@ -4,9 +4,10 @@ worker role and variant, built as srtctl builds the command; see docs/multi-node
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.srt_slurm.binding import hold_unchecked
+from servelint.sources.srt_slurm.reader import RecipeResult, read_recipe
 
 __all__ = ["RecipeResult", "SrtSlurmReader", "looks_like_srt_slurm", "read_recipe"]
 
@@ -21,14 +22,6 @@ def looks_like_srt_slurm(head: str) -> bool:
     return top_level or ("\nbase:" in text and "backend:" in text and "resources:" in text)
 
 
-def __getattr__(name: str) -> Any:  # the reader's API, imported when first used (start-up)
-    if name in ("RecipeResult", "read_recipe"):
-        from servelint.sources.srt_slurm import reader
-
-        return getattr(reader, name)
-    raise AttributeError(name)
-
-
 class SrtSlurmReader:
     name = "srt-slurm"
 
@@ -36,9 +29,6 @@ class SrtSlurmReader:
         return path.suffix.lower() in _YAML and looks_like_srt_slurm(head.text(1 << 16))
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
-        from servelint.sources.srt_slurm.binding import hold_unchecked
-        from servelint.sources.srt_slurm.reader import read_recipe
-
         got = read_recipe(path)
         specs, held = hold_unchecked(got.launches)
         return ReadResult(specs, got.problems + held, got.deps)

@@ -17,6 +17,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from servelint import profiles
+from servelint.engines import registry
 from servelint.model import LaunchSpec, Span
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.srt_slurm.command import is_runtime_value
@@ -244,9 +246,6 @@ def summary(result: BindResult, counts: Counter, files_read: int) -> str:
 def hold_unchecked(launches: list[LaunchSpec]) -> tuple[list[LaunchSpec], list[ReadProblem]]:
     """Launches of engines servelint has no profile for are kept out of checking, with one
     note per recipe file (TensorRT-LLM until its profiles land), never silently."""
-    from servelint import profiles
-    from servelint.engines import registry
-
     kept: list[LaunchSpec] = []
     held: dict[tuple[str, str], list[LaunchSpec]] = {}
     for spec in launches:

@@ -14,6 +14,7 @@ import json
 
 import yaml
 
+from servelint.engines import registry
 from servelint.model import Span
 from servelint.sources.srt_slurm.tree import Node
 
@@ -85,8 +86,6 @@ def _at(span: Span | None, indent: int) -> Span | None:
 def engine_option_file(engine: str, files: dict[str, Node]) -> tuple[Line, ...] | None:
     """The option file a launch's engine judges itself (``Engine.option_file_checks``): the
     one config file srtctl writes for the role, or None."""
-    from servelint.engines import registry
-
     found = registry.find(engine)
     if found is None or not found.option_file_checks or len(files) != 1:
         return None

@@ -14,12 +14,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from packaging.version import InvalidVersion, Version
+
+import servelint.sources.srt_slurm.identity as identity
+import servelint.sources.srt_slurm.setup_script as setup_script
+import servelint.sources.srt_slurm.sweep as sweep
 from servelint.model import EnvVar, LaunchSpec, Span, Token
 from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
 from servelint.sources.common.placeholders import mark as mark_placeholders
 from servelint.sources.common.problems import ReadProblem
-from servelint.sources.srt_slurm import identity, setup_script, sweep
 from servelint.sources.srt_slurm.command import BUILDERS, Context, Topology, py_str
 from servelint.sources.srt_slurm.option_lines import engine_option_file
 from servelint.sources.srt_slurm.tree import Node, RecipeYamlError, load_tree
@@ -151,8 +155,6 @@ def dynamo_release(root: Node) -> tuple[str | None, str, Span | None]:
 
 def _identity(root: Node) -> dict[str, tuple[str, Span]]:
     """``identity.frameworks``: name -> (declared version, span), versions only."""
-    from packaging.version import InvalidVersion, Version
-
     node = root.get("identity")
     frameworks = node.get("frameworks") if node is not None and node.is_map else None
     out = {}

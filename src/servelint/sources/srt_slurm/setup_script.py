@@ -18,6 +18,7 @@ from dataclasses import replace
 from servelint.model import PackageInstall, Span
 from servelint.sources.common.deps import note
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.shell.script import read_script
 
 MAX_LEVELS = 8
 
@@ -49,8 +50,6 @@ def installs(
 ) -> tuple[list[PackageInstall], ReadProblem | None, str | None]:
     """-> (the script's installs, as context of the worker; a problem when it is not
     found; the script's path)."""
-    from servelint.sources.shell.script import read_script
-
     script, tried = find(recipe, name)
     if script is None:
         where = ", ".join(os.path.relpath(t, os.path.dirname(recipe)) for t in tried) or (

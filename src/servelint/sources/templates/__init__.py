@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.templates.reader import read_template_file
 
 SUFFIXES = frozenset({".j2", ".jinja", ".jinja2", ".tpl", ".gotmpl"})
 
@@ -19,6 +20,4 @@ class TemplateReader:
         return path.suffix.lower() in SUFFIXES
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
-        from servelint.sources.templates.reader import read_template_file  # on first use
-
         return read_template_file(path)

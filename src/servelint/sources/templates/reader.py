@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from servelint.sources.base import ReadResult
@@ -11,7 +10,8 @@ from servelint.sources.helm.values import charts_of, read_values
 from servelint.sources.kubernetes import is_manifest
 from servelint.sources.kubernetes.reader import read_manifests, read_text
 from servelint.sources.shell.script import read_script
-from servelint.sources.templates.text import Prepared, prepare
+from servelint.sources.templates.branches import each_branch, templated
+from servelint.sources.templates.text import prepare
 from servelint.sources.unread import engine_words, what_it_is
 
 _SHELL = {".sh", ".bash"}
@@ -40,41 +40,3 @@ def read_template_file(path: str) -> ReadResult:
         path, None, f"{what_it_is(Path(path), text)} mentions `{m.group(0)}` (line {line}) "
         "but renders to no kind servelint reads (a manifest, a chart's values file, a shell "
         "script); not checked", "unsupported")])
-
-
-def each_branch(text: str, read: Callable[[Prepared], ReadResult]) -> ReadResult:
-    """``read`` of the template's rendering where every condition holds and, when it has
-    ``else`` branches, of the one where they are taken (``prepare``): each branch's words
-    are judged in a rendering of their own, never beside their alternative's. A launch the
-    second rendering makes as the first did is dropped; its notes merge."""
-    first = read(prepare(text))
-    other = prepare(text, other_branches=True)
-    if not other.branches:
-        return first
-    second = read(other)
-    seen = {_key(s) for s in first.specs}
-    for spec in second.specs:
-        if _key(spec) not in seen:
-            spec.rendering = (spec.rendering + " " if spec.rendering else "") + \
-                "(else branches)"
-            first.specs.append(spec)
-    known = {(p.span, p.message) for p in first.problems}
-    first.problems.extend(p for p in second.problems if (p.span, p.message) not in known)
-    return first
-
-
-def _key(spec) -> tuple:  # noqa: ANN001
-    return (spec.anchor, spec.entrypoint, tuple(t.text for t in spec.argv),
-            tuple((e.name, e.value) for e in spec.env))
-
-
-def templated(result: ReadResult) -> ReadResult:
-    """A template that is no YAML once its expressions are placeholders says so as a note:
-    what the template renders may well be YAML, and its expressions are never an error."""
-    for problem in result.problems:
-        if problem.kind == "read-error" and problem.message.startswith("malformed YAML"):
-            problem.message = ("the template is not YAML once its expressions are read as "
-                               f"placeholders ({problem.message}); what it renders is not "
-                               "checked")
-            problem.kind = "unsupported"
-    return result
