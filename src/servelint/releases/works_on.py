@@ -45,10 +45,7 @@ def works_on(
     if spec.image and not is_engines_own_image(spec.engine, spec.image):
         return None
     argv = tuple((t.text, t.symbolic) for t in spec.argv)
-    possible = _candidates(spec.engine, argv)
-
-    def candidate(i: int) -> bool:
-        return i in possible
+    candidate = _candidates(spec.engine, argv).candidate  # asked lazily: the scans stop early
 
     order = range(len(releases))
     if exhaustive:
@@ -100,26 +97,42 @@ def _starts_an_option(engine: str, index: int, name: str) -> bool:
     return at < len(options) and options[at].startswith(name)
 
 
+@dataclass(slots=True)
+class _Candidates:
+    """The releases one argv (its (text, symbolic) tokens) is not certainly failing on: every
+    flag exists or abbreviates an option (``possible``, ``_releases_accepting``) and no
+    literal value is certainly rejected (``_values_rejected``, asked per release as the scans
+    need it). The argv's flags are read once for all releases (they were read again for each
+    release: a tenth of ``--works-on``'s time on the recipes)."""
+
+    engine: str
+    possible: frozenset[int]
+    flags: list[_Flag] | None  # None: a symbolic flag, no value is judged
+    rejected: dict[int, bool]  # release index -> a value certainly rejected there
+
+    def candidate(self, i: int) -> bool:
+        if i not in self.possible:
+            return False
+        if self.flags is None:
+            return True
+        found = self.rejected.get(i)
+        if found is None:
+            release = profiles.available(self.engine)[i]
+            found = self.rejected[i] = _values_rejected(profiles.load(self.engine, release),
+                                                        self.flags)
+        return not found
+
+
 @functools.lru_cache(maxsize=8192)
-def _candidates(engine: str, argv: tuple[tuple[str, bool], ...]) -> frozenset[int]:
-    """Indices of the releases the launch (its argv: (text, symbolic) per token) is not
-    certainly failing on: every flag exists or abbreviates an option (``_releases_accepting``)
-    and no literal value is certainly rejected (``_values_rejected``). One entry per argv
-    for all releases at once (it was one per argv and release, each reading the argv again:
-    a tenth of ``--works-on``'s time on the recipes)."""
+def _candidates(engine: str, argv: tuple[tuple[str, bool], ...]) -> _Candidates:
+    """One entry per argv: the launches of a recipe share few argvs."""
     possible = frozenset(range(len(profiles.available(engine))))
     for text, symbolic in argv:
         if text == "--":
             break  # what follows is positional: do not reason about it
         if not symbolic and text.startswith("--"):
             possible &= _releases_accepting(engine, text)
-    flags = _literal_flags(argv)
-    if flags is None:
-        return possible  # a symbolic flag: no value is judged
-    releases = profiles.available(engine)
-    return frozenset(
-        i for i in possible if not _values_rejected(profiles.load(engine, releases[i]), flags)
-    )
+    return _Candidates(engine, possible, _literal_flags(argv), {})
 
 
 @dataclass(slots=True, frozen=True)
