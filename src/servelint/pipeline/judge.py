@@ -323,6 +323,8 @@ class _Verdicts:
         """The places of the errors found as if the image were bumped to ``version``."""
         key = version
         if key not in self.places:
+            if self.seen.get(version):  # it passes there: no error, no place
+                return frozenset()
             opts = Options(
                 target_version=f"{spec.engine}=={version}", cap_guesses=False, errors_only=True
             )
@@ -334,6 +336,9 @@ class _Verdicts:
 
     def __call__(self, spec: LaunchSpec, version: str) -> bool:
         if version not in self.seen:
+            if version in self.places:  # the same check, its errors' places known
+                self.seen[version] = not self.places[version]
+                return self.seen[version]
             found = first_error(spec, version, prefer=self.prefer, key=self._key(spec))
             self.seen[version] = found is None
         return self.seen[version]

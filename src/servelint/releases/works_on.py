@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from servelint import profiles
@@ -43,16 +44,8 @@ def works_on(
         return None
     if spec.image and not is_engines_own_image(spec.engine, spec.image):
         return None
-    possible = frozenset(range(len(releases)))
-    for tok in spec.argv:
-        if tok.text == "--":
-            break  # what follows is positional: do not reason about it
-        if not tok.symbolic and tok.text.startswith("--"):
-            possible &= _releases_accepting(spec.engine, tok.text)
     argv = tuple((t.text, t.symbolic) for t in spec.argv)
-
-    def candidate(i: int) -> bool:  # evaluated lazily: the scans stop early
-        return i in possible and not _values_rejected(spec.engine, releases[i], argv)
+    candidate = _candidates(spec.engine, argv).candidate  # asked lazily: the scans stop early
 
     order = range(len(releases))
     if exhaustive:
@@ -104,31 +97,58 @@ def _starts_an_option(engine: str, index: int, name: str) -> bool:
     return at < len(options) and options[at].startswith(name)
 
 
+@dataclass(slots=True)
+class _Candidates:
+    """The releases one argv (its (text, symbolic) tokens) is not certainly failing on: every
+    flag exists or abbreviates an option (``possible``, ``_releases_accepting``) and no
+    literal value is certainly rejected (``_values_rejected``, asked per release as the scans
+    need it). The argv's flags are read once for all releases (they were read again for each
+    release: a tenth of ``--works-on``'s time on the recipes)."""
+
+    engine: str
+    possible: frozenset[int]
+    flags: list[_Flag] | None  # None: a symbolic flag, no value is judged
+    rejected: dict[int, bool]  # release index -> a value certainly rejected there
+
+    def candidate(self, i: int) -> bool:
+        if i not in self.possible:
+            return False
+        if self.flags is None:
+            return True
+        found = self.rejected.get(i)
+        if found is None:
+            release = profiles.available(self.engine)[i]
+            found = self.rejected[i] = _values_rejected(profiles.load(self.engine, release),
+                                                        self.flags)
+        return not found
+
+
 @functools.lru_cache(maxsize=8192)
-def _values_rejected(engine: str, release: str, argv: tuple[tuple[str, bool], ...]) -> bool:
-    """A literal ``--option value`` (or ``--option=value``) of ``argv`` that ``release``
-    certainly rejects: a value outside the option's parse-time choices, or one its late value
-    set rejects. Decided only when every flag of the argv is an exact option of the release
-    (no abbreviation, nothing unknown): else False, and a full check decides."""
-    prof = profiles.load(engine, release)
-    if prof is None:
-        return False
-    read = _literal_values(prof, argv)
-    if read is None:
-        return False
-    pairs, dests = read
-    return _any_value_rejected(prof, pairs, dests)
+def _candidates(engine: str, argv: tuple[tuple[str, bool], ...]) -> _Candidates:
+    """One entry per argv: the launches of a recipe share few argvs."""
+    possible = frozenset(range(len(profiles.available(engine))))
+    for text, symbolic in argv:
+        if text == "--":
+            break  # what follows is positional: do not reason about it
+        if not symbolic and text.startswith("--"):
+            possible &= _releases_accepting(engine, text)
+    return _Candidates(engine, possible, _literal_flags(argv), {})
 
 
-def _literal_values(
-    prof: Profile, argv: tuple[tuple[str, bool], ...]
-) -> tuple[list[tuple[Any, str]], set[str]] | None:
-    """The (option, literal value) pairs of ``argv`` and the dests its flags set; None when
-    a flag is symbolic or not an exact option of the release."""
-    dashes = bool(prof.rules.get("underscore_to_dash"))
-    dotted = bool(prof.rules.get("dotted_keys"))
-    pairs: list[tuple[Any, str]] = []
-    dests: set[str] = set()
+@dataclass(slots=True, frozen=True)
+class _Flag:
+    """A literal ``--flag`` of an argv, read once for every release."""
+
+    name: str  # before ``=`` (and before the ``.`` of a dotted config key)
+    dashed: str  # ``name`` with vLLM's underscore-to-dash rule
+    dotted: bool  # ``--option.key``: its value is the key's, not the option's (no value)
+    value: str | None  # ``=value``, else the next token when literal and not a flag
+
+
+def _literal_flags(argv: tuple[tuple[str, bool], ...]) -> list[_Flag] | None:
+    """The ``--`` flags of ``argv`` before ``--``; None when one is symbolic (its name is
+    not known: no value is judged)."""
+    out: list[_Flag] = []
     for i, (text, symbolic) in enumerate(argv):
         if text == "--":
             break
@@ -136,36 +156,41 @@ def _literal_values(
             continue
         if symbolic:
             return None
-        found = _exact_option(prof, text, dashes, dotted)
-        if found is None:
-            return None
-        act, inline = found
+        name, eq, inline = text.partition("=")
+        value: str | None = inline if eq else None
+        dotted = "." in name
+        if dotted:
+            name, value = name.split(".", 1)[0], None
+        elif not eq and i + 1 < len(argv) and not argv[i + 1][1] \
+                and not argv[i + 1][0].startswith("-"):
+            value = argv[i + 1][0]
+        out.append(_Flag(name, name.replace("_", "-"), dotted, value))
+    return out
+
+
+def _values_rejected(prof: Profile | None, flags: list[_Flag]) -> bool:
+    """A literal ``--option value`` (or ``--option=value``) that ``prof``'s release certainly
+    rejects: a value outside the option's parse-time choices, or one its late value set
+    rejects. Decided only when every flag is an exact option of the release (no
+    abbreviation, nothing unknown): else False, and a full check decides."""
+    if prof is None:
+        return False
+    dashes = bool(prof.rules.get("underscore_to_dash"))
+    dotted = bool(prof.rules.get("dotted_keys"))
+    index = prof.option_index
+    pairs: list[tuple[Any, str]] = []
+    dests: set[str] = set()
+    for flag in flags:
+        if flag.dotted and not dotted:
+            return False
+        act = index.get(flag.dashed if dashes else flag.name)
+        if act is None:
+            return False
         dests.add(act.dest)
-        if inline is _NOT_A_VALUE or act.kind != "store" or act.nargs is not None:
+        if flag.value is None or act.kind != "store" or act.nargs is not None:
             continue
-        if inline is not None:
-            pairs.append((act, inline))
-        elif i + 1 < len(argv) and not argv[i + 1][1] and not argv[i + 1][0].startswith("-"):
-            pairs.append((act, argv[i + 1][0]))
-    return pairs, dests
-
-
-_NOT_A_VALUE = "\0config key"  # a dotted ``--option.key``: its value is not the option's
-
-
-def _exact_option(prof: Profile, text: str, dashes: bool, dotted: bool) -> tuple[Any, Any] | None:
-    """(the option ``text`` names exactly, its ``=value`` or None or _NOT_A_VALUE)."""
-    name, eq, inline = text.partition("=")
-    value: str | None = inline if eq else None
-    if "." in name:
-        if not dotted:
-            return None
-        name = name.split(".", 1)[0]
-        value = _NOT_A_VALUE
-    if dashes:
-        name = name.replace("_", "-")
-    act = prof.option_index.get(name)
-    return None if act is None else (act, value)
+        pairs.append((act, flag.value))
+    return _any_value_rejected(prof, pairs, dests)
 
 
 def _any_value_rejected(prof: Profile, pairs: list[tuple[Any, str]], dests: set[str]) -> bool:
