@@ -23,9 +23,10 @@ Project-URL: Documentation, https://example.org/not-a-header
 @pytest.fixture
 def fresh_base(monkeypatch):
     monkeypatch.delenv(docs_links.ENV_BASE, raising=False)
-    docs_links._declared_base.cache_clear()
-    yield
-    docs_links._declared_base.cache_clear()
+
+    def read_again() -> None:  # the base is read at import: read it as if imported now
+        monkeypatch.setattr(docs_links, "DECLARED_BASE", docs_links._declared_base())
+    return read_again
 
 
 def test_project_urls_agree_with_importlib_metadata():
@@ -42,6 +43,7 @@ def test_header_block_of_first_dist_info_on_path(tmp_path, monkeypatch, fresh_ba
         METADATA.replace("Repository", "Documentation"), encoding="utf-8"
     )
     monkeypatch.setattr(sys, "path", [str(tmp_path / "none"), str(info.parent), str(later.parent)])
+    fresh_base()
     assert docs_links._project_urls() == [
         "Repository, https://example.org/fork/servelint/",
         "Issues, https://example.org/fork/servelint/issues",
@@ -68,6 +70,7 @@ def test_documentation_url_feeds_help_uri_footer_and_explain(tmp_path, monkeypat
         "Metadata-Version: 2.4\nName: servelint\nVersion: 9.0\n"
         "Project-URL: Documentation, https://docs.example.org/servelint/\n\n"
     ))
+    fresh_base()
     meta = registry.get("SL101")
     page = "https://docs.example.org/servelint/rules/SL101.md"
     assert rule_descriptor(meta)["helpUri"] == page
@@ -80,6 +83,7 @@ def test_documentation_url_feeds_help_uri_footer_and_explain(tmp_path, monkeypat
 
 def test_without_a_declared_url_everything_points_to_explain(tmp_path, monkeypatch, fresh_base):
     _installed_with(tmp_path, monkeypatch, "Metadata-Version: 2.4\nName: servelint\n\n")
+    fresh_base()
     meta = registry.get("SL101")
     sarif = rule_descriptor(meta)
     assert "helpUri" not in sarif  # no URL is invented

@@ -23,11 +23,13 @@ from servelint.sources.helm.values import values_root
 from servelint.sources.unread import no_launch_note
 from servelint.util.data_files import json_folder
 
+LLMD_CHARTS = json_folder("helm_llmd")  # bundled with the package: read once, at import
+
 _VALUE = re.compile(r"\.Values\.([\w.]+) \| quote")
 
 
 def llmd_charts() -> tuple[dict, ...]:
-    return json_folder("helm_llmd")
+    return LLMD_CHARTS
 
 
 def llmd_charts_of(text: str) -> list[dict]:

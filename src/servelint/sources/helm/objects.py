@@ -24,9 +24,11 @@ from servelint.sources.kubernetes.schema import group_of
 from servelint.sources.unread import no_launch_note
 from servelint.util.data_files import json_folder
 
+OBJECT_CHARTS = json_folder("helm_objects")  # bundled with the package: read once, at import
+
 
 def object_charts() -> tuple[dict, ...]:
-    return json_folder("helm_objects")
+    return OBJECT_CHARTS
 
 
 def object_charts_of(text: str) -> list[dict]:

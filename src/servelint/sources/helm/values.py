@@ -28,11 +28,13 @@ from servelint.sources.kubernetes.containers import PLACEHOLDER
 from servelint.sources.unread import no_launch_note
 from servelint.util.data_files import json_folder
 
+CHART_MAPS = json_folder("helm_charts")  # bundled with the package: read once, at import
+
 _MARK = re.compile(r"__P(\d+)__")
 
 
 def chart_maps() -> tuple[dict, ...]:
-    return json_folder("helm_charts")
+    return CHART_MAPS
 
 
 def charts_of(text: str) -> list[dict]:

@@ -23,11 +23,13 @@ from servelint.sources.kubernetes.containers import PLACEHOLDER
 from servelint.sources.kubernetes.objects import K8sObject
 from servelint.util.data_files import json_folder
 
+CONTROLLER_MAPS = json_folder("controller_maps")  # bundled with the package: read once, at import
+
 _ZERO = {"bool": False, "string": "", "int32": 0, "int64": 0, "int": 0}
 
 
 def controller_maps() -> tuple[dict, ...]:
-    return json_folder("controller_maps")
+    return CONTROLLER_MAPS
 
 
 def map_for(group: str, kind: str) -> list[dict]:
