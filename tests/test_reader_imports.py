@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,6 +49,11 @@ PACKAGES = sorted(
     f"servelint.sources.{p.name}" for p in (SRC / "sources").iterdir()
     if (p / "__init__.py").is_file()
 ) + ["servelint.launches", "servelint.sources.registry", "servelint.sources.dispatch"]
+# the modules reader packages load on first use (``sources.base.on_first_use``)
+PACKAGES += sorted({
+    m.group(1) for p in (SRC / "sources").rglob("__init__.py")
+    for m in re.finditer(r'on_first_use\("([\w.]+)"', p.read_text())
+})
 
 
 @pytest.mark.parametrize("module", PACKAGES)

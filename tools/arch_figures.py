@@ -112,6 +112,9 @@ def _imports(tree: ast.Module, module: str, is_pkg: bool
                 names = [a.name for a in child.names]
             elif isinstance(child, ast.ImportFrom):
                 names = absolute(child)
+            if isinstance(child, ast.Call) and ast.unparse(child.func).endswith("on_first_use") \
+                    and child.args and isinstance(child.args[0], ast.Constant):
+                names, in_function = [str(child.args[0].value)], True  # a deferred import
             for n in names:
                 (inner if in_function else top).append((child.lineno, n))
             visit(child, inside)

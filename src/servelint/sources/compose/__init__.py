@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from servelint.sources.base import Head, ReadContext, ReadResult
-from servelint.sources.compose.reader import read_compose
+from servelint.sources.base import Head, ReadContext, ReadResult, on_first_use
+
+read_compose = on_first_use("servelint.sources.compose.reader", "read_compose")
 
 _NAME = re.compile(r"^(docker-)?compose([.\-][\w.\-]+)?\.ya?ml$|\.compose\.ya?ml$", re.I)
 _SERVICES = re.compile(r"^services:[ \t]*(#.*)?$", re.M)

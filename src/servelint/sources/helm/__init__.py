@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.base import Head, ReadContext, ReadResult, on_first_use
 from servelint.sources.helm.llmd import llmd_charts_of
 from servelint.sources.helm.objects import object_charts_of
-from servelint.sources.helm.reader import read_helm
 from servelint.sources.helm.values import charts_of
 from servelint.sources.kubernetes import is_manifest
+
+read_helm = on_first_use("servelint.sources.helm.reader", "read_helm")
 
 _YAML = {".yaml", ".yml"}
 

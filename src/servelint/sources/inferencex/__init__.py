@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servelint.sources.base import Expansion, Head, ReadContext, ReadResult
-from servelint.sources.inferencex.multinode import MultiNodePart
-from servelint.sources.inferencex.plan import plan
-from servelint.sources.inferencex.reader import read_inferencex
-from servelint.sources.inferencex.script_reads import read_part as read_script_part
+from servelint.sources.base import Expansion, Head, ReadContext, ReadResult, on_first_use
+
+read_inferencex = on_first_use("servelint.sources.inferencex.reader", "read_inferencex")
+read_plan_part = on_first_use("servelint.sources.inferencex.script_reads", "read_plan_part")
+
+plan_entries = on_first_use("servelint.sources.inferencex.plan", "plan")
 
 _YAML = {".yaml", ".yml"}
 
@@ -39,14 +40,11 @@ class InferenceXReader:
         return "master" in name and "image:" in head.text() and "runner:" in head.text()
 
     def expand(self, path: str, ctx: ReadContext) -> Expansion:
-        found = plan(path)
+        found = plan_entries(path)
         return Expansion(found.problems, found.parts, found.slots)
 
     def read_part(self, part, ctx: ReadContext) -> list[tuple[int, ReadResult]]:
-        if isinstance(part, MultiNodePart):
-            return part.read()
-
-        return read_script_part(part, ctx.time_limit)
+        return read_plan_part(part, ctx.time_limit)
 
     def read(self, path: str, ctx: ReadContext) -> ReadResult:
         result = read_inferencex(path, time_limit=ctx.time_limit)

@@ -13,6 +13,7 @@ import os
 from servelint.model import LaunchSpec
 from servelint.sources.base import ReadResult
 from servelint.sources.common.problems import ReadProblem
+from servelint.sources.inferencex.multinode import MultiNodePart
 from servelint.sources.inferencex.plan import ScriptPart, Slot
 from servelint.sources.shell.script import read_script
 
@@ -169,3 +170,12 @@ def _clone(spec: LaunchSpec) -> LaunchSpec:
         dict(spec.context),
         option_file=spec.option_file,
     )
+
+
+def read_plan_part(part: ScriptPart | MultiNodePart, time_limit: float
+                   ) -> list[tuple[int, ReadResult]]:
+    """One part of a plan: a multi-node entry binds its own recipe; a script part is read
+    for all its rows."""
+    if isinstance(part, MultiNodePart):
+        return part.read()
+    return read_part(part, time_limit)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from servelint.sources.base import Head, ReadContext, ReadResult
-from servelint.sources.kubernetes.reader import read_manifests
+from servelint.sources.base import Head, ReadContext, ReadResult, on_first_use
+
+read_manifests = on_first_use("servelint.sources.kubernetes.reader", "read_manifests")
 
 _YAML = {".yaml", ".yml"}
 _API = re.compile(r"^apiVersion:[ \t]*[\w./\-]+[ \t]*(#.*)?$", re.M)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servelint.sources.base import Head, ReadContext, ReadResult
-from servelint.sources.markdown.reader import read_markdown
+from servelint.sources.base import Head, ReadContext, ReadResult, on_first_use
+
+read_markdown = on_first_use("servelint.sources.markdown.reader", "read_markdown")
 
 
 class MarkdownReader:

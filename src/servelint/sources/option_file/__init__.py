@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servelint.sources.base import Head, ReadContext, ReadResult
-from servelint.sources.option_file.naming import read_option_file
+from servelint.sources.base import Head, ReadContext, ReadResult, on_first_use
 from servelint.sources.option_file.recognise import looks_like_llm_api
+
+read_option_file = on_first_use("servelint.sources.option_file.naming", "read_option_file")
 
 
 class OptionFileReader:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servelint.sources.base import Head, ReadContext, ReadResult
+from servelint.sources.base import Head, ReadContext, ReadResult, on_first_use
 from servelint.sources.kubernetes import is_manifest
-from servelint.sources.recipe.reader import read_recipe
+
+read_recipe = on_first_use("servelint.sources.recipe.reader", "read_recipe")
 
 _YAML = {".yaml", ".yml"}
 _SUPPORT_NAMES = {"taxonomy.yaml", "platforms.yaml"}

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servelint.sources.base import Head, ReadContext, ReadResult
-from servelint.sources.shell.script import read_script
+from servelint.sources.base import Head, ReadContext, ReadResult, on_first_use
+
+read_script = on_first_use("servelint.sources.shell.script", "read_script")
 
 
 class ShellReader:

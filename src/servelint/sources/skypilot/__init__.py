@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from servelint.sources.base import Head, ReadContext, ReadResult
-from servelint.sources.skypilot.reader import read_task
+from servelint.sources.base import Head, ReadContext, ReadResult, on_first_use
+
+read_task = on_first_use("servelint.sources.skypilot.reader", "read_task")
 
 _RUN = re.compile(r"^run:", re.M)
 _TASK_KEYS = re.compile(r"^(resources|setup|envs|num_nodes|file_mounts|workdir|secrets):", re.M)

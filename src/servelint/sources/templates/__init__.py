@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servelint.sources.base import Head, ReadContext, ReadResult
-from servelint.sources.templates.reader import read_template_file
+from servelint.sources.base import Head, ReadContext, ReadResult, on_first_use
+
+read_template_file = on_first_use("servelint.sources.templates.reader", "read_template_file")
 
 SUFFIXES = frozenset({".j2", ".jinja", ".jinja2", ".tpl", ".gotmpl"})
 
