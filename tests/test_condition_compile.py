@@ -14,7 +14,7 @@ import pytest
 
 from servelint import profiles
 from servelint.engines.vllm import conditions
-from servelint.engines.vllm.condition_compile import compiled, conjunction
+from servelint.engines.vllm.condition_compile import Closures, compiled, conjunction
 
 CASES = Path(__file__).parent / "conformance" / "adversarial"
 
@@ -108,7 +108,7 @@ def test_split_tests_evaluate_as_the_whole_text(version):
     ]
     for check in checks:
         text = check["test"]
-        split, whole = conjunction(text, check["and_parts"]), compiled(text)
+        split, whole = conjunction(text, check["and_parts"], Closures()), compiled(text)
         names = sorted(
             {n.attr for n in ast.walk(conditions._parsed(text)) if isinstance(n, ast.Attribute)}
         )
@@ -120,6 +120,6 @@ def test_split_tests_evaluate_as_the_whole_text(version):
 
 def test_an_operand_that_does_not_parse_alone_falls_back_to_the_whole_text():
     text = "self.a == 1 and self.b == 2"
-    broken = conjunction(text, [[0, 9], [16, 27]])  # "self.a =" does not parse alone
+    broken = conjunction(text, [[0, 9], [16, 27]], Closures())  # "self.a =" does not parse alone
     assert _result(broken, conditions.Values("C", {"a": 1, "b": 2})) == ("value", True)
     assert _result(broken, conditions.Values("C", {"a": 2, "b": 2})) == ("value", False)

@@ -152,6 +152,21 @@ def test_json_config_checks_and_stages(fake):
     assert check_json_config(fake, att, "{oops")[0].endswith("[parse]")
 
 
+def test_the_parse_keeps_a_json_values_problems_for_the_rules(fake):
+    """config-invalid and the verdicts read a JSON value's problems from the parsed option
+    (``json_problems``): the same problems ``json_config_problems`` finds for that text."""
+    value = '{"method": "medusa", "bogus": 1}'
+    found = parse(fake, ["m", "--speculative-config", value, "--attention-config", "{}"])
+    by_flag = {o.canonical: o for o in found.options}
+    kept = by_flag["--speculative-config"].json_problems
+    asked = json_config_problems(fake, fake.by_dest["speculative_config"], value)
+    assert kept is not None and len(kept) == 2
+    assert [(p.path, p.message, p.stage) for p in kept] == [
+        (p.path, p.message, p.stage) for p in asked]
+    assert by_flag["--attention-config"].json_problems == ()
+    assert parse(fake, ["m", "--max-model-len", "4"]).options[0].json_problems is None
+
+
 # ---- the real parser's verdicts (oracle), on committed profiles -----------------------------
 def _profile(version: str) -> Profile:
     prof = profiles.load("vllm", version)

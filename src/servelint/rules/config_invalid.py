@@ -134,7 +134,8 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             continue
         text = (getattr(argv_mod, "dotted_payload", None) or _dotted_payload)(
             prof, opt.config_path, opt.value) if opt.config_path else opt.value
-        for problem in problems_of(prof, act, text):
+        found = None if opt.config_path else getattr(opt, "json_problems", None)
+        for problem in problems_of(prof, act, text) if found is None else found:
             if prof.late_for(problem.path):
                 continue  # a registered value set: value-rejected-later says it better
             stage = problem.stage.replace("_", " ")

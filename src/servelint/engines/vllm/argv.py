@@ -52,6 +52,9 @@ class ParsedOption(argparse_emul.ParsedOption):
     # the values after the action's own type= (a lambda that lower-cases, an optional()
     # that maps "None" to None, ...); None when the parser did not convert them
     typed: tuple[Any, ...] | None = None
+    # the problems of its JSON value on the release, as the parse found them (None: not a
+    # JSON option, or not one value): the rules and the verdicts read them here
+    json_problems: tuple[JsonProblem, ...] | None = None
 
 
 @dataclass(slots=True, eq=False)
@@ -376,9 +379,11 @@ class _Take:
             value = None
         else:
             value = list(vals)
+        problems: tuple[JsonProblem, ...] | None = None
         if act.raw.get("json_dataclass") or act.raw.get("type") == "json":
             for v in vals:
                 probs = json_config_problems(profile, act, v)
+                problems = probs if value is v else None
                 bad = [pr for pr in probs if pr.stage == "parse"]
                 if bad:
                     where = tok.index if tok else None
@@ -399,7 +404,7 @@ class _Take:
         else:
             options.append(ParsedOption(act, tok.written if tok else opt, opt, value,
                                         tok.index if tok else -1, value_i, abbreviated, False,
-                                        None, tuple(converted)))
+                                        None, tuple(converted), problems))
 
 
 

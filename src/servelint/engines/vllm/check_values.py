@@ -12,9 +12,11 @@ from typing import Any, TypeVar
 
 from servelint.engines.vllm.conditions import (
     UNKNOWN,
+    Closures,
     Values,
     check_outcome,
     check_reads,
+    closures_of,
     outcome,
     reads,
     rendered,
@@ -69,7 +71,11 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _base_outcome(
-    check: dict[str, Any], values: Values, base: tuple[Any, dict[str, Any]] | None, kind: str
+    check: dict[str, Any],
+    values: Values,
+    base: tuple[Any, dict[str, Any]] | None,
+    kind: str,
+    closures: Closures | None = None,
 ) -> Any:
     """The check's outcome on the defaults' object of ``kind`` ("json": the class from an
     empty dict, "built": as create_engine_config builds it from the defaults) when ``values``
@@ -86,7 +92,7 @@ def _base_outcome(
         return stored[kind]
     test = check["test"]
     if test not in outcomes:
-        outcomes[test] = outcome(test, obj)
+        outcomes[test] = outcome(test, obj, closures)
     return outcomes[test]
 
 
@@ -109,11 +115,13 @@ def _computed(
     expr = passed["expr"]
     dests = check_reads(passed, "expr")
     if any(d in given for d in dests):
-        return value_of(expr, _engine_args_fields(profile, table, dests, given))
+        return value_of(expr, _engine_args_fields(profile, table, dests, given), closures_of(profile))
     if "on_defaults" in passed:  # the builder's value over the defaults (a plain scalar)
         return passed["on_defaults"]
     return per_release(  # over the defaults alone: one value per release
-        profile, ("expr", expr), lambda: value_of(expr, _engine_args_fields(profile, table, dests, {}))
+        profile,
+        ("expr", expr),
+        lambda: value_of(expr, _engine_args_fields(profile, table, dests, {}), closures_of(profile)),
     )
 
 
@@ -134,15 +142,17 @@ def _failing(
     key: str = "checks",
     base: tuple[Any, dict[str, Any]] | None = None,
     kind: str = "json",
+    *,
+    closures: Closures,
 ) -> Iterator[ConditionFailure]:
     for check in table[cls].get(key, []):
         test = check["test"]
-        if _base_outcome(check, values, base, kind) in (None, "passes"):
+        if _base_outcome(check, values, base, kind, closures) in (None, "passes"):
             continue  # as on the defaults' object, which passes it
-        found = check_outcome(check, values)
+        found = check_outcome(check, values, closures)
         if found in (None, "passes"):
             continue
-        message = rendered(check["message"], values)
+        message = rendered(check["message"], values, closures)
         if found == "divides-by-zero":
             message = f"ZeroDivisionError while checking `{test}` (before: {message})"
         shown = check.get("when", test)  # the engine's test, without the "unchanged" part

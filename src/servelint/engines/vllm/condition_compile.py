@@ -13,17 +13,34 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 from servelint.engines.vllm import condition_terms as c
+from servelint.profiles import Profile
 
 Compiled = Callable[[c.Values], Any]
 
 
-@lru_cache(maxsize=4096)  # a pure function of the profile's condition text
+class Closures(dict[str, "Compiled | None"]):
+    """One release's condition texts compiled, each when an evaluation first meets it: the
+    closure of a text, or None when it does not parse. Kept with the profile
+    (``closures_of``), so it holds only that profile's own texts (its tests, their ``and``
+    operands, the ``{expr}`` of its messages, its computed arguments) and goes with it.
+    Compiling them anew per evaluation costs ~2 s of CPU on ../shared/corpus/vllm-recipes."""
+
+    def __missing__(self, text: str) -> Compiled | None:
+        found = self[text] = compiled(text)
+        return found
+
+
+def closures_of(profile: Profile) -> Closures:
+    """The release's ``Closures`` (``Profile.derived``)."""
+    return profile.derived("vllm.condition_compile closures", lambda _: Closures())
+
+
 def compiled(text: str) -> Compiled | None:
-    """The closure evaluating ``text`` (None when it does not parse)."""
+    """The closure evaluating ``text`` (None when it does not parse); check-time callers
+    take it from the release's ``Closures``."""
     node = c._parsed(text)
     if node is None:
         return None
@@ -105,27 +122,28 @@ def _boolop(node: ast.BoolOp) -> Compiled:
     return _boolop_run(operands.__getitem__, len(operands), isinstance(node.op, ast.And))
 
 
-def conjunction(text: str, parts: list[list[int]]) -> Compiled | None:
+def conjunction(text: str, parts: list[list[int]], closures: Closures) -> Compiled | None:
     """The closure of ``text``, the ``and`` of the operands at ``parts`` (character spans,
     builder/condition_index.py): each operand is parsed and compiled when an evaluation first
     reaches it, so a test decided by its first operands never parses the rest. Evaluates as
     ``compiled(text)`` does: the builder keeps only splits whose operands parse alone to the
-    same nodes, and nested ``and``s flattened evaluate as the nested ones."""
-    return _lazy_and(text, parts)
+    same nodes, and nested ``and``s flattened evaluate as the nested ones. ``closures``: where
+    the operands' and the text's closures are taken from."""
+    return _lazy_and(text, parts, closures)
 
 
 class _Unsplit(Exception):
     """An operand of a split test that does not parse alone (not a split the builder keeps)."""
 
 
-def _lazy_and(text: str, parts: list[list[int]]) -> Compiled:
+def _lazy_and(text: str, parts: list[list[int]], closures: Closures) -> Compiled:
     texts = [text[start:end] for start, end in parts]
     done: list[Compiled | None] = [None] * len(texts)
 
     def operand(i: int) -> Compiled:
         found = done[i]
         if found is None:
-            found = done[i] = compiled(texts[i])
+            found = done[i] = closures[texts[i]]
             if found is None:
                 raise _Unsplit
         return found
@@ -136,7 +154,7 @@ def _lazy_and(text: str, parts: list[list[int]]) -> Compiled:
         try:
             return split(values)
         except _Unsplit:  # the whole text, as compiled() evaluates it
-            whole = compiled(text)
+            whole = closures[text]
             if whole is None:
                 raise c.Undetermined from None
             return whole(values)

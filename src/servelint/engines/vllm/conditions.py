@@ -15,7 +15,7 @@ import re
 from collections import deque
 from typing import Any
 
-from servelint.engines.vllm.condition_compile import compiled, conjunction
+from servelint.engines.vllm.condition_compile import Closures, closures_of, conjunction
 from servelint.engines.vllm.condition_terms import (
     UNKNOWN,
     Items,
@@ -27,8 +27,8 @@ from servelint.engines.vllm.condition_terms import (
     _truth,
 )
 
-__all__ = ["UNKNOWN", "Items", "Undetermined", "Values", "check_outcome", "check_reads", "holds",
-           "outcome", "reads", "rendered", "value_of"]
+__all__ = ["UNKNOWN", "Closures", "Items", "Undetermined", "Values", "check_outcome", "check_reads",
+           "closures_of", "holds", "outcome", "reads", "rendered", "value_of"]
 
 
 def holds(test: str, values: Values) -> bool | None:
@@ -52,20 +52,28 @@ _UNDECIDED = (
 )
 
 
-def outcome(test: str, values: Values) -> str | None:
+def outcome(test: str, values: Values, closures: Closures | None = None) -> str | None:
     """ "raises" (the test holds), "divides-by-zero" (Python fails evaluating it, as the
-    engine would), "passes", or None when the launch does not decide it."""
-    return _outcome_of(compiled(test), values)
+    engine would), "passes", or None when the launch does not decide it. ``closures``: the
+    release's compiled texts (``closures_of(profile)``) at check time; without them the text
+    is compiled for this call alone (the builders, tests)."""
+    return _outcome_of(_closures(closures)[test], values)
 
 
-def check_outcome(check: dict[str, Any], values: Values) -> str | None:
+def check_outcome(
+    check: dict[str, Any], values: Values, closures: Closures | None = None
+) -> str | None:
     """``outcome`` of a profile check's ``test``; a test the builder split into the operands
     of its ``and`` (``and_parts``, builder/condition_index.py) is parsed one operand at a
     time, only as far as evaluating it goes."""
     parts = check.get("and_parts")
     if not parts:
-        return outcome(check["test"], values)
-    return _outcome_of(conjunction(check["test"], parts), values)
+        return outcome(check["test"], values, closures)
+    return _outcome_of(conjunction(check["test"], parts, _closures(closures)), values)
+
+
+def _closures(closures: Closures | None) -> Closures:
+    return Closures() if closures is None else closures
 
 
 def _outcome_of(run: Any, values: Values) -> str | None:
@@ -82,12 +90,13 @@ def _outcome_of(run: Any, values: Values) -> str | None:
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
 
-def rendered(message: str, values: Values) -> str:
+def rendered(message: str, values: Values, closures: Closures | None = None) -> str:
     """The engine's message with each ``{expr}`` the launch decides printed as the f-string
     would print it; the others stay as written."""
+    closures = _closures(closures)
 
     def one(match: re.Match[str]) -> str:
-        run = compiled(match.group(1))
+        run = closures[match.group(1)]
         if run is None:
             return match.group(0)
         try:
@@ -99,10 +108,10 @@ def rendered(message: str, values: Values) -> str:
     return _PLACEHOLDER.sub(one, message)
 
 
-def value_of(expr: str, values: Values) -> Any:
+def value_of(expr: str, values: Values, closures: Closures | None = None) -> Any:
     """The expression's value over ``values`` (a scalar or a container of scalars), or
     UNKNOWN when the launch does not decide it (or Python would fail evaluating it)."""
-    run = compiled(expr)
+    run = _closures(closures)[expr]
     if run is None:
         return UNKNOWN
     try:

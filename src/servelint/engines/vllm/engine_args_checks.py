@@ -25,7 +25,7 @@ from servelint.engines.vllm.check_values import (
     assigned_dests,
     read_fields,
 )
-from servelint.engines.vllm.conditions import UNKNOWN
+from servelint.engines.vllm.conditions import UNKNOWN, closures_of
 from servelint.engines.vllm.dest_checks import raising
 from servelint.profiles import Profile
 
@@ -54,6 +54,7 @@ def _failures(
         given,
         lambda dest: _value(profile, table, given, blocked, dest),
         ("EngineArgs", "EngineArgs", "engine_config"),
+        closures_of(profile),
     )
 
 

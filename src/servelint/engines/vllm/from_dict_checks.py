@@ -20,7 +20,7 @@ from servelint.engines.vllm.check_values import (
     coerce,
     per_release,
 )
-from servelint.engines.vllm.conditions import UNKNOWN
+from servelint.engines.vllm.conditions import UNKNOWN, closures_of
 from servelint.engines.vllm.launch_values import LaunchValues
 from servelint.profiles import Profile
 
@@ -99,7 +99,8 @@ def _class_failures(
             f"replace --{dest.replace('_', '-')}"
         )
     base = _base(profile, ("from_dict", cls), _json_values, profile, table, cls, {}, 0, own=True)
-    for failure in _failing(table, cls, values, "engine_config", f"{dest}.", base=base):
+    closures = closures_of(profile)
+    for failure in _failing(table, cls, values, "engine_config", f"{dest}.", base=base, closures=closures):
         yield replace(failure, only_if="; ".join(c for c in (failure.only_if, only_if) if c))
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from servelint.engines.vllm.check_values import _engine_args_fields, coerce
-from servelint.engines.vllm.conditions import UNKNOWN, Values, outcome, reads
+from servelint.engines.vllm.conditions import UNKNOWN, Values, closures_of, outcome, reads
 from servelint.engines.vllm.launch_values import _dest_values, _json_payloads
 from servelint.profiles import Profile
 
@@ -54,7 +54,7 @@ def lookup_failures(
         value = values.get(how["field"])
         if not isinstance(value, str) or value in entry.get("values", []):
             continue
-        if outcome(how["test"], values) != "raises":
+        if outcome(how["test"], values, closures_of(profile)) != "raises":
             continue
         given = _dest_values(options, unknown) if given is None else given
         if not _unchanged(profile, how["changed_when"], given):
@@ -87,6 +87,7 @@ def _unchanged(profile: Profile, guards: list[str], given: dict[str, Any]) -> bo
     """Every guard under which EngineArgs changes the object is certainly false."""
     table = profile.data.get("conditions") or {}
     return all(
-        outcome(test, _engine_args_fields(profile, table, reads(test), given)) == "passes"
+        outcome(test, _engine_args_fields(profile, table, reads(test), given), closures_of(profile))
+        == "passes"
         for test in guards
     )

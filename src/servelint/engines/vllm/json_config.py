@@ -20,7 +20,6 @@ from servelint.engines.vllm.lax_values import (
 )
 from servelint.engines.vllm.version_values import version_problem
 from servelint.profiles import Action, Profile
-from servelint.util.lru import Lru
 
 
 def human_int(value: str) -> int:
@@ -108,22 +107,13 @@ def json_config_stage(profile: Profile, action: Action) -> str:
     return "unknown"
 
 
-# (profile; one of its actions, text) -> the problems. Kept: without it the recipes corpus
-# (--no-cache -j 1) asks 20,409 times for 432 values, 0.7 s of CPU (docs/architecture.md)
-_PROBLEMS = Lru(16384)
-
-
 def json_config_problems(
     profile: Profile, action: Action, value_text: str
 ) -> tuple[JsonProblem, ...]:
-    """The problems of one JSON option value on the release, once per release, option and
-    text: the parse, the config-invalid rule and the verdicts of each launch rendering the
-    same value all ask."""
-    return _PROBLEMS.get_for(
-        profile,
-        lambda: tuple(_problems(profile, action, value_text)),
-        (id(action), value_text),
-    )
+    """The problems of one JSON option value on the release. The parse asks once per option
+    and keeps them on its ``ParsedOption`` (``json_problems``) for the config-invalid rule
+    and the verdicts."""
+    return tuple(_problems(profile, action, value_text))
 
 
 def _problems(profile: Profile, action: Action, value_text: str) -> list[JsonProblem]:

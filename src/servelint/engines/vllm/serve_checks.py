@@ -15,7 +15,7 @@ from typing import Any
 
 from servelint.engines.vllm import failures_memo
 from servelint.engines.vllm.check_values import _dest_default, per_release
-from servelint.engines.vllm.conditions import UNKNOWN, check_reads
+from servelint.engines.vllm.conditions import UNKNOWN, check_reads, closures_of
 from servelint.engines.vllm.dest_checks import raising
 from servelint.profiles import Profile
 
@@ -56,6 +56,7 @@ def _failures(profile: Profile, given: dict[str, Any]) -> Iterator[Any]:
         given,
         lambda dest: _value(dest, given, defaults, lambda d: _dest_default(profile, table, d)),
         ("namespace", "serve arguments", "validate"),
+        closures_of(profile),
     )
 
 

@@ -32,6 +32,7 @@ from servelint.engines.vllm.check_values import (
     _index,
     _json_values,
 )
+from servelint.engines.vllm.conditions import closures_of
 from servelint.engines.vllm.engine_args_checks import engine_args_failures
 from servelint.engines.vllm.from_dict_checks import from_dict_failures
 from servelint.engines.vllm.launch_values import LaunchValues
@@ -88,7 +89,9 @@ def _class_failures(
         if (table.get(cls) or {}).get(key) and isinstance(payload, dict):
             values = _json_values(profile, table, cls, payload, 0, own=True)
             base = _base(profile, ("json", cls), _json_values, profile, table, cls, {}, 0, own=True)
-            yield from _failing(table, cls, values, "parse", f"{dest}.", key, base)
+            yield from _failing(
+                table, cls, values, "parse", f"{dest}.", key, base, closures=closures_of(profile)
+            )
 
     def built_failures(cls: str, built: dict[str, Any]) -> Iterator[ConditionFailure]:
         values = _built_values(profile, table, cls, built, given, payloads)
@@ -96,7 +99,10 @@ def _class_failures(
             base = _base(
                 profile, ("built", cls), _built_values, profile, table, cls, built, {}, {}, force=True
             )
-            yield from _failing(table, cls, values, "engine_config", "", key, base, "built")
+            yield from _failing(
+                table, cls, values, "engine_config", "", key, base, "built",
+                closures=closures_of(profile),
+            )
 
     for cls, built in built_classes:
         dests = _dests_of(built)

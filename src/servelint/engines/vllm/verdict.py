@@ -264,16 +264,21 @@ def json_rejection(profile: Profile, options: Any) -> StaticVerdict | None:
             continue
         if not (act.raw.get("json_config") or vllm_argv.field_value_check(profile, act)):
             continue  # dataclass-json options are judged at parse time
-        problem = _late_json_problem(profile, act, opt.value)
+        problem = _late_json_problem(profile, act, opt.value, getattr(opt, "json_problems", None))
         if problem is not None:
             return problem
     return None
 
 
-def _late_json_problem(profile: Profile, act: Any, text: str) -> StaticVerdict | None:
+def _late_json_problem(
+    profile: Profile, act: Any, text: str, found: tuple[Any, ...] | None = None
+) -> StaticVerdict | None:
     """The first problem of a JSON option value found after parsing that no late value set
-    reports (value-rejected-later names those)."""
-    for problem in vllm_argv.json_config_problems(profile, act, text):
+    reports (value-rejected-later names those); ``found``: the parse's own, when it kept
+    them (``ParsedOption.json_problems``)."""
+    if found is None:
+        found = vllm_argv.json_config_problems(profile, act, text)
+    for problem in found:
         if problem.stage != "parse" and profile.late_for(problem.path) is None:
             return StaticVerdict(problem.stage, False, problem.message, "", problem.path,
                                  problem.only_if)
