@@ -71,6 +71,12 @@ def _split(ref: str) -> tuple[str, str, str, str]:
     return registry, repo, tag, digest
 
 
+def repository_of(ref: str) -> str:
+    """The repository an image reference names (``resolve_image(ref).repository``), without
+    reading its tag."""
+    return _split(ref)[1]
+
+
 def _engine_for(repo: str) -> str:
     known = engines.repositories().get(repo)
     if known is not None:

@@ -9,13 +9,14 @@ from typing import Any
 import servelint.pipeline.argv_memo as argv_memo
 from servelint.engines import history as history_mod
 from servelint.engines import registry as engine_registry
+from servelint.engines.images import repository_of
 from servelint.model import Finding, LaunchSpec, Severity, Span
 from servelint.pipeline.launch_report import LaunchReport
 from servelint.pipeline.options import Options
 from servelint.releases import range_verdict, ranges, release_range
 from servelint.releases import works_on as works_on_mod
 from servelint.releases.release_floor import floor_below
-from servelint.releases.resolve import Resolution, image_ref
+from servelint.releases.resolve import Resolution
 from servelint.releases.targets import releases_of, resolution
 from servelint.rules import registry
 from servelint.rules.base import CheckContext, Scope
@@ -25,10 +26,9 @@ from servelint.util.budget import report_argv
 def _is_custom_image(spec: LaunchSpec, prof) -> bool:
     if not spec.image or prof.data.get("stored"):  # a profile built from the image itself
         return False
-
-    ref = image_ref(spec.image)
+    repository = repository_of(spec.image)
     official = prof.image.get("repository")
-    return not official or not ref.repository or ref.repository != official
+    return not official or not repository or repository != official
 
 
 def _adapter(spec: LaunchSpec):  # noqa: ANN202

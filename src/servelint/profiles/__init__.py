@@ -178,6 +178,7 @@ class _Folder:
 
     releases: tuple[str, ...] | None = None
     versions: tuple[Version, ...] = ()  # the releases' numbers, parsed with the listing
+    numbers: dict[str, Version] = field(default_factory=dict)  # the same by release text
     loaded: dict[str, Profile | None] = field(default_factory=dict)
     beside: dict[str, Any] = field(default_factory=dict)
 
@@ -207,7 +208,18 @@ def available(engine: str) -> tuple[str, ...]:
     if read.releases is None:
         read.releases = _releases_in(engine)
         read.versions = tuple(Version(v) for v in read.releases)
+        read.numbers = dict(zip(read.releases, read.versions, strict=True))
     return read.releases
+
+
+def listed_version(release: str) -> Version | None:
+    """The number of a release some engine read so far has a profile of (parsed with its
+    listing), else None."""
+    for read in _READ.values():
+        found = read.numbers.get(release)
+        if found is not None:
+            return found
+    return None
 
 
 def versions(engine: str) -> tuple[Version, ...]:

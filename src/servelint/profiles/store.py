@@ -15,11 +15,11 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from servelint import profiles
+from servelint.engines import registry
 from servelint.profiles import Profile, read_json_gz
 
 _INDEX = "index.json"
@@ -54,11 +54,18 @@ def normalize(ref: str) -> str:
     return name.lower() + (at + digest.lower() if at else "")
 
 
-@cache  # asked for every stored image a check meets (a container, a resolution): the
-# ~100 builder files are read once per process, not once per launch
 def builder_digest(engine: str) -> str:
     """A digest of the builder's sources for ``engine``: the shared builder, the engine's
-    builder and the engine's package (read as bytes, never imported)."""
+    builder and the engine's package (read as bytes, never imported). Asked for every
+    stored image a check meets: the ~100 files are read once per registered engine, kept
+    with it (``Engine.derived``)."""
+    found = registry.find(engine)
+    if found is None:
+        return _sources_digest(engine)
+    return found.derived("store.builder_digest", lambda eng: _sources_digest(eng.name))
+
+
+def _sources_digest(engine: str) -> str:
     digest = hashlib.sha256()
     builders = _PACKAGE_DIR / "builders"
     paths = [*sorted(builders.glob("*.py")), *sorted((builders / engine).rglob("*.py")),

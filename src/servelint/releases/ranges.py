@@ -38,6 +38,7 @@ import re
 from dataclasses import dataclass, replace
 
 from servelint import profiles
+from servelint.engines.images import ImageRef
 from servelint.model import (
     LaunchSpec,
     ReleaseFrom,
@@ -48,7 +49,6 @@ from servelint.releases.install_pins import engine_installs, is_nightly
 from servelint.releases.resolve import (
     Resolution,
     Target,
-    image_ref,
     is_engines_own_image,
     official_repositories,
     release_version,
@@ -133,7 +133,8 @@ def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | Non
     if release_kind(spec) == ReleaseFrom.FLOOR:
         rng = _floor_range(spec, have, f"min_vllm_version {spec.floor}")
     elif spec.image:
-        ref = image_ref(spec.image)
+        ref = res.image
+        assert ref is not None  # (parsed by the resolution of a launch with an image)
         if ref.ranged and ref.engine == spec.engine:
             rng = _table_range(spec, ref, have)
         elif ref.guess and ref.after and ref.guess in have and ref.engine == spec.engine:
@@ -141,7 +142,7 @@ def release_range(spec: LaunchSpec, res: Resolution) -> tuple[ReleaseRange | Non
         elif not is_engines_own_image(spec.engine, spec.image):
             return None, res
         else:
-            rng = _image_range(spec, have)
+            rng = _image_range(spec, ref, have)
     else:
         rng = _install_range(spec, have)
     if rng is None:
@@ -170,8 +171,7 @@ def _floor_range(spec: LaunchSpec, have: tuple[str, ...], source: str) -> Releas
     return ReleaseRange(spec.engine, "floor", releases, source)
 
 
-def _image_range(spec: LaunchSpec, have: tuple[str, ...]) -> ReleaseRange | None:
-    ref = image_ref(spec.image or "")
+def _image_range(spec: LaunchSpec, ref: ImageRef, have: tuple[str, ...]) -> ReleaseRange | None:
     if ref.repository not in official_repositories(spec.engine):
         return None
     if ref.release or ref.guess:

@@ -8,10 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 from servelint import profiles
+from servelint.engines.images import ImageRef
 from servelint.model import Finding, LaunchSpec
 from servelint.releases import works_on as works_on_mod
 from servelint.releases.ranges import releases_from
-from servelint.releases.resolve import Resolution, image_ref, is_engines_own_image, release_version
+from servelint.releases.resolve import Resolution, is_engines_own_image, release_version
 from servelint.rules import backend_hardware, package_missing
 from servelint.rules import version_coherence as rule
 from servelint.util import hardware
@@ -20,8 +21,8 @@ from servelint.util import hardware
 FirstError = Callable[[LaunchSpec, str, frozenset[str]], Finding | None]
 
 
-def _floor_failure(spec: LaunchSpec, release: str, first_error: FirstError
-                   ) -> tuple[Any, str] | None:
+def _floor_failure(spec: LaunchSpec, image: ImageRef | None, release: str,
+                   first_error: FirstError) -> tuple[Any, str] | None:
     """(span, why) the launch fails on ``release``: what the history index proves (a flag
     the release lacks), else an error of the rules only a check on that release can give (a
     package the release's image lacks, a backend its hardware limits reject)."""
@@ -39,7 +40,7 @@ def _floor_failure(spec: LaunchSpec, release: str, first_error: FirstError
         texts,
         tuple((e.name, None if e.symbolic else e.value) for e in spec.env),
         gpu is not None and gpu.compute_capability is not None,
-        _floor_image_known(spec),
+        _floor_image_known(spec, image),
     )
     if not only:
         return None
@@ -68,14 +69,13 @@ def _rules_to_run(
     return frozenset(only)
 
 
-def _floor_image_known(spec: LaunchSpec) -> bool:
+def _floor_image_known(spec: LaunchSpec, image: ImageRef | None) -> bool:
     """Whether the floor release's packages are what the launch gets there: a pip install of
     the engine (no image) or the engine's own image under a moving tag; a custom tag
     (``:hy3``) may hold anything."""
     if not spec.image:
         return True
-    ref = image_ref(spec.image)
-    return is_engines_own_image(spec.engine, spec.image) and not ref.custom
+    return is_engines_own_image(spec.engine, spec.image) and not (image and image.custom)
 
 
 def floor_below(spec: LaunchSpec, res: Resolution, first_error: FirstError) -> Finding | None:
@@ -89,10 +89,11 @@ def floor_below(spec: LaunchSpec, res: Resolution, first_error: FirstError) -> F
     above = releases_from(spec.engine, str(floor))
     if not above or any(t.profile.version == above[0] for t in res.targets if t.role == "primary"):
         return None  # judged at the floor: its own findings say it
-    why = _floor_failure(spec, above[0], first_error)
+    why = _floor_failure(spec, res.image, above[0], first_error)
     if why is None:
         return None
-    first = next((r for r in above[1:] if _floor_failure(spec, r, first_error) is None), None)
+    first = next((r for r in above[1:] if _floor_failure(spec, res.image, r, first_error) is None),
+                 None)
     what = spec.context.get("floor_key") or "the floor"
     later = (
         f"the first release this launch can work on ({spec.engine} {first})"

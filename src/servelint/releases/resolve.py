@@ -16,7 +16,7 @@ from packaging.version import InvalidVersion, Version
 
 from servelint import profiles
 from servelint.engines import registry
-from servelint.engines.images import resolve_image
+from servelint.engines.images import ImageRef, repository_of, resolve_image
 from servelint.model import LaunchSpec, ReleaseFrom, release_kind
 from servelint.profiles import Profile, store
 from servelint.releases import release_range
@@ -31,7 +31,7 @@ def official_repositories(engine: str) -> tuple[str, ...]:
 
 def is_engines_own_image(engine: str, image: str) -> bool:
     """The image comes from one of the engine's own repositories (its tags name releases)."""
-    return image_ref(image).repository in official_repositories(engine)
+    return repository_of(image) in official_repositories(engine)
 
 
 @dataclass(slots=True, eq=False)
@@ -57,6 +57,8 @@ class Resolution:
     targets: list[Target]
     # info notes: (message, span-ish source) for "cannot check" situations
     notes: list[str]
+    # the launch's image reference, parsed once here for everyone judging this resolution
+    image: ImageRef | None = None
     image_release: str | None = None  # release the image tag names, if any
     floor_release: str | None = None
     unknown_image: bool = False  # a tag that names no release (nightly, custom)
@@ -72,21 +74,17 @@ class Resolution:
         self.guess_notes.append(note)
 
 
-# the texts resolution parses (release numbers, image references), each parsed once: every
-# launch of a corpus repeats a few dozen of them (gain measured in docs/architecture.md)
-_PARSED = Lru(4096)
-
-
 def release_version(text: str | None) -> Version | None:
-    """``0.27.1`` / ``v0.27.1`` as a Version; None for text that is not one (``nightly``)."""
+    """``0.27.1`` / ``v0.27.1`` as a Version; None for text that is not one (``nightly``).
+    A release with a profile is looked up in the profile listing (parsed with it)."""
     if not text:
         return None
-    return _PARSED.get_or(("release", text), lambda: _version_of(text))
-
-
-def _version_of(text: str) -> Version | None:
+    plain = text.strip().lstrip("v")
+    listed = profiles.listed_version(plain)
+    if listed is not None:
+        return listed
     try:
-        return Version(text.strip().lstrip("v"))
+        return Version(plain)
     except InvalidVersion:
         return None
 
@@ -127,6 +125,7 @@ def resolve(
                 f"{spec.entrypoint}: servelint does not model this command's "
                 "arguments yet: not checked"
             ],
+            _image_of(spec),
         )
     if image_map is not None:  # config mappings: not memoised (configs differ between runs)
         return _resolve(spec, target_version=target_version, image_map=image_map)
@@ -148,9 +147,10 @@ def _resolve(
 ) -> Resolution:
     if not profiles.available(spec.engine):
         return Resolution(
-            [], [f"servelint has no profiles for engine {spec.engine!r}: cannot check"]
+            [], [f"servelint has no profiles for engine {spec.engine!r}: cannot check"],
+            _image_of(spec),
         )
-    res = Resolution([], [])
+    res = Resolution([], [], _image_of(spec))
     if target_version:
         _resolve_target_version(spec, target_version, res)
         return res
@@ -168,7 +168,7 @@ def _resolve_target_version(spec: LaunchSpec, target_version: str, res: Resoluti
     # an image whose project says which releases it can hold (engines.image_table) is judged
     # at each of them like the engine's own
     if spec.image and not is_engines_own_image(engine, spec.image) \
-            and not image_ref(spec.image).basis:
+            and not (res.image and res.image.basis):
         res.notes.append(
             f"{spec.image} is not an official {engine} image: what a bump to "
             f"{target_version} would do to it cannot be checked"
@@ -328,13 +328,13 @@ def _judge_by_neighbours(spec: LaunchSpec, ref, res: Resolution, release: str) -
     return bool(sides)
 
 
-def image_ref(ref: str):  # noqa: ANN201
-    """``engines.images.resolve_image(ref)``, parsed once per text."""
-    return _PARSED.get_or(("image", ref), lambda: resolve_image(ref))
+def _image_of(spec: LaunchSpec) -> ImageRef | None:
+    return resolve_image(spec.image) if spec.image else None
 
 
 def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
-    ref = image_ref(spec.image or "")
+    ref = res.image
+    assert ref is not None  # (asked only for a launch with an image)
     if ref.engine and ref.engine != spec.engine and spec.engine != "unknown":
         res.notes.append(
             f"image {spec.image} is a {ref.engine} image but the launch starts "
