@@ -39,9 +39,12 @@ def _adapter(spec: LaunchSpec):  # noqa: ANN202
     return wrapper.adapter() if wrapper is not None else None
 
 
-def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], LaunchReport]:
+def check_spec(
+    spec: LaunchSpec, options: Options, shared: works_on_mod.SharedCandidates | None = None
+) -> tuple[list[Finding], LaunchReport]:
     """Findings of one launch over the releases it can meet (``servelint.releases.ranges``), the same
-    for every output format, and its report (``works_on`` only for JSON / ``--works-on``)."""
+    for every output format, and its report (``works_on`` only for JSON / ``--works-on``;
+    ``shared``: what works-on worked out for the launches of the same file before)."""
     adapter = _adapter(spec)
     spec, worker = adapter.adapt(spec) if adapter else (spec, None)
     passes = _Verdicts()  # the range's verdict and works-on ask about the same releases
@@ -76,7 +79,9 @@ def check_spec(spec: LaunchSpec, options: Options) -> tuple[list[Finding], Launc
     _cap_tool_added(spec, out)
     # JSON's launch summary, --works-on (an engineless launch has no engine argv to parse)
     if options.works_on and not engineless:
-        report.works_on = works_on_mod.works_on(spec, passes, exhaustive=options.works_on == "all")
+        report.works_on = works_on_mod.works_on(
+            spec, passes, exhaustive=options.works_on == "all", shared=shared
+        )
     report.errors = sum(1 for f in out if f.severity == Severity.ERROR)
     return out, report
 

@@ -62,15 +62,30 @@ def _store(key: str | None, result: FileResult) -> None:
         cache.store(key, result)
 
 
-def _task(args: tuple) -> FileResult | PartResult:
+def _task(args: tuple, ctx: ReadContext) -> FileResult | PartResult:
     """One pool task: a whole unit (checked and stored) or one part of a unit."""
     if args[0] == "unit":
         _, job, options, key = args
-        result = check_unit(job, options)
+        result = check_unit(job, options, ctx)
         _store(key, result)
         return result
     _, job, part, options = args
-    return check_part(job, part, options)
+    return check_part(job, part, options, ctx)
+
+
+# A worker process's own read context, made when the pool of one run starts the worker
+# (``_start_worker``) and gone with it: the context is not sent along with each task.
+_worker_ctx: ReadContext | None = None
+
+
+def _start_worker() -> None:
+    global _worker_ctx
+    _worker_ctx = ReadContext()
+
+
+def _worker_task(args: tuple) -> FileResult | PartResult:
+    assert _worker_ctx is not None
+    return _task(args, _worker_ctx)
 
 
 def _cached(job: Job, options: Options) -> tuple[FileResult | None, str | None]:
@@ -88,11 +103,11 @@ def _cached(job: Job, options: Options) -> tuple[FileResult | None, str | None]:
     return None, key
 
 
-def _expand(job: Job) -> Expansion | None:
+def _expand(job: Job, ctx: ReadContext) -> Expansion | None:
     expand = getattr(job.reader, "expand", None)
     if expand is None or (not os.path.isdir(job.path) and refused(job.path) is not None):
         return None
-    return expand(job.path, ReadContext())
+    return expand(job.path, ctx)
 
 
 def run_jobs(jobs: list[Job], options: Options, tally: Tally | None = None) -> list[FileResult]:
@@ -103,6 +118,7 @@ def run_jobs(jobs: list[Job], options: Options, tally: Tally | None = None) -> l
     results: list[FileResult | None] = [None] * len(jobs)
     splits: dict[int, _Split] = {}
     tasks: list[tuple[int, int, tuple]] = []  # (weight, unit index, task)
+    ctx = ReadContext()  # the run's (a worker process makes its own)
     for i, job in enumerate(jobs):
         hit, key = _cached(job, options)
         if hit is not None:
@@ -110,7 +126,7 @@ def run_jobs(jobs: list[Job], options: Options, tally: Tally | None = None) -> l
             tally.finished(1, hit.launch_count)
             continue
         with deps.recording() as seen:
-            expansion = _expand(job)
+            expansion = _expand(job, ctx)
         if expansion is None:
             tasks.append((1, i, ("unit", job, options, key)))
             continue
@@ -126,7 +142,7 @@ def run_jobs(jobs: list[Job], options: Options, tally: Tally | None = None) -> l
         else:
             tally.finished(1, done.launch_count)
 
-    for (_, i, _), done in zip(tasks, _run(tasks, options, finished), strict=True):
+    for (_, i, _), done in zip(tasks, _run(tasks, options, ctx, finished), strict=True):
         if isinstance(done, PartResult):
             splits[i].parts.append(done)
         else:
@@ -140,6 +156,7 @@ def run_jobs(jobs: list[Job], options: Options, tally: Tally | None = None) -> l
 def _run(
     tasks: list[tuple[int, int, tuple]],
     options: Options,
+    ctx: ReadContext,
     finished: Callable[[int, Any], None] = lambda n, done: None,
 ) -> list[Any]:
     """Every task's result, in task order: in worker processes when there are enough;
@@ -148,7 +165,7 @@ def _run(
     if workers <= 1 or len(tasks) < PARALLEL_MIN_TASKS:
         serial = []
         for n, (_, _, args) in enumerate(tasks):
-            serial.append(_task(args))
+            serial.append(_task(args, ctx))
             finished(n, serial[-1])
         return serial
     # (worker processes only: a serial or cached run never imports them)
@@ -158,9 +175,11 @@ def _run(
     # heaviest first, so that the workers finish together
     order = sorted(range(len(tasks)), key=lambda n: -tasks[n][0])
     chunk = 1 if any(w > 1 for w, _, _ in tasks) else 4
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork")) as pool:
+    with cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=mp.get_context("fork"), initializer=_start_worker
+    ) as pool:
         out: list[Any] = [None] * len(tasks)
-        results = pool.map(_task, [tasks[n][2] for n in order], chunksize=chunk)
+        results = pool.map(_worker_task, [tasks[n][2] for n in order], chunksize=chunk)
         for n, result in zip(order, results, strict=True):
             out[n] = result
             finished(n, result)

@@ -101,8 +101,8 @@ class FileResult:
         self.launches = None
 
 
-def check_unit(job: Job, options: Options) -> FileResult:
-    read = read_job(job, ReadContext())
+def check_unit(job: Job, options: Options, ctx: ReadContext) -> FileResult:
+    read = read_job(job, ctx)
     raw = [problem_finding(p) for p in read.problems]
     with deps_mod.recording() as judged:  # files judging reads (an SGLang --config file)
         found, launches = judge_specs(read.specs, options)
@@ -120,6 +120,7 @@ def judge_specs(
 
     raw: list[Finding] = []
     launches: list[LaunchReport] = []
+    shared: dict = {}  # works-on's candidates per argv, for the launches of this file
     words = 0
     for n, spec in enumerate(specs):
         words += len(spec.argv)
@@ -128,7 +129,7 @@ def judge_specs(
             break
         deps_mod.note_named_files(spec.argv)
         try:
-            found, launch = check_spec(spec, options)
+            found, launch = check_spec(spec, options, shared)
         except RecursionError:
             raw.append(
                 Finding(
@@ -184,9 +185,9 @@ class PartResult:
     deps: list[str]
 
 
-def check_part(job: Job, part: Any, options: Options) -> PartResult:
+def check_part(job: Job, part: Any, options: Options, ctx: ReadContext) -> PartResult:
     with deps_mod.recording() as seen:
-        reads = job.reader.read_part(part, ReadContext())  # type: ignore[union-attr]
+        reads = job.reader.read_part(part, ctx)  # type: ignore[union-attr]
         out = []
         for index, read in reads:
             found, launches = judge_specs(read.specs, options)

@@ -32,9 +32,15 @@ class ReadResult:
 
 @dataclass(slots=True, eq=False, repr=False)
 class ReadContext:
-    """What a reader may be told besides the path (nothing of the rules or the report)."""
+    """What a reader may be told besides the path (nothing of the rules or the report); one
+    per run (and one per worker process of a ``-j N`` run), handed to every read."""
 
     time_limit: float = 10.0  # wall-clock bound of one script's interpretation
+    # checkout root -> (YAML file name -> the launchers and guides that mention it, whether
+    # every one was indexed): each option file of a checkout asks the same question of the
+    # same files (``sources.option_file.naming``). 100 option files beside 1,000 launchers:
+    # 1.9 s with a scan per file, 0.9 s with this index (2-core machine).
+    mentions: dict[str, tuple[dict[str, list[str]], bool]] = field(default_factory=dict)
 
 
 class Head:

@@ -16,7 +16,6 @@ from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.walk import Skipped, walk
 from servelint.sources.dispatch import reader_for
 from servelint.sources.shell.script import find_root
-from servelint.util.lru import Lru
 
 LAUNCH_SUFFIXES = (".sh", ".bash", ".md")
 MAX_FILES = 5000  # files of the checkout looked at for the name
@@ -44,7 +43,9 @@ def naming_launches(path: str, ctx: ReadContext) -> tuple[list[LaunchSpec], str]
     what to say when there is none."""
     target = os.path.realpath(path)
     root = find_root(path)
-    index, complete = _MENTIONS.get_or(root, lambda: mention_index(root))
+    if root not in ctx.mentions:
+        ctx.mentions[root] = mention_index(root)
+    index, complete = ctx.mentions[root]
     out: list[LaunchSpec] = []
     candidates = index.get(os.path.basename(path), [])
     for item in candidates[:MAX_READS]:
@@ -74,16 +75,12 @@ def _checks_option_files(engine: str) -> bool:
     return found is not None and found.option_file_checks
 
 
-# root -> (YAML file name -> the launchers and guides that mention it, whether every one
-# was indexed). Each option file of a checkout asks the same question of the same files:
-# 200 option files beside 2,000 launchers took 35 s with a scan per file and take 6 s with
-# this index, built once per checkout and process (measured on a 2-core machine).
-_MENTIONS = Lru(4)
 _YAML_NAME = re.compile(rb"[\w.+-]+\.ya?ml\b")
 
 
 def mention_index(root: str) -> tuple[dict[str, list[str]], bool]:
-    """The YAML file names each launcher or guide under ``root`` mentions (by basename)."""
+    """The YAML file names each launcher or guide under ``root`` mentions (by basename);
+    built once per checkout and run (``ReadContext.mentions``)."""
     index: dict[str, list[str]] = {}
     seen = 0
     for item in walk(root, _SKIP_DIRS):
