@@ -19,6 +19,7 @@ from packaging.version import InvalidVersion, Version
 import servelint.sources.srt_slurm.identity as identity
 import servelint.sources.srt_slurm.setup_script as setup_script
 import servelint.sources.srt_slurm.sweep as sweep
+from servelint.launches import CommandRecord, Origin, assemble
 from servelint.model import EnvVar, LaunchSpec, Span, Token
 from servelint.sources.common import overlay
 from servelint.sources.common.deps import note
@@ -188,27 +189,29 @@ def frontend_launch(path: str, root: Node, base: LaunchSpec) -> LaunchSpec | Non
                 Token(f"--{key}", entry.key_span),
                 Token(py_str(entry.node.plain()), entry.node.span),
             ]
-    spec = LaunchSpec(
-        engine=base.engine,
-        entrypoint="python3 -m dynamo.frontend",
-        argv=argv,
-        path=path,
-        anchor=args.span if args is not None else anchor,
-        image=base.image,
-        image_span=base.image_span,
-        gpu=base.gpu,
-        origin="srt-slurm",
-    )
-    spec.rendering = (
+    at = args.span if args is not None else anchor
+    rendering = (
         base.rendering.rsplit(" ", 1)[0] + " frontend" if " " in base.rendering else "frontend"
     )
-    spec.context.update(
-        {
-            k: v
-            for k, v in base.context.items()
-            if k.startswith(("dynamo_release", "recipe_", "srt_slurm", "identity"))
-        }
+    context = {
+        k: v
+        for k, v in base.context.items()
+        if k.startswith(("dynamo_release", "recipe_", "srt_slurm", "identity"))
+    }
+    entry = [Token(w, at) for w in ("python3", "-m", "dynamo.frontend")]
+    record = CommandRecord(
+        entry + argv,
+        at,
+        Origin("srt-slurm", path, rendering),
+        context=context,
+        gpu=base.gpu,
+        # the frontend runs in the workers' container, judged with their engine's release
+        serves=base.engine,
     )
+    _in_image(record, base.image, base.image_span, entry)
+    spec = _assembled(record, base.image_span)
+    if spec is None:
+        return None
     spec.context.update({"role": "frontend", "frontend": "dynamo"})
     return spec
 
@@ -275,6 +278,10 @@ def _read_variant(
     seen_problems = {p.message for p in result.problems[before:]}
     for mode in modes(recipe.res):
         spec = _worker_launch(path, recipe, mode)
+        if spec is None:  # every builder's entrypoint is an engine launcher: never expected
+            message = f"srt-slurm {ROLE_OF_MODE[mode]} command starts no engine servelint knows"
+            result.problems.append(ReadProblem(path, recipe.type_span, message, "unsupported"))
+            continue
         mismatch = identity.apply(spec, recipe.declared, recipe.image_span)
         if mismatch is not None and mismatch.message not in seen_problems:
             seen_problems.add(mismatch.message)
@@ -375,7 +382,7 @@ def _setup_installs(path: str, setup: Node | None, result: RecipeResult) -> list
     return installs
 
 
-def _worker_launch(path: str, recipe: _Recipe, mode: str) -> LaunchSpec:
+def _worker_launch(path: str, recipe: _Recipe, mode: str) -> LaunchSpec | None:
     """The launch of one worker role, built as srtctl builds its command."""
     role = ROLE_OF_MODE[mode]
     backend = recipe.backend
@@ -400,23 +407,49 @@ def _worker_launch(path: str, recipe: _Recipe, mode: str) -> LaunchSpec:
     env_key = "aggregated_environment" if mode == "agg" else f"{mode}_environment"
     role_env = _env(backend.get(env_key) if backend is not None else None)
     label = recipe.variant.name if recipe.variant.label else ""
-    spec = LaunchSpec(
-        engine=recipe.btype,
-        entrypoint=" ".join(t.text for t in cmd.entrypoint),
-        argv=cmd.argv,
-        path=path,
-        anchor=ctx.anchor,
+    # the command's words stand at the role block that configures them
+    entry = [Token(t.text, ctx.anchor, t.symbolic) for t in cmd.entrypoint]
+    record = CommandRecord(
+        entry + cmd.argv,
+        ctx.anchor,
+        Origin("srt-slurm", path, (f"{label} " if label else "") + role),
         env=_merged_env(role_env, recipe.global_env),
-        image=recipe.image,
-        image_span=recipe.image_span,
-        gpu=recipe.gpu_id,
-        rendering=(f"{label} " if label else "") + role,
-        origin="srt-slurm",
         installs=list(recipe.setup_installs),
+        context=_worker_context(recipe, role, cmd, ctx.topo),
+        gpu=recipe.gpu_id,
+        serves=recipe.btype,
     )
-    spec.context.update(_worker_context(recipe, role, cmd, ctx.topo))
-    if cmd.files:
+    _in_image(record, recipe.image, recipe.image_span, entry)
+    spec = _assembled(record, recipe.image_span)
+    if spec is not None and cmd.files:
+        # the files srtctl writes are recipe maps, not document lines: the assembler's
+        # config-file expansion does not apply; the engine judges them as option files
         spec.option_file = engine_option_file(recipe.btype, cmd.files)
+    return spec
+
+
+def _in_image(
+    record: CommandRecord, image: str | None, span: Span | None, entry: list[Token]
+) -> None:
+    """The command runs in the recipe's container: srtctl starts it there itself (``srun``),
+    so its own words replace the image's entrypoint."""
+    if image:
+        record.image = Token(image, span)
+        record.entrypoint, record.words = entry, record.words[len(entry):]
+
+
+def _assembled(record: CommandRecord, image_span: Span | None) -> LaunchSpec | None:
+    """The one launch ``record`` starts (None: its words start no engine). The assembly has
+    no problems to report: the record names no written file, and its words are the
+    container's whole command (no image entrypoint to repeat)."""
+    specs = assemble(record).specs
+    if not specs:
+        return None
+    spec = specs[0]
+    if spec.image_span is None:
+        # a container alias the cluster maps or a squashfs file: no image to carry in the
+        # record, but findings about the image still point at ``model.container``
+        spec.image_span = image_span
     return spec
 
 
