@@ -421,6 +421,10 @@ def _worker_launch(path: str, recipe: _Recipe, mode: str) -> LaunchSpec | None:
     )
     _in_image(record, recipe.image, recipe.image_span, entry)
     spec = _assembled(record, recipe.image_span)
+    if spec is not None:
+        # the command as srtctl writes it (``python3 -m sglang.launch_server``): its recorded
+        # output is what tests/test_srt_slurm_render.py holds the rendering to
+        spec.entrypoint = " ".join(t.text for t in entry)
     if spec is not None and cmd.files:
         # the files srtctl writes are recipe maps, not document lines: the assembler's
         # config-file expansion does not apply; the engine judges them as option files
