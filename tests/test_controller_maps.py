@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from servelint.sources.common.yamlpos import load_yaml_stream
-from servelint.sources.kubernetes.controllers import controller_maps, controller_record
+from servelint.sources.kubernetes.controllers import CONTROLLER_MAPS, controller_record
 from servelint.sources.kubernetes.objects import objects_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
@@ -104,6 +104,6 @@ def test_an_expression_the_map_cannot_place_is_symbolic_and_its_condition_a_note
 
 
 def test_committed_maps_name_their_source_and_every_step_a_line() -> None:
-    for cmap in controller_maps():
+    for cmap in CONTROLLER_MAPS:
         assert len(cmap["commit"]) == 40 and cmap["source"].endswith(tuple("0123456789"))
         assert cmap["command"]["words"] and all(s["line"] > 0 for s in cmap["args"])

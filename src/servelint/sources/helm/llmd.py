@@ -28,15 +28,12 @@ LLMD_CHARTS = json_folder("helm_llmd")  # bundled with the package: read once, a
 _VALUE = re.compile(r"\.Values\.([\w.]+) \| quote")
 
 
-def llmd_charts() -> tuple[dict, ...]:
-    return LLMD_CHARTS
-
 
 def llmd_charts_of(text: str) -> list[dict]:
     """The charts whose values ``text`` holds: their top-level keys, and a role with
     ``containers`` that names a ``modelCommand`` the chart knows."""
     out = []
-    for chart in llmd_charts():
+    for chart in LLMD_CHARTS:
         commands = "|".join(re.escape(c) for c in chart["commands"])
         if all(re.search(rf"^{re.escape(k)}:", text, re.M) for k in chart["values_keys"]) \
                 and re.search(rf"^({'|'.join(chart['roles'])}):", text, re.M) \

@@ -27,15 +27,12 @@ from servelint.util.data_files import json_folder
 OBJECT_CHARTS = json_folder("helm_objects")  # bundled with the package: read once, at import
 
 
-def object_charts() -> tuple[dict, ...]:
-    return OBJECT_CHARTS
-
 
 def object_charts_of(text: str) -> list[dict]:
     """The charts whose values map ``text`` sets at its top level, with an entry whose
     ``engine`` is one the object's CRD allows."""
     out = []
-    for chart in object_charts():
+    for chart in OBJECT_CHARTS:
         top = chart["values_path"].split(".")[0]
         engines = "|".join(re.escape(e) for e in chart["engines"]["values"])
         if re.search(rf"^{re.escape(top)}:", text, re.M) and \

@@ -33,13 +33,10 @@ CHART_MAPS = json_folder("helm_charts")  # bundled with the package: read once, 
 _MARK = re.compile(r"__P(\d+)__")
 
 
-def chart_maps() -> tuple[dict, ...]:
-    return CHART_MAPS
-
 
 def charts_of(text: str) -> list[dict]:
     """The charts whose values list ``text`` sets at its top level."""
-    return [c for c in chart_maps()
+    return [c for c in CHART_MAPS
             if re.search(rf"^{re.escape(c['values_path'].split('.')[0])}:", text, re.M)]
 
 

@@ -28,12 +28,9 @@ CONTROLLER_MAPS = json_folder("controller_maps")  # bundled with the package: re
 _ZERO = {"bool": False, "string": "", "int32": 0, "int64": 0, "int": 0}
 
 
-def controller_maps() -> tuple[dict, ...]:
-    return CONTROLLER_MAPS
-
 
 def map_for(group: str, kind: str) -> list[dict]:
-    return [m for m in controller_maps() if m["group"] == group and m["kind"] == kind]
+    return [m for m in CONTROLLER_MAPS if m["group"] == group and m["kind"] == kind]
 
 
 @dataclass(slots=True)
