@@ -12,6 +12,7 @@ from servelint.check import CheckReport, Options, check_paths, read_text
 from servelint.commands.stdin_input import STDIN_PATH, StdinFile, UnknownKind
 from servelint.model import Finding, Severity
 from servelint.pipeline import config as config_mod
+from servelint.pipeline.condense import one_finding_per_cause
 from servelint.pipeline.problems import problem_finding
 from servelint.pipeline.progress import progress_for
 from servelint.pipeline.selection import Selection
@@ -228,6 +229,9 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
             done, fixed = fix_command(check, reported, args)
             if done is not None:
                 return done
+            # what is left, counted as a check of the written files counts it: the fix
+            # session saw each place of a cause apart, to edit each
+            fixed.findings = one_finding_per_cause(fixed.findings)
             holder[:] = [fixed]
         else:
             check(paths)
