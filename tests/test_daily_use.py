@@ -110,6 +110,30 @@ def test_an_image_of_no_engine_gets_a_visible_note(tmp_path, capsys):
     assert code == 0 and 'note: --image "nginx:latest" names no engine image' in err
 
 
+def test_an_image_of_another_engine_gets_a_visible_note(tmp_path, capsys):
+    """An SGLang image for a ``vllm serve`` launcher left the launch judged on no release,
+    said only by a hidden info, and the run passed."""
+    code, out, err = run(capsys, "--image", "lmsysorg/sglang:v0.5.6", _launcher(tmp_path))
+    assert 'note: --image "lmsysorg/sglang:v0.5.6" is a sglang image; the vllm launches' in err
+    assert "judged against" not in out
+
+
+@pytest.mark.parametrize("image", ["myorg/inference:1.0", "nginx:latest"])
+def test_an_image_of_no_known_engine_is_judged_as_a_build_of_the_launch_engine(
+        tmp_path, capsys, image):
+    """An image servelint does not know running ``vllm serve`` was judged on no release
+    ("cannot check the release", hidden), though the note said the launch was judged:
+    it is now judged as ``myorg/vllm-prod:1.0`` is, a build of the engine the command
+    starts whose release is a guess (no errors)."""
+    path = tmp_path / "run.sh"
+    path.write_text(f"#!/bin/bash\ndocker run {image} vllm serve org/model --bogus-flag 1\n",
+                    encoding="utf-8")
+    code, out, _ = run(capsys, "--show-info", str(path))
+    assert code == 0 and "judged against vllm 0.33.0" in out
+    assert 'info[SL101 flag-unknown] unknown flag "--bogus-flag" for vllm 0.33.0' in out
+    assert f"image {image} is no vllm image servelint knows" in out
+
+
 def test_a_target_version_of_another_engine_is_said_and_the_launch_still_judged(
         tmp_path, capsys):
     if not profiles.available("sglang"):

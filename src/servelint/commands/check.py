@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from servelint import reporters
 from servelint.check import CheckReport, Options, check_paths, read_text
 from servelint.commands.stdin_input import STDIN_PATH, StdinFile, UnknownKind
+from servelint.engines.images import resolve_image
 from servelint.model import Finding, Severity
 from servelint.pipeline import config as config_mod
 from servelint.pipeline.condense import one_finding_per_cause
@@ -239,6 +242,8 @@ def _check_and_emit(args: argparse.Namespace, cfg, selection, fmt: str, out) -> 
         report.findings += no_launch_notes(report, paths)
         if args.target_version and not args.quiet:
             _say_target_reach(args.target_version, report)
+        if args.image and not args.quiet:
+            _say_image_reach(args.image, report)
         if stdin is not None:
             report.findings = stdin.rename(report.findings)
             report.files = [stdin.path_of(p) for p in report.files]
@@ -306,6 +311,26 @@ def _say_target_reach(target: str, report: CheckReport) -> None:
           f"launches; {where} checked here {'is' if where == 'no launch' else 'are'} "
           f"{engine}'s: the {', '.join(others)} launches were judged on their own releases",
           file=sys.stderr)
+
+
+def _say_image_reach(image: str, report: CheckReport) -> None:
+    """``--image`` of one engine given to launches that start another (an SGLang image for
+    a ``vllm serve`` launcher): those launches are judged on no release (only a hidden
+    info said so, and the run passed): say so."""
+    engine = resolve_image(image).engine
+    if engine == "unknown":
+        return  # (said when the value was read: it names no engine image)
+    others = sorted({item["engine"] for item in map(_launch_summary, report.launch_items())
+                     if item.get("image") == image and item.get("engine") != engine})
+    if others:
+        print(f'servelint: note: --image "{image}" is a {engine} image; the '
+              f"{', '.join(others)} launches checked here start another engine, so no "
+              "release of theirs was judged: give an image of their engine", file=sys.stderr)
+
+
+def _launch_summary(item: Any) -> dict[str, Any]:
+    """A launch as the JSON report lists it (a cached result keeps its encoded line)."""
+    return item if isinstance(item, dict) else json.loads(str(item))
 
 
 def no_launch_notes(report: CheckReport, named: list[str]) -> list[Finding]:

@@ -335,6 +335,15 @@ def _image_of(spec: LaunchSpec) -> ImageRef | None:
 def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
     ref = res.image
     assert ref is not None  # (asked only for a launch with an image)
+    if ref.engine == "unknown" and spec.engine != "unknown":
+        # (``myorg/inference:1.0``) the command says which engine it holds, not which
+        # release: judged as a build of it that names none, like ``myorg/vllm-prod:1.0``
+        res.unknown_image = True
+        res.note_guess(
+            f"image {spec.image} is no {spec.engine} image servelint knows: the release "
+            f"it holds cannot be checked exactly; map it in [tool.servelint.images] to check"
+        )
+        return
     if ref.engine and ref.engine != spec.engine and spec.engine != "unknown":
         res.notes.append(
             f"image {spec.image} is a {ref.engine} image but the launch starts "

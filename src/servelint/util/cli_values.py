@@ -115,8 +115,9 @@ def image(text: str) -> str | None:
             raise ValueError(f'"{text}": repository "{ref.repository}" is no engine image '
                              f"servelint knows{hint}")
     if ref.engine == "unknown":
-        return (f'--image "{text}" names no engine image servelint knows: it tells no '
-                "release, so the launches that name no image are judged as if none were given")
+        return (f'--image "{text}" names no engine image servelint knows: launches that '
+                "name no image are judged as a build of their engine of a release it does "
+                "not tell (a guess: no errors)")
     if ref.release is None:
         return (f'--image "{text}": {ref.note or "its tag names no release"}; the releases '
                 "are judged as for an unpinned launch")
