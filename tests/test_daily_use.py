@@ -148,6 +148,14 @@ def test_a_bare_target_version_is_vllms_as_in_the_config_file(tmp_path, capsys):
     assert code == 0 and "judged against vllm 0.21.0" in out
 
 
+def test_a_bare_target_version_of_another_engine_offers_that_engine(tmp_path, capsys):
+    """``--target-version 0.5.6`` (an SGLang release) said only that vLLM has no 0.5.6."""
+    if not profiles.available("sglang"):
+        pytest.skip("no committed profiles")
+    code, _, err = run(capsys, "--target-version", "0.5.6", _launcher(tmp_path))
+    assert code == 2 and "a bare version is vllm's: did you mean \"sglang==0.5.6\"?" in err
+
+
 def test_profile_show_and_render_offer_the_near_name(capsys):
     assert main(["profile", "show", "vlm", "0.21.0"]) == 2
     assert 'unknown engine "vlm"; did you mean "vllm"?' in capsys.readouterr().err

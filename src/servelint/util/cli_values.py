@@ -80,9 +80,18 @@ def release(text: str, *, bare_engine: str | None = None) -> tuple[str, str]:
         have = profiles.available(engine)
         raise ValueError(
             f"no profile for {engine} {version} (servelint knows {engine} "
-            f"{have[0]} to {have[-1]}; nearest: {near})"
+            f"{have[0]} to {have[-1]}; nearest: {near})" + ("" if sep else _other_engines(engine, version))
         )
     return engine, version
+
+
+def _other_engines(taken_for: str, version: str) -> str:
+    """For a bare version that is no release of the engine it was taken for: the engines
+    that have it (``0.5.6`` given for an SGLang launcher is SGLang's, not vLLM's)."""
+    names = [f'"{e.name}=={version}"' for e in registry.engines()
+             if e.name != taken_for and version in profiles.available(e.name)]
+    return (f"; a bare version is {taken_for}'s: did you mean {' or '.join(names)}?"
+            if names else "")
 
 
 def gpu(text: str) -> str:
