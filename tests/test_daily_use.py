@@ -54,6 +54,15 @@ def test_stdin_text_of_no_kind_asks_for_a_name(capsys, monkeypatch):
     assert code == 2 and "--stdin-filename" in err and out == ""
 
 
+def test_stdin_messages_never_name_the_temporary_copy(capsys, monkeypatch):
+    """A launcher on stdin sourcing a helper said "not found inside /tmp/servelint-stdin-…",
+    a folder the user never saw."""
+    text = '#!/bin/bash\nsource "$(dirname "$0")/../lib.sh"\nvllm serve org/model\n'
+    code, out, _ = run(capsys, "--show-info", "-", stdin=text, monkeypatch=monkeypatch)
+    assert "servelint-stdin-" not in out
+    assert "sourced file '<standard input's folder>/../lib.sh' not found" in out
+
+
 @pytest.mark.parametrize(("text", "why"), [
     ("", "not checked: the file is empty"),
     ("a: [1, 2\n", "not checked: not valid YAML (line 2)"),

@@ -25,6 +25,8 @@ from servelint.model import Finding, Span
 from servelint.sources.common.yaml_bounded import safe_load_bounded
 
 STDIN_PATH = "-"
+# the folder of standard input's text, in messages (it has none the user could look in)
+STDIN_FOLDER = "<standard input's folder>"
 
 
 class UnknownKind(ValueError):
@@ -74,6 +76,7 @@ class StdinFile:
         folder = Path(self._dir, *[p for p in parts if p not in ("/", "..", ".")][-3:])
         folder.mkdir(parents=True, exist_ok=True)
         self.path = str(folder / name)
+        self._folder = str(folder)
         Path(self.path).write_text(self.text, encoding="utf-8")
 
     def close(self) -> None:
@@ -83,13 +86,23 @@ class StdinFile:
         return dataclasses.replace(span, path=self.display) if span.path == self.path else span
 
     def rename(self, findings: Iterable[Finding]) -> list[Finding]:
-        """The findings with the temporary path replaced by the display name."""
+        """The findings with the temporary path replaced by the display name, in their
+        spans and in their words (a sourced helper "not found inside /tmp/servelint-stdin-…"
+        named a folder the user never saw)."""
         out = []
         for f in findings:
             f.span = self._span(f.span)
             f.related = [self._span(r) for r in f.related]
+            f.message = self._words(f.message)
+            f.fix = self._words(f.fix)
             out.append(f)
         return out
+
+    def _words(self, text: str) -> str:
+        if not text or self._dir not in text:
+            return text
+        text = text.replace(self.path, self.display)
+        return text.replace(self._folder, STDIN_FOLDER).replace(self._dir, STDIN_FOLDER)
 
     def path_of(self, path: str) -> str:
         return self.display if path == self.path else path
