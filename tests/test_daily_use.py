@@ -30,6 +30,28 @@ def test_a_checkout_counts_the_files_it_read(capsys):
     assert json.loads(out)["summary"]["files_checked"] == 9
 
 
+def test_a_master_config_counts_the_launchers_it_bound(capsys):
+    """The examples (a master config, the launcher it binds, a recipe, a guide) said "3
+    files checked (1 inferencex, …)": the bound launcher was checked but not counted."""
+    examples = Path(__file__).parent.parent / "examples"
+    code, out, _ = run(capsys, str(examples))
+    assert "in 4 files checked (2 inferencex, 1 markdown, 1 recipe)" in out
+
+
+def test_files_not_read_are_said_not_counted_by_kind(tmp_path, capsys):
+    """Two named YAML files no reader read and a recipe said "1 file checked (2 none, 1
+    recipe)": the kinds counted what the count did not."""
+    (tmp_path / "other.yaml").write_text("name: foo\n", encoding="utf-8")
+    (tmp_path / "empty.yaml").write_text("", encoding="utf-8")
+    recipe = tmp_path / "models" / "org" / "r.yaml"
+    recipe.parent.mkdir(parents=True)
+    recipe.write_text(RECIPE.read_text(encoding="utf-8"), encoding="utf-8")
+    code, out, _ = run(capsys, *(str(tmp_path / n) for n in ("other.yaml", "empty.yaml")),
+                       str(recipe))
+    assert "in 1 file checked;" in out and "2 none" not in out
+    assert out.count("info[SL001 read-error] not checked") == 2
+
+
 def test_stdin_recipe_without_a_name_is_told_by_its_content(capsys, monkeypatch):
     if not profiles.available("vllm"):
         pytest.skip("no committed profiles")

@@ -15,6 +15,7 @@ from servelint.commands.stdin_input import STDIN_PATH, StdinFile, UnknownKind
 from servelint.engines.images import resolve_image
 from servelint.model import Finding, Severity
 from servelint.pipeline import config as config_mod
+from servelint.pipeline import counted_files
 from servelint.pipeline.condense import one_finding_per_cause
 from servelint.pipeline.problems import problem_finding
 from servelint.pipeline.progress import progress_for
@@ -349,20 +350,8 @@ def no_launch_notes(report: CheckReport, named: list[str]) -> list[Finding]:
 
 
 def files_counted(report: CheckReport) -> list[str]:
-    """The files a user would count: each file checked, and for a unit that is a folder
-    (an InferenceX checkout, one unit) every file it read (master configs, launcher
-    scripts and the helpers they source), not the folder as "1 file"."""
-    out: dict[str, None] = {}
-    paths = {u.path: u for u in report.units}
-    for path in report.files:
-        unit = paths.get(path)
-        if unit is not None and os.path.isdir(path):
-            out.update(dict.fromkeys(d for d in unit.deps if os.path.isfile(d)))
-        elif unit is not None and not unit.deps:
-            continue  # not read (no reader claims it, missing): said, not counted
-        else:
-            out[os.path.abspath(path) if unit is not None else path] = None
-    return list(out)
+    """The files a user would count (``counted_files`` per unit), each once."""
+    return list(dict.fromkeys(f for unit in report.units for f in counted_files(unit)))
 
 
 def emit(report: CheckReport, findings, fmt: str, out, *, view=None, read_source=None) -> None:

@@ -88,14 +88,27 @@ def check_paths(
     return report
 
 
+def counted_files(unit: FileResult) -> list[str]:
+    """The files a user counts for one unit: for a folder (an InferenceX checkout) every
+    file it read (master configs, launcher scripts, the helpers they source), not the
+    folder as "1 file"; for a master config, it and the launchers it bound; else the file,
+    when read (a path no reader read, or a missing one, is said, not counted)."""
+    if os.path.isdir(unit.path):
+        return [d for d in unit.deps if os.path.isfile(d)]
+    if not unit.deps:
+        return []
+    return [os.path.abspath(p) for p in (unit.path, *unit.bound)]
+
+
 def _kinds(jobs: list, results: list[FileResult]) -> dict[str, int]:
-    """Files reported per file kind (the reader's name; "none" for a path no reader read),
-    most first."""
-    reader_of = {j.path: (j.reader.name if j.reader is not None else "none") for j in jobs}
+    """The files ``counted_files`` counts, per file kind (the reader's name), most first."""
+    reader_of = {j.path: j.reader.name for j in jobs if j.reader is not None}
     counts: dict[str, int] = {}
     for r in results:
-        kind = reader_of.get(r.path, "none")
-        counts[kind] = counts.get(kind, 0) + 1
+        n = len(counted_files(r))
+        if n:
+            kind = reader_of.get(r.path, "other")
+            counts[kind] = counts.get(kind, 0) + n
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
