@@ -69,8 +69,7 @@ def check_paths(
     # such a unit) when a named checkout or master config bound it too
     binds = [bool(getattr(j.reader, "binds", False)) for j in jobs]
     real = [os.path.realpath(j.path) for j in jobs]
-    bound = {p for r, b, own in zip(done, binds, real, strict=True) if b for p in r.bound
-             if p != own}
+    bound = {p for r, b in zip(done, binds, strict=True) if b for p in r.bound}
     results = [r for r, b, own in zip(done, binds, real, strict=True) if b and own not in bound]
     results += [r for r, b, own in zip(done, binds, real, strict=True) if not b and own not in bound]
     report.files = [r.path for r in results]

@@ -45,7 +45,8 @@ def read_script_unit(script: str, root: str, ctx: ReadContext) -> ReadResult | N
     if not found.parts:
         return None
     result = read_plan(found, ctx.time_limit)
-    bound = sorted({os.path.realpath(s.anchor.path) for s in result.launches})
+    bound = sorted({os.path.realpath(s.anchor.path) for s in result.launches}
+                   - {os.path.realpath(script)})
     return ReadResult(result.launches, result.problems, bound=bound)
 
 
