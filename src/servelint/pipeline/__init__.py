@@ -65,14 +65,13 @@ def check_paths(
     jobs = list(discover(paths, options))
     done = run_jobs(jobs, options, Tally(len(jobs), on_done))  # one pool over every job
     # units that bind other files (master configs) come first; a launcher they bound is
-    # not reported again on its own
+    # not reported again on its own, nor a launcher read with the rows that bind it (itself
+    # such a unit) when a named checkout or master config bound it too
     binds = [bool(getattr(j.reader, "binds", False)) for j in jobs]
+    real = [os.path.realpath(j.path) for j in jobs]
     bound = {p for r, b in zip(done, binds, strict=True) if b for p in r.bound}
-    results = [r for r, b in zip(done, binds, strict=True) if b] + [
-        r
-        for j, r, b in zip(jobs, done, binds, strict=True)
-        if not b and os.path.realpath(j.path) not in bound
-    ]
+    results = [r for r, b, own in zip(done, binds, real, strict=True) if b and own not in bound]
+    results += [r for r, b, own in zip(done, binds, real, strict=True) if not b and own not in bound]
     report.files = [r.path for r in results]
     report.units = results
     findings = merge(f for r in results for f in r.findings)

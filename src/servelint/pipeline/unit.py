@@ -212,6 +212,9 @@ def assemble(
             problems.append(p)
     raw = [problem_finding(p) for p in problems] + [f for s in done for f in s[2]]
     launches = [lr for s in done for lr in s[3]]
-    bound = sorted({os.path.realpath(lr.summary["path"]) for lr in launches})
+    # the files whose launches the unit holds, itself not among them (a launcher script
+    # read with the rows that bind it)
+    bound = sorted({os.path.realpath(lr.summary["path"]) for lr in launches}
+                   - {os.path.realpath(job.path)})
     files = sorted({*deps, *(d for part in parts for d in part.deps)})
     return unit_result(job.path, raw, launches, files, bound)

@@ -41,6 +41,10 @@ class ReadContext:
     # same files (``sources.option_file.naming``). 100 option files beside 1,000 launchers:
     # 1.9 s with a scan per file, 0.9 s with this index (2-core machine).
     mentions: dict[str, tuple[dict[str, list[str]], bool]] = field(default_factory=dict)
+    # checkout root -> its InferenceX plan and the files the plan read: each launcher script
+    # of a checkout checked on its own is read with its part of the same plan (0.11 s each
+    # on ../shared/corpus/inferencex; a walk of its benchmarks/ meets ~200 scripts)
+    plans: dict[str, tuple[Any, list[str]]] = field(default_factory=dict)
 
 
 class Head:
@@ -89,9 +93,10 @@ class Expansion:
 
 
 class ExpandingReader(Protocol):
-    """A reader whose units are read in parts (``expand`` then ``read_part`` per part)."""
+    """A reader whose units are read in parts (``expand`` then ``read_part`` per part);
+    ``expand`` gives None for a unit it reads whole after all (``read``)."""
 
-    def expand(self, path: str, ctx: ReadContext) -> Expansion: ...
+    def expand(self, path: str, ctx: ReadContext) -> Expansion | None: ...
 
     def read_part(self, part: Any, ctx: ReadContext) -> list[tuple[int, ReadResult]]: ...
 

@@ -23,6 +23,7 @@ class MultiNodePart:
     wrappers: list[tuple[str, dict, Span]] = field(default_factory=list)  # no recipe
     slots: list = field(default_factory=list)  # no single-node slots (walk stats skip it)
     stats: dict = field(default_factory=dict)
+    recipes: bool = True  # the srt-slurm recipes read too (False: the wrappers only)
 
     @property
     def weight(self) -> int:
@@ -42,8 +43,12 @@ class MultiNodePart:
             out.specs.extend(launches)
             out.problems.extend(problems)
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
+        wrapped = {f"wrapper_{k}": v for k, v in outcomes.items()}
+        if not self.recipes:
+            self.stats = wrapped
+            return [(self.index, out)]
         bound = bind_inferencex(self.entries, self.repo_root, outcomes)
         out.specs.extend(bound.launches)
         out.problems.extend(bound.problems)
-        self.stats = {**bound.stats, **{f"wrapper_{k}": v for k, v in outcomes.items()}}
+        self.stats = {**bound.stats, **wrapped}
         return [(self.index, out)]

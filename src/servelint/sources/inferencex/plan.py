@@ -18,11 +18,12 @@ import yaml
 
 from servelint.engines.images import resolve_image
 from servelint.model import Span
-from servelint.sources.common.deps import note
+from servelint.sources.common.deps import note, recording
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.common.yaml_bounded import read_yaml_bytes, safe_load_bounded
 from servelint.sources.inferencex.layout import _Binder, _Entry, _find_layout, _load_entries, _rows
 from servelint.sources.inferencex.multinode import MultiNodePart
+from servelint.sources.inferencex.wrappers import find_wrapper
 
 
 @dataclass(slots=True)
@@ -195,3 +196,35 @@ def _bind_entry(
                 slot.image_engine, slot.image_release = ref.engine, ref.release or ""
             out.slots += 1
             parts.setdefault(script, ScriptPart(script, repo_root)).slots.append(slot)
+
+
+def plan_of_script(script: str, root: str, memo: dict[str, tuple[Plan, list[str]]]) -> Plan:
+    """The part of ``root``'s plan that reads launcher ``script`` on its own: the
+    single-node rows bound to it, read at the path as given, and the multi-node entries
+    whose wrapper launcher it is (slot numbers kept; the binding problems, which are the
+    master configs', left to them). The checkout's plan is made once per run (``memo``)."""
+    made = memo.get(root)
+    if made is None:
+        with recording() as seen:
+            whole = plan(root)
+        made = memo[root] = (whole, sorted(seen))
+    whole, read = made
+    for path in read:  # this unit depends on them too
+        note(path)
+    out = Plan(entries=whole.entries, slots=whole.slots)
+    real = os.path.realpath(script)
+    for part in whole.parts:
+        if isinstance(part, MultiNodePart):
+            mine = [w for w in part.wrappers if _is_wrapper(real, root, w[1])]
+            if mine:
+                only = MultiNodePart(part.path, part.repo_root, part.index, recipes=False)
+                only.wrappers = mine
+                out.parts.append(only)
+        elif os.path.realpath(part.path) == real:
+            out.parts.append(ScriptPart(script, part.repo_root, part.slots))
+    return out
+
+
+def _is_wrapper(real: str, root: str, data: dict) -> bool:
+    found = find_wrapper(root, data)
+    return found is not None and os.path.realpath(found) == real

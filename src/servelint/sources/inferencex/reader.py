@@ -4,14 +4,15 @@ script part; this is the reader for tests and tools)."""
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
 from servelint.model import LaunchSpec
-from servelint.sources.base import ReadResult
+from servelint.sources.base import ReadContext, ReadResult
 from servelint.sources.common.problems import ReadProblem
 from servelint.sources.inferencex.multinode import MultiNodePart
-from servelint.sources.inferencex.plan import Plan, plan
+from servelint.sources.inferencex.plan import Plan, plan, plan_of_script
 from servelint.sources.inferencex.script_reads import read_part
 
 _SINGLE_NODE_ENGINES = ("vllm", "sglang")
@@ -32,7 +33,25 @@ def read_inferencex(
     """Bind every single-node master entry to its launcher script and read its launches
     (``only``: the named entries)."""
     t0 = time.monotonic()
-    found = plan(root_or_file, only)
+    result = read_plan(plan(root_or_file, only), time_limit)
+    result.stats["seconds"] = round(time.monotonic() - t0, 2)
+    return result
+
+
+def read_script_unit(script: str, root: str, ctx: ReadContext) -> ReadResult | None:
+    """A launcher script of ``root`` read on its own with the rows that bind it (None: no
+    row binds it)."""
+    found = plan_of_script(script, root, ctx.plans)
+    if not found.parts:
+        return None
+    result = read_plan(found, ctx.time_limit)
+    bound = sorted({os.path.realpath(s.anchor.path) for s in result.launches}
+                   - {os.path.realpath(script)})
+    return ReadResult(result.launches, result.problems, bound=bound)
+
+
+def read_plan(found: Plan, time_limit: float) -> InferenceXResult:
+    """The launches of a plan's parts, in slot order, its problems and counts."""
     slots: list[ReadResult] = [ReadResult()] * found.slots
     multi: dict = {}
     for part in found.parts:
@@ -46,7 +65,6 @@ def read_inferencex(
         result.launches.extend(read.specs)
     result.stats = walk_stats(found, slots)
     result.stats["multi_node"] = multi
-    result.stats["seconds"] = round(time.monotonic() - t0, 2)
     return result
 
 
