@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from servelint import reporters
 from servelint.check import CheckReport, Options, check_paths, read_text
@@ -22,6 +20,7 @@ from servelint.pipeline.progress import progress_for
 from servelint.pipeline.selection import Selection
 from servelint.profiles import store
 from servelint.reporters import default_format
+from servelint.reporters.json_out import item_value
 from servelint.reporters.report_file import ReportFile, ReportFileError, guarded_stdout, refuse
 from servelint.reporters.text import TextView, render_works_on
 from servelint.rules.registry import catalogue
@@ -321,17 +320,12 @@ def _say_image_reach(image: str, report: CheckReport) -> None:
     engine = resolve_image(image).engine
     if engine == "unknown":
         return  # (said when the value was read: it names no engine image)
-    others = sorted({item["engine"] for item in map(_launch_summary, report.launch_items())
+    others = sorted({item["engine"] for item in map(item_value, report.launch_items())
                      if item.get("image") == image and item.get("engine") != engine})
     if others:
         print(f'servelint: note: --image "{image}" is a {engine} image; the '
               f"{', '.join(others)} launches checked here start another engine, so no "
               "release of theirs was judged: give an image of their engine", file=sys.stderr)
-
-
-def _launch_summary(item: Any) -> dict[str, Any]:
-    """A launch as the JSON report lists it (a cached result keeps its encoded line)."""
-    return item if isinstance(item, dict) else json.loads(str(item))
 
 
 def no_launch_notes(report: CheckReport, named: list[str]) -> list[Finding]:

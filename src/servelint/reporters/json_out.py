@@ -97,6 +97,11 @@ class Encoded(str):
     it is."""
 
 
+def item_value(item: Any) -> Any:
+    """A list item as a value: an ``Encoded`` one (a cached launch summary) decoded."""
+    return json.loads(str(item)) if isinstance(item, Encoded) else item
+
+
 def encode_item(value: Any) -> str:
     """A value as the writer writes it: compact; file names that are not UTF-8 get U+FFFD."""
     return valid_unicode(json.dumps(value, ensure_ascii=False, separators=(",", ":")))

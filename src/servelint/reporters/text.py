@@ -12,7 +12,6 @@ Colour (on a terminal only) is rich's; without it the text is plain and rich is 
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -23,6 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from servelint.model import Finding, Severity
 from servelint.reporters.excerpt import underline
+from servelint.reporters.json_out import item_value
 from servelint.rules.docs_links import is_absolute, rule_doc_url
 from servelint.util.textsafe import printable
 
@@ -348,7 +348,7 @@ def render_works_on(launches: list[Any], stream: TextIO) -> None:
     the image were bumped to that release), launches with the same answer counted once."""
     by_file: dict[str, dict[str, int]] = {}
     for item in launches:
-        summary = item if isinstance(item, dict) else json.loads(str(item))
+        summary = item_value(item)
         works = summary.get("works_on")
         engine = summary.get("engine", "")
         if works is None:
