@@ -335,16 +335,9 @@ def _image_of(spec: LaunchSpec) -> ImageRef | None:
 def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
     ref = res.image
     assert ref is not None  # (asked only for a launch with an image)
-    if ref.engine == "unknown" and spec.engine != "unknown":
-        # (``myorg/inference:1.0``) the command says which engine it holds, not which
-        # release: judged as a build of it that names none, like ``myorg/vllm-prod:1.0``
-        res.unknown_image = True
-        res.note_guess(
-            f"image {spec.image} is no {spec.engine} image servelint knows: the release "
-            f"it holds cannot be checked exactly; map it in [tool.servelint.images] to check"
-        )
-        return
-    if ref.engine and ref.engine != spec.engine and spec.engine != "unknown":
+    # an image of no engine servelint knows (``myorg/inference:1.0``) holds the engine its
+    # command starts: a build of it that names no release, as ``myorg/vllm-prod:1.0`` is
+    if ref.engine not in ("unknown", spec.engine) and spec.engine != "unknown":
         res.notes.append(
             f"image {spec.image} is a {ref.engine} image but the launch starts "
             f"{spec.engine}: cannot check the release"
@@ -392,7 +385,7 @@ def _resolve_image(spec: LaunchSpec, res: Resolution) -> None:
         )
         return
     res.unknown_image = True
-    res.note_guess(
-        f"image {spec.image} does not name a release ({ref.tag}): cannot check it "
-        "exactly; map it in [tool.servelint.images] to check"
-    )
+    what = (f"is no {spec.engine} image servelint knows: the release it holds cannot be "
+            "checked exactly" if ref.engine == "unknown"
+            else f"does not name a release ({ref.tag}): cannot check it exactly")
+    res.note_guess(f"image {spec.image} {what}; map it in [tool.servelint.images] to check")
